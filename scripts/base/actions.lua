@@ -1,0 +1,109 @@
+-- The ten actions. A handler gets (seat, province, action) and performs the
+-- action there in full, or skips it whole when it cannot (RULES.md).
+
+local game, note, modify = game, note, modify
+
+shogun.action("build", function(seat, p, a)
+  local card = CARDS.actions[a]
+  local kind = card.params.building
+  if game.has(p, kind) then return skip(seat, p, "already has a " .. kind) end
+  if game.free_spaces(p) < 1 then return skip(seat, p, "no free building space") end
+  if game.building_supply(kind) < 1 then return skip(seat, p, "no " .. kind .. " left") end
+  if game.chests(seat) < card.cost then return skip(seat, p, "cannot pay " .. card.cost) end
+  game.pay(seat, card.cost)
+  game.build(p, kind)
+  note("%s builds a %s in %s for %d", seat_name(seat), kind, pname(p), card.cost)
+  local calm = modify("after_build", 0, { seat = seat, province = p, action = a })
+  if calm > 0 and game.unrest(p) > 0 then
+    note("unrest in %s calms: %d marker(s) removed", pname(p), game.remove_unrest(p, calm))
+  end
+end)
+
+-- Collecting in a province with unrest starts a revolt first (reading 2);
+-- the yield comes only if the province is still held. Then 1 unrest marker.
+local function collect(seat, p, a, field, hook, what)
+  local unrest = game.unrest(p)
+  if unrest > 0 and not revolt(seat, p, unrest, "collecting " .. what) then return end
+  local amount = modify(hook, MAP.provinces[p][field], { seat = seat, province = p, action = a })
+  if field == "tax" then game.gain(seat, amount) else game.add_rice(seat, amount) end
+  local added = game.add_unrest(p, 1)
+  note("%s collects %d %s in %s%s", seat_name(seat), amount, what, pname(p),
+    added > 0 and string.format(" (unrest now %d)", game.unrest(p)) or "")
+end
+
+shogun.action("collect_taxes", function(seat, p, a) collect(seat, p, a, "tax", "tax_yield", "war chests") end)
+shogun.action("collect_rice", function(seat, p, a) collect(seat, p, a, "rice", "rice_yield", "rice") end)
+
+local function deploy(seat, p, a)
+  local card = CARDS.actions[a]
+  local n = modify("deploy_armies", card.params.armies, { seat = seat, province = p, action = a })
+  if game.chests(seat) < card.cost then skip(seat, p, "cannot pay " .. card.cost) return nil end
+  if game.supply(seat) < n then skip(seat, p, "only " .. game.supply(seat) .. " cubes in supply") return nil end
+  game.pay(seat, card.cost)
+  game.deploy(seat, p, n)
+  note("%s deploys %d in %s for %d (now %d)", seat_name(seat), n, pname(p), card.cost, game.armies(p))
+  return n
+end
+
+shogun.action("deploy", function(seat, p, a) deploy(seat, p, a) end)
+
+-- Deploy 1, then that cube may move to an adjacent province of his own.
+shogun.action("deploy_move", function(seat, p, a)
+  if not deploy(seat, p, a) then return end
+  local own = game.targets(p, seat)
+  if #own == 0 then return end
+  game.ask {
+    seat = seat, kind = "deploy_move", cont = "deploy_move_to", provinces = own, pass = true,
+    prompt = string.format("%s: move the new army from %s to a neighbouring province of yours, or pass",
+      seat_name(seat), pname(p)),
+    data = { from = p },
+  }
+end)
+
+shogun.continuation("deploy_move_to", function(seat, to, data)
+  if to == nil then return end
+  game.move(seat, data.from, to, 1)
+  note("%s moves 1 army from %s to %s", seat_name(seat), pname(data.from), pname(to))
+end)
+
+local function move_count(seat, n, data)
+  local to = data.to
+  local owner = game.owner(to)
+  if owner == seat then
+    game.move(seat, data.from, to, n)
+    note("%s moves %d from %s to %s", seat_name(seat), n, pname(data.from), pname(to))
+  elseif owner == nil then
+    neutral_battle(seat, data.from, to, n, data.action)
+  else
+    attack(seat, owner, data.from, to, n, data.action)
+  end
+end
+
+shogun.action("move_attack", function(seat, p, a)
+  if game.armies(p) < 2 then return skip(seat, p, "needs at least 2 armies to move") end
+  local targets, others = game.targets(p, seat)
+  for _, q in ipairs(others) do
+    if modify("can_attack", true, { seat = seat, province = p, target = q, action = a }) then
+      targets[#targets + 1] = q
+    end
+  end
+  if #targets == 0 then return skip(seat, p, "no province it may enter") end
+  game.ask {
+    seat = seat, kind = "move_target", cont = "move_target", provinces = targets,
+    prompt = string.format("%s: move or attack from %s (%d armies) into", seat_name(seat), pname(p), game.armies(p)),
+    data = { from = p, action = a },
+  }
+end)
+
+shogun.continuation("move_target", function(seat, to, data)
+  local most = game.armies(data.from) - 1
+  local next = { from = data.from, to = to, action = data.action }
+  if most == 1 then return move_count(seat, 1, next) end
+  game.ask {
+    seat = seat, kind = "move_count", cont = "move_count", counts = { 1, most },
+    prompt = string.format("%s: how many armies go from %s to %s?", seat_name(seat), pname(data.from), pname(to)),
+    data = next,
+  }
+end)
+
+shogun.continuation("move_count", move_count)

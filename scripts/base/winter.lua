@@ -1,0 +1,118 @@
+-- Winter: supply and revolts, scoring, and the end of the year.
+
+local game, note, modify = game, note, modify
+
+local function supply_row(shortage)
+  local row = RULES.winter.supply_table[1]
+  for _, r in ipairs(RULES.winter.supply_table) do
+    if shortage >= r.shortage then row = r end
+  end
+  return row
+end
+
+-- Resolves the queued winter revolts in turn order; a player with several
+-- chooses their order.
+local function next_revolt(queue)
+  while #queue > 0 do
+    local entry = queue[1]
+    if #entry.provinces == 0 then
+      table.remove(queue, 1)
+    elseif #entry.provinces == 1 then
+      local p = table.remove(entry.provinces, 1)
+      revolt(entry.seat, p, game.unrest(p) + entry.extra, "winter")
+    else
+      game.ask {
+        seat = entry.seat, kind = "revolt_order", cont = "winter_revolt", provinces = entry.provinces,
+        prompt = string.format("%s: which revolt is fought next?", seat_name(entry.seat)),
+        data = { queue = queue },
+      }
+      return
+    end
+  end
+end
+
+shogun.continuation("winter_revolt", function(seat, p, data)
+  local queue = data.queue
+  local entry = queue[1]
+  for i, q in ipairs(entry.provinces) do
+    if q == p then table.remove(entry.provinces, i) break end
+  end
+  revolt(seat, p, game.unrest(p) + entry.extra, "winter")
+  next_revolt(queue)
+end)
+
+shogun.handler("winter", function()
+  local left = game.year_events()
+  local loss = 0
+  if #left > 0 then
+    local card = CARDS.events[left[#left]]
+    loss = card.rice_loss
+    note("the year's last event, #%s %s, costs everyone %d rice", card.id, card.name, loss)
+  end
+  local queue = {}
+  for _, seat in ipairs(game.turn_order()) do
+    local rice = game.add_rice(seat, -loss)
+    local need = game.province_count(seat) * RULES.winter.rice_per_province
+    local shortage = math.max(0, need - rice)
+    local row = supply_row(shortage)
+    note("%s has %d rice for %d provinces: short %d -> %d revolt(s), +%d peasant(s) each",
+      seat_name(seat), rice, game.province_count(seat), shortage, row.revolts, row.extra_peasants)
+    if row.revolts > 0 then
+      -- The player on his left draws that many of his province cards.
+      local cards = game.provinces_of(seat)
+      local drawn = {}
+      for _ = 1, math.min(row.revolts, #cards) do
+        drawn[#drawn + 1] = table.remove(cards, game.random(#cards))
+      end
+      local names = {}
+      for _, p in ipairs(drawn) do names[#names + 1] = pname(p) end
+      note("revolts drawn for %s: %s", seat_name(seat), table.concat(names, ", "))
+      queue[#queue + 1] = { seat = seat, provinces = drawn, extra = row.extra_peasants }
+    end
+  end
+  next_revolt(queue)
+end)
+
+shogun.handler("score", function()
+  local t = game.tally()
+  local sc = RULES.scoring
+  local seats = game.seats()
+  local points, lines = {}, {}
+  for s = 1, seats do
+    points[s] = t.provinces[s] * sc.per_province + t.buildings[s] * sc.per_building
+    lines[s] = { string.format("%d provinces, %d buildings", t.provinces[s], t.buildings[s]) }
+  end
+  for r, kinds in ipairs(t.regions) do
+    for kind, value in pairs(sc.region_majority) do
+      local counts = kinds[kind]
+      local best = 0
+      for s = 1, seats do best = math.max(best, counts[s]) end
+      if best > 0 then
+        local leaders = {}
+        for s = 1, seats do
+          if counts[s] == best then leaders[#leaders + 1] = s end
+        end
+        local award = value
+        if #leaders > 1 then award = value - sc.tie_step end
+        if award > 0 then
+          for _, s in ipairs(leaders) do
+            points[s] = points[s] + award
+            lines[s][#lines[s] + 1] = string.format("%s %s %d", MAP.regions[r], kind, award)
+          end
+        end
+      end
+    end
+  end
+  for s = 1, seats do
+    game.add_points(s, points[s])
+    note("%s scores %d (%s): %d points", seat_name(s), points[s], table.concat(lines[s], "; "), game.points(s))
+  end
+end)
+
+shogun.handler("year_end", function()
+  for s = 1, game.seats() do game.set_rice(s, 0) end
+  for p = 1, #MAP.provinces do
+    if game.unrest(p) > 0 then game.remove_unrest(p) end
+  end
+  note("rice markers go back to 0 and all unrest is removed")
+end)

@@ -1,0 +1,148 @@
+use super::{action_kind, ActionKind, Bot};
+use crate::core::*;
+use crate::engine::Engine;
+
+/// A simple sensible heuristic: collect from the best provinces, attack
+/// where it is clearly stronger, reinforce threatened borders, build when
+/// it can afford to.
+pub struct Greedy {
+    rng: GameRng,
+}
+
+impl Greedy {
+    pub fn new(seed: u64) -> Self {
+        Greedy { rng: GameRng::seeded(seed) }
+    }
+}
+
+fn enemy_pressure(engine: &Engine, st: &GameState, seat: usize, p: usize) -> i64 {
+    engine.rules.map.provinces[p]
+        .neighbours
+        .iter()
+        .filter(|&&q| st.in_play[q])
+        .map(|&q| match st.provinces[q].owner {
+            Some(o) if o as usize != seat => i64::from(st.provinces[q].armies),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// The best attack from `p`: (target, margin) where margin = movable - defence.
+fn best_attack(engine: &Engine, st: &GameState, seat: usize, p: usize) -> Option<(usize, i64)> {
+    let movable = i64::from(st.provinces[p].armies) - 1;
+    engine.rules.map.provinces[p]
+        .neighbours
+        .iter()
+        .filter(|&&q| st.in_play[q] && st.provinces[q].owner != Some(seat as u8))
+        .map(|&q| {
+            let def = if st.provinces[q].owner.is_none() { 1 } else { i64::from(st.provinces[q].armies) };
+            (q, movable - def)
+        })
+        .max_by_key(|&(q, m)| (m, engine.rules.map.provinces[q].tax, std::cmp::Reverse(q)))
+}
+
+impl Bot for Greedy {
+    fn name(&self) -> &'static str {
+        "greedy"
+    }
+
+    fn plan(&mut self, engine: &Engine, view: &GameState, seat: usize) -> Plan {
+        let n = engine.rules.cards.actions.len();
+        let mut slots = vec![None; n];
+        let mine: Vec<usize> = view.provinces_of(seat).collect();
+        let mut used: Vec<usize> = Vec::new();
+        let me = &view.players[seat];
+        let mut budget = me.chests;
+        let map = &engine.rules.map;
+        let pick = |slots: &mut Vec<Option<Card>>, used: &mut Vec<usize>, a: usize, p: Option<usize>| {
+            if let Some(p) = p {
+                slots[a] = Some(Card::Province(p as u16));
+                used.push(p);
+            }
+        };
+        let kinds: Vec<ActionKind> = (0..n).map(|a| action_kind(engine, a)).collect();
+        // Income first: it pays for the rest.
+        for (a, k) in kinds.iter().enumerate() {
+            if *k == ActionKind::Taxes {
+                let p = mine.iter().copied().filter(|p| !used.contains(p) && view.provinces[*p].unrest == 0).max_by_key(|&p| (map.provinces[p].tax, p));
+                if let Some(p) = p {
+                    budget += i64::from(map.provinces[p].tax);
+                }
+                pick(&mut slots, &mut used, a, p);
+            }
+        }
+        for (a, k) in kinds.iter().enumerate() {
+            if *k == ActionKind::Rice && me.rice < mine.len() as i64 + 3 {
+                let p = mine.iter().copied().filter(|p| !used.contains(p) && view.provinces[*p].unrest == 0).max_by_key(|&p| (map.provinces[p].rice, p));
+                pick(&mut slots, &mut used, a, p);
+            }
+        }
+        for (a, k) in kinds.iter().enumerate() {
+            if *k == ActionKind::MoveAttack {
+                let p = mine
+                    .iter()
+                    .copied()
+                    .filter(|p| !used.contains(p))
+                    .filter_map(|p| best_attack(engine, view, seat, p).map(|(_, m)| (p, m)))
+                    .filter(|&(_, m)| m >= 2)
+                    .max_by_key(|&(p, m)| (m, p))
+                    .map(|(p, _)| p);
+                pick(&mut slots, &mut used, a, p);
+            }
+        }
+        for (a, k) in kinds.iter().enumerate() {
+            let cost = engine.rules.cards.actions[a].cost;
+            if matches!(k, ActionKind::Deploy | ActionKind::DeployMove) && budget >= cost + 1 && me.supply >= 6 {
+                let p = mine.iter().copied().filter(|p| !used.contains(p)).max_by_key(|&p| (enemy_pressure(engine, view, seat, p), p));
+                if p.is_some() {
+                    budget -= cost;
+                }
+                pick(&mut slots, &mut used, a, p);
+            }
+        }
+        for (a, k) in kinds.iter().enumerate() {
+            let ActionKind::Build(kind) = *k else { continue };
+            let cost = engine.rules.cards.actions[a].cost;
+            if budget < cost + 2 || view.buildings[kind] == 0 {
+                continue;
+            }
+            let p = mine
+                .iter()
+                .copied()
+                .filter(|&p| !used.contains(&p) && !view.provinces[p].has(kind) && view.provinces[p].building_count() < map.provinces[p].spaces)
+                .max_by_key(|&p| (i64::from(view.provinces[p].armies) - enemy_pressure(engine, view, seat, p), p));
+            if p.is_some() {
+                budget -= cost;
+            }
+            pick(&mut slots, &mut used, a, p);
+        }
+        let bid = if me.chests >= 10 { Some(Card::Chest(2)) } else if me.chests >= 5 { Some(Card::Chest(1)) } else { Some(Card::Chest(0)) };
+        let bid = bid.filter(|c| matches!(c, Card::Chest(v) if engine.rules.rules.components.chest_cards.contains(&i64::from(*v))));
+        Plan { slots, bid }
+    }
+
+    fn choose(&mut self, engine: &Engine, view: &GameState, seat: usize, kind: &str, options: &[Choice]) -> Choice {
+        let provinces: Vec<usize> = options.iter().filter_map(|c| if let Choice::Province(p) = c { Some(*p as usize) } else { None }).collect();
+        match kind {
+            "move_target" if !provinces.is_empty() => {
+                // The weakest enemy or neutral target, else the most threatened own province.
+                let enemy = provinces.iter().copied().filter(|&q| view.provinces[q].owner != Some(seat as u8)).min_by_key(|&q| {
+                    let def = if view.provinces[q].owner.is_none() { 1 } else { i64::from(view.provinces[q].armies) };
+                    (def, std::cmp::Reverse(engine.rules.map.provinces[q].tax), q)
+                });
+                let p = enemy.unwrap_or_else(|| provinces.iter().copied().max_by_key(|&q| (enemy_pressure(engine, view, seat, q), q)).unwrap());
+                Choice::Province(p as u16)
+            }
+            "move_count" => *options.iter().max().unwrap(),
+            "deploy_move" => {
+                if options.contains(&Choice::Pass) {
+                    Choice::Pass
+                } else {
+                    options[0]
+                }
+            }
+            "turn_space" => *options.iter().min().unwrap(),
+            _ => options[self.rng.below(options.len() as u32) as usize],
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! Bots: players that decide from their own seat's view only.
+//!
+//! A bot gets the engine (for the public rules and map), a redacted view of
+//! the state (`GameState::view`) and the legal options; it has its own
+//! seeded generator, separate from the game's.
+
+mod greedy;
+mod random;
+
+pub use greedy::Greedy;
+pub use random::RandomBot;
+
+use crate::core::*;
+use crate::engine::Engine;
+
+pub trait Bot {
+    fn name(&self) -> &'static str;
+    /// A plan for `seat` (the engine checks it; an invalid one is a bug).
+    fn plan(&mut self, engine: &Engine, view: &GameState, seat: usize) -> Plan;
+    /// One of `options` (never empty).
+    fn choose(&mut self, engine: &Engine, view: &GameState, seat: usize, kind: &str, options: &[Choice]) -> Choice;
+}
+
+pub const BOT_NAMES: &[&str] = &["random", "greedy"];
+
+pub fn by_name(name: &str, seed: u64) -> Result<Box<dyn Bot>, String> {
+    match name {
+        "random" => Ok(Box::new(RandomBot::new(seed))),
+        "greedy" => Ok(Box::new(Greedy::new(seed))),
+        other => Err(format!("unknown bot `{other}` (available: {})", BOT_NAMES.join(", "))),
+    }
+}
+
+/// The decision `bots[seat]` makes for the current position (which must not
+/// be chance or terminal). For simultaneous planning, pass the seat to plan.
+pub fn decide(engine: &Engine, st: &GameState, seat: usize, bot: &mut dyn Bot) -> Decision {
+    let view = st.view(Some(seat));
+    match engine.legal(st) {
+        Legal::Plan { .. } => Decision::Plan { seat: seat as u8, plan: bot.plan(engine, &view, seat) },
+        Legal::Choose { kind, options, .. } => Decision::Choose { seat: seat as u8, choice: bot.choose(engine, &view, seat, &kind, &options) },
+        Legal::Chance | Legal::None => Decision::Chance,
+    }
+}
+
+/// What kind of action an action card is, from its Lua handler's name
+/// (bots of the base game know these; unknown handlers are `Other`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum ActionKind {
+    Build(usize),
+    Taxes,
+    Rice,
+    Deploy,
+    DeployMove,
+    MoveAttack,
+    Other,
+}
+
+pub(crate) fn action_kind(engine: &Engine, a: usize) -> ActionKind {
+    let card = &engine.rules.cards.actions[a];
+    match card.handler.as_str() {
+        "build" => card
+            .params
+            .get("building")
+            .and_then(|v| v.as_str())
+            .and_then(|k| engine.rules.building_index(k))
+            .map(ActionKind::Build)
+            .unwrap_or(ActionKind::Other),
+        "collect_taxes" => ActionKind::Taxes,
+        "collect_rice" => ActionKind::Rice,
+        "deploy" => ActionKind::Deploy,
+        "deploy_move" => ActionKind::DeployMove,
+        "move_attack" => ActionKind::MoveAttack,
+        _ => ActionKind::Other,
+    }
+}
+
+/// Whether a province could carry out an action of this kind (roughly:
+/// bots use it to avoid plans that would certainly be skipped).
+pub(crate) fn feasible(engine: &Engine, st: &GameState, seat: usize, a: usize, p: usize, chests: i64) -> bool {
+    let card = &engine.rules.cards.actions[a];
+    let prov = &st.provinces[p];
+    let spaces = engine.rules.map.provinces[p].spaces;
+    match action_kind(engine, a) {
+        ActionKind::Build(k) => !prov.has(k) && prov.building_count() < spaces && st.buildings[k] > 0 && chests >= card.cost,
+        ActionKind::Deploy | ActionKind::DeployMove => chests >= card.cost && st.players[seat].supply >= 5,
+        ActionKind::MoveAttack => prov.armies >= 2,
+        ActionKind::Taxes | ActionKind::Rice | ActionKind::Other => true,
+    }
+}

@@ -1,0 +1,56 @@
+use super::{feasible, Bot};
+use crate::core::*;
+use crate::engine::Engine;
+
+/// Uniform over legal choices; its plans put a random sensible province on
+/// most action spaces, so its games build, collect and fight.
+pub struct RandomBot {
+    rng: GameRng,
+}
+
+impl RandomBot {
+    pub fn new(seed: u64) -> Self {
+        RandomBot { rng: GameRng::seeded(seed) }
+    }
+}
+
+impl Bot for RandomBot {
+    fn name(&self) -> &'static str {
+        "random"
+    }
+
+    fn plan(&mut self, engine: &Engine, view: &GameState, seat: usize) -> Plan {
+        let n = engine.rules.cards.actions.len();
+        let mut slots = vec![None; n];
+        let mut free: Vec<usize> = view.provinces_of(seat).collect();
+        let mut order: Vec<usize> = (0..n).collect();
+        self.rng.shuffle(&mut order);
+        let mut chests = view.players[seat].chests;
+        for a in order {
+            if free.is_empty() || self.rng.chance(0.2) {
+                continue;
+            }
+            let fits: Vec<usize> = free.iter().copied().filter(|&p| feasible(engine, view, seat, a, p, chests)).collect();
+            if fits.is_empty() {
+                continue;
+            }
+            let p = fits[self.rng.below(fits.len() as u32) as usize];
+            free.retain(|&q| q != p);
+            chests -= engine.rules.cards.actions[a].cost;
+            slots[a] = Some(Card::Province(p as u16));
+        }
+        let affordable: Vec<u8> =
+            engine.rules.rules.components.chest_cards.iter().filter(|&&v| v <= view.players[seat].chests.min(2)).map(|&v| v as u8).collect();
+        let bid = match self.rng.below(4) {
+            0 => None,
+            1 if !free.is_empty() => Some(Card::Province(free[self.rng.below(free.len() as u32) as usize] as u16)),
+            _ if !affordable.is_empty() => Some(Card::Chest(affordable[self.rng.below(affordable.len() as u32) as usize])),
+            _ => None,
+        };
+        Plan { slots, bid }
+    }
+
+    fn choose(&mut self, _engine: &Engine, _view: &GameState, _seat: usize, _kind: &str, options: &[Choice]) -> Choice {
+        options[self.rng.below(options.len() as u32) as usize]
+    }
+}

@@ -1,0 +1,188 @@
+//! The `shogun` command line.
+
+pub mod bench;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::engine::Engine;
+use crate::rules;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "shogun",
+    version,
+    about = "A rules sandbox and variant lab for Dirk Henn's board game Shogun",
+    long_about = "A rules sandbox and variant lab for Dirk Henn's board game Shogun (2006).\n\n\
+The game lives in data and scripts: maps in maps/*.yaml, the rules pack in scripts/base/ \
+(YAML for every number, Lua for behaviour). Edit them and the next run plays by the new rules.",
+    after_help = "Examples:\n  shogun run --players 4 --seed 7 --transcript -\n  shogun run --players 3 --seed 1 --bots greedy,random,random --json\n  shogun bench --games 2000"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Play one full game with bots and print its transcript or summary.
+    #[command(after_help = "Examples:\n  shogun run --seed 7 --transcript -\n  shogun run --players 5 --bots random --json\n  shogun run --players 3 --seed 2 --transcript game.txt")]
+    Run(RunArgs),
+    /// Measure games per second, bytes per state and per Lua VM.
+    #[command(after_help = "Example:\n  shogun bench --games 2000 --players 4 --bots random")]
+    Bench(BenchArgs),
+}
+
+/// Where the game data lives and which map and rules to load.
+#[derive(Args, Debug, Clone)]
+pub struct GameData {
+    /// Map: a name from maps/ (`sun`) or a path to a map YAML file.
+    #[arg(long, default_value = "sun")]
+    pub map: String,
+    /// Rules pack folder (default: scripts/base under the data folder).
+    #[arg(long, value_name = "DIR")]
+    pub rules: Option<PathBuf>,
+    /// Folder holding maps/ and scripts/ (default: $SHOGUN_DATA, else the
+    /// current folder if it has them, else the source tree's).
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub data: GameData,
+    /// Number of players.
+    #[arg(long, default_value_t = 4)]
+    pub players: u8,
+    /// Seed of the game's generator: same seed and bots, same game.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Bots by seat, comma separated (random, greedy); the last one fills
+    /// the remaining seats.
+    #[arg(long, default_value = "greedy", value_delimiter = ',')]
+    pub bots: Vec<String>,
+    /// Write the transcript to FILE (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    pub transcript: Option<String>,
+    /// Print a one-line JSON summary of the result.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    pub data: GameData,
+    /// Games to play.
+    #[arg(long, default_value_t = 1000)]
+    pub games: u64,
+    #[arg(long, default_value_t = 4)]
+    pub players: u8,
+    #[arg(long, default_value = "random", value_delimiter = ',')]
+    pub bots: Vec<String>,
+    /// First seed (games use seed, seed+1, ...).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// The folder with maps/ and scripts/.
+pub fn data_root(explicit: Option<&Path>) -> PathBuf {
+    if let Some(p) = explicit {
+        return p.to_path_buf();
+    }
+    if let Some(p) = std::env::var_os("SHOGUN_DATA") {
+        return PathBuf::from(p);
+    }
+    let cwd = PathBuf::from(".");
+    if cwd.join("scripts/base/rules.yaml").is_file() && cwd.join("maps").is_dir() {
+        return cwd;
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+impl GameData {
+    pub fn map_path(&self) -> PathBuf {
+        let root = data_root(self.data.as_deref());
+        if self.map.ends_with(".yaml") || self.map.ends_with(".yml") || self.map.contains('/') {
+            PathBuf::from(&self.map)
+        } else {
+            root.join("maps").join(format!("{}.yaml", self.map))
+        }
+    }
+
+    pub fn rules_dir(&self) -> PathBuf {
+        self.rules.clone().unwrap_or_else(|| data_root(self.data.as_deref()).join("scripts/base"))
+    }
+
+    /// Loads and checks the rules; on failure prints every problem.
+    pub fn engine(&self) -> Result<Engine, String> {
+        let map = self.map_path();
+        if !map.is_file() {
+            let root = data_root(self.data.as_deref());
+            let mut known: Vec<String> = std::fs::read_dir(root.join("maps"))
+                .map(|d| d.filter_map(|e| e.ok()).filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".yaml")).map(String::from)).collect())
+                .unwrap_or_default();
+            known.sort();
+            return Err(format!("no map `{}` (looked for {}); known maps: {}", self.map, map.display(), known.join(", ")));
+        }
+        let rules = rules::load(&self.rules_dir(), &map).map_err(|d| d.to_string())?;
+        Engine::new(rules).map_err(|d| d.to_string())
+    }
+}
+
+fn fill_bots(names: &[String], players: u8) -> Result<Vec<String>, String> {
+    if names.is_empty() {
+        return Err("--bots needs at least one bot name".into());
+    }
+    if names.len() > players as usize {
+        return Err(format!("--bots names {} bots for {players} players", names.len()));
+    }
+    for n in names {
+        if !crate::bots::BOT_NAMES.contains(&n.as_str()) {
+            return Err(format!("unknown bot `{n}` (available: {})", crate::bots::BOT_NAMES.join(", ")));
+        }
+    }
+    let mut v = names.to_vec();
+    while v.len() < players as usize {
+        v.push(names.last().unwrap().clone());
+    }
+    Ok(v)
+}
+
+fn run(args: RunArgs) -> Result<(), String> {
+    let engine = args.data.engine()?;
+    let bots = fill_bots(&args.bots, args.players)?;
+    let (text, summary) = crate::transcript::transcript(&engine, args.players, args.seed, &bots).map_err(|e| e.to_string())?;
+    match args.transcript.as_deref() {
+        Some("-") => print!("{text}"),
+        Some(path) => std::fs::write(path, &text).map_err(|e| format!("cannot write transcript to {path}: {e}"))?,
+        None => {}
+    }
+    if args.json {
+        println!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?);
+    } else if args.transcript.as_deref() != Some("-") {
+        let scores: Vec<String> = summary.seats.iter().map(|s| format!("{} {} ({} pts, {} chests)", s.seat, s.bot, s.points, s.chests)).collect();
+        println!("seed {}: winner {} — {}", args.seed, summary.winner.join(", "), scores.join("; "));
+    }
+    Ok(())
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(a) => run(a),
+        Command::Bench(a) => bench::command(a),
+    };
+    let _ = std::io::stdout().flush();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}

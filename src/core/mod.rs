@@ -1,0 +1,13 @@
+//! The game state and the decisions that move it: plain serde data.
+//!
+//! Nothing here reads files, calls Lua or knows a rule; the engine does.
+
+pub mod rng;
+pub mod state;
+
+pub use rng::GameRng;
+pub use state::*;
+
+/// Capacity of the fixed per-seat arrays (the rules pack sets the real
+/// player range, which must fit in it).
+pub const MAX_SEATS: usize = 8;

@@ -1,0 +1,304 @@
+use serde::{Deserialize, Serialize};
+
+use super::{GameRng, MAX_SEATS};
+
+pub type Seat = u8;
+pub type ProvinceId = u16;
+
+/// Cubes by colour: one count per seat, and the green peasants.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pile {
+    pub seats: [u16; MAX_SEATS],
+    pub peasants: u16,
+}
+
+impl Pile {
+    pub fn total(&self) -> u32 {
+        self.seats.iter().map(|&c| u32::from(c)).sum::<u32>() + u32::from(self.peasants)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.total() == 0
+    }
+    pub fn add(&mut self, other: &Pile) {
+        for (a, b) in self.seats.iter_mut().zip(other.seats.iter()) {
+            *a += b;
+        }
+        self.peasants += other.peasants;
+    }
+    /// Count of one colour: `Some(seat)` or `None` for peasants.
+    pub fn get(&self, colour: Option<usize>) -> u16 {
+        match colour {
+            Some(s) => self.seats[s],
+            None => self.peasants,
+        }
+    }
+    pub fn get_mut(&mut self, colour: Option<usize>) -> &mut u16 {
+        match colour {
+            Some(s) => &mut self.seats[s],
+            None => &mut self.peasants,
+        }
+    }
+}
+
+/// A card a player can put on his player board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Card {
+    /// A province card (index into the map's provinces).
+    Province(ProvinceId),
+    /// A war-chest card, by its face value.
+    Chest(u8),
+}
+
+/// A secret plan: a card (or nothing) on each action space, and the bid.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Plan {
+    /// One entry per action card, in the order of the rules pack's actions.
+    pub slots: Vec<Option<Card>>,
+    pub bid: Option<Card>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProvinceState {
+    /// The seat holding the province card; `None` = neutral (card in the deck).
+    pub owner: Option<Seat>,
+    pub armies: u16,
+    pub unrest: u16,
+    /// Bit k set = a building of kind k stands here.
+    pub buildings: u8,
+}
+
+impl ProvinceState {
+    pub fn has(&self, kind: usize) -> bool {
+        self.buildings & (1 << kind) != 0
+    }
+    pub fn building_count(&self) -> u32 {
+        self.buildings.count_ones()
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerState {
+    /// Cubes in the player's supply (not on the board, not in the tower).
+    pub supply: u16,
+    pub chests: i64,
+    pub rice: i64,
+    pub points: i64,
+    /// The plan while it is secret and while it is executed.
+    pub plan: Option<Plan>,
+    /// The bid once revealed (for views and the transcript).
+    pub revealed_bid: Option<Card>,
+    /// Turn-order space taken this round (index into `special_row`).
+    pub space: Option<u8>,
+}
+
+/// A choice offered inside an action or a phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Choice {
+    Province(ProvinceId),
+    Count(u32),
+    /// A turn-order space (0-based).
+    Space(u8),
+    /// Decline (stay, do nothing more).
+    Pass,
+}
+
+/// A question a script (or the phase machine) put to a seat.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ask {
+    pub seat: Seat,
+    /// What is being chosen, for bots and people (e.g. `attack_target`).
+    pub kind: String,
+    pub prompt: String,
+    pub options: Vec<Choice>,
+    /// The Lua continuation that receives the choice.
+    pub cont: String,
+    /// Data the script passes to its continuation.
+    pub data: serde_json::Value,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Phase {
+    /// Chance: place starting armies, load the tower, shuffle the events.
+    Setup,
+    /// Chance: turn up the year's events.
+    YearStart,
+    /// Chance: shuffle and lay out the action and special cards.
+    RoundStart,
+    /// All seats plan and bid, secretly and at once.
+    Planning,
+    /// Chance: draw the event, reveal the bids, rank the bidders.
+    Reveal,
+    /// Seats choose a turn-order space, in bid order.
+    ChooseSpace { idx: u8 },
+    /// Action card `card` (position in the row) for the `turn`-th seat.
+    Actions { card: u8, turn: u8 },
+    /// Chance: winter supply and the draw of revolting provinces.
+    Winter,
+    /// Scoring and the end of the year.
+    Score,
+    GameOver,
+}
+
+/// The whole game: everything needed to continue it, and nothing else.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameState {
+    pub players: Vec<PlayerState>,
+    pub provinces: Vec<ProvinceState>,
+    pub in_play: Vec<bool>,
+    pub year: u8,
+    pub season: u8,
+    pub phase: Phase,
+    /// Peasants in the general supply.
+    pub peasants: u16,
+    /// Buildings in the supply, by kind.
+    pub buildings: Vec<u16>,
+    /// Unrest markers in the supply.
+    pub unrest: u16,
+    /// Cubes stuck inside the tower, level by level.
+    pub tower: Vec<Pile>,
+    /// Cubes lying in the tray.
+    pub tray: Pile,
+    /// Events not yet turned up (face down, in order).
+    pub event_deck: Vec<u8>,
+    /// The year's face-up events not yet used.
+    pub year_events: Vec<u8>,
+    /// The event of the current round.
+    pub event: Option<u8>,
+    /// The action cards in the order they are executed this round.
+    pub action_row: Vec<u8>,
+    /// How many of `action_row` are face up.
+    pub actions_revealed: u8,
+    /// The special card on each turn-order space this round (`None` once out).
+    pub special_row: Vec<Option<u8>>,
+    /// Seats in the order they choose a turn-order space.
+    pub choose_order: Vec<Seat>,
+    /// Seats in turn order (autumn's order also governs winter).
+    pub turn_order: Vec<Seat>,
+    /// A question waiting for a seat's answer.
+    pub ask: Option<Ask>,
+    pub rng: GameRng,
+}
+
+impl GameState {
+    pub fn seats(&self) -> usize {
+        self.players.len()
+    }
+
+    /// The special card a seat holds this round.
+    pub fn special_of(&self, seat: usize) -> Option<u8> {
+        let space = self.players[seat].space?;
+        self.special_row.get(space as usize).copied().flatten()
+    }
+
+    pub fn provinces_of(&self, seat: usize) -> impl Iterator<Item = usize> + '_ {
+        self.provinces.iter().enumerate().filter(move |(_, p)| p.owner == Some(seat as Seat)).map(|(i, _)| i)
+    }
+
+    /// Where each of a seat's cubes is: supply + board + tower + tray.
+    pub fn cubes_of(&self, seat: usize) -> u32 {
+        let board: u32 = self.provinces.iter().filter(|p| p.owner == Some(seat as Seat)).map(|p| u32::from(p.armies)).sum();
+        let tower: u32 = self.tower.iter().map(|l| u32::from(l.seats[seat])).sum();
+        u32::from(self.players[seat].supply) + board + tower + u32::from(self.tray.seats[seat])
+    }
+
+    pub fn peasants_total(&self) -> u32 {
+        u32::from(self.peasants) + self.tower.iter().map(|l| u32::from(l.peasants)).sum::<u32>() + u32::from(self.tray.peasants)
+    }
+
+    /// What `seat` may know (`None`: what every seat may know). Other seats'
+    /// plans (a placeholder shows that one was made), face-down action
+    /// cards, the event deck's order, the generator and the data of another
+    /// seat's pending question are hidden.
+    pub fn view(&self, seat: Option<usize>) -> GameState {
+        let mut v = self.clone();
+        for (s, p) in v.players.iter_mut().enumerate() {
+            if Some(s) != seat {
+                if let Some(plan) = &mut p.plan {
+                    *plan = Plan { slots: vec![None; plan.slots.len()], bid: None };
+                }
+            }
+        }
+        let hidden = v.action_row.len().saturating_sub(v.actions_revealed as usize);
+        let mut rest: Vec<u8> = v.action_row.split_off(v.actions_revealed as usize);
+        rest.sort_unstable();
+        debug_assert_eq!(rest.len(), hidden);
+        v.action_row.extend(rest);
+        v.event_deck.sort_unstable();
+        v.rng = GameRng::seeded(0);
+        if let Some(ask) = &v.ask {
+            if Some(ask.seat as usize) != seat {
+                v.ask = Some(Ask { data: serde_json::Value::Null, ..ask.clone() });
+            }
+        }
+        v
+    }
+}
+
+/// Who must act now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Actor {
+    Seat(Seat),
+    /// These seats decide at once and in secret (planning).
+    Simultaneous(Vec<Seat>),
+    /// The game's generator decides (shuffles, draws).
+    Chance,
+    Terminal,
+}
+
+/// What the actor may decide.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Legal {
+    None,
+    Chance,
+    /// Any valid plan for one of these seats (see `Engine::check_plan`).
+    Plan { seats: Vec<Seat> },
+    Choose { seat: Seat, kind: String, prompt: String, options: Vec<Choice> },
+}
+
+/// The only way the game moves.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Decision {
+    Chance,
+    Plan { seat: Seat, plan: Plan },
+    Choose { seat: Seat, choice: Choice },
+}
+
+/// What happened, for transcripts and statistics. Not part of the state:
+/// `apply` returns the events it caused.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Event {
+    /// A heading line (round, phase).
+    Heading(String),
+    /// A line of narration.
+    Note(String),
+    /// A throw into the tower: the cubes thrown in, the tray's cubes thrown
+    /// again with them, and what landed in the tray.
+    Throw { thrown: Pile, rethrown: Pile, landed: Pile },
+    /// A battle was fought (`kind`: the script's word, e.g. `attack`,
+    /// `neutral`, `revolt`).
+    Battle { kind: String, province: ProvinceId },
+    /// A province card changed hands (`None`: the deck).
+    OwnerChange { province: ProvinceId, from: Option<Seat>, to: Option<Seat> },
+}
+
+impl GameState {
+    /// Bytes this state occupies in memory (struct plus heap buffers).
+    pub fn approx_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let plans: usize = self.players.iter().filter_map(|p| p.plan.as_ref()).map(|p| p.slots.capacity() * size_of::<Option<Card>>()).sum();
+        size_of::<GameState>()
+            + self.players.capacity() * size_of::<PlayerState>()
+            + plans
+            + self.provinces.capacity() * size_of::<ProvinceState>()
+            + self.in_play.capacity()
+            + self.buildings.capacity() * 2
+            + self.tower.capacity() * size_of::<Pile>()
+            + self.event_deck.capacity()
+            + self.year_events.capacity()
+            + self.action_row.capacity()
+            + self.special_row.capacity() * 2
+            + self.choose_order.capacity()
+            + self.turn_order.capacity()
+            + self.ask.as_ref().map(|a| size_of::<Ask>() + a.options.capacity() * size_of::<Choice>() + a.prompt.capacity() + a.kind.capacity() + a.cont.capacity()).unwrap_or(0)
+    }
+}

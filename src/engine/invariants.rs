@@ -1,0 +1,69 @@
+//! Conservation rules every state at rest must satisfy. `Engine::apply`
+//! checks them after every decision and undoes a decision that breaks one.
+
+use crate::core::GameState;
+use crate::rules::Rules;
+
+pub fn check(rules: &Rules, st: &GameState) -> Result<(), String> {
+    let c = &rules.rules.components;
+    for s in 0..st.seats() {
+        let n = st.cubes_of(s);
+        if i64::from(n) != c.cubes_per_player {
+            return Err(format!("seat {} has {n} cubes in all, expected {}", rules.seat_name(s), c.cubes_per_player));
+        }
+        let p = &st.players[s];
+        if p.chests < 0 {
+            return Err(format!("seat {} has {} war chests", rules.seat_name(s), p.chests));
+        }
+        if p.rice < 0 {
+            return Err(format!("seat {} has {} rice", rules.seat_name(s), p.rice));
+        }
+    }
+    if i64::from(st.peasants_total()) != c.peasants {
+        return Err(format!("{} peasants in all, expected {}", st.peasants_total(), c.peasants));
+    }
+    let mut unrest = u32::from(st.unrest);
+    let mut built = vec![0u32; c.buildings.len()];
+    for (i, p) in st.provinces.iter().enumerate() {
+        let name = rules.province_name(i);
+        unrest += u32::from(p.unrest);
+        for (k, b) in built.iter_mut().enumerate() {
+            if p.has(k) {
+                *b += 1;
+            }
+        }
+        if p.buildings >> c.buildings.len() != 0 {
+            return Err(format!("{name} holds a building of an unknown kind"));
+        }
+        if p.building_count() > rules.map.provinces[i].spaces {
+            return Err(format!("{name} holds more buildings than it has spaces"));
+        }
+        match p.owner {
+            None => {
+                if p.armies > 0 || p.buildings != 0 || p.unrest > 0 {
+                    return Err(format!("neutral {name} holds armies, buildings or unrest"));
+                }
+            }
+            Some(o) => {
+                if o as usize >= st.seats() {
+                    return Err(format!("{name} is held by a seat that does not play"));
+                }
+                if !st.in_play[i] {
+                    return Err(format!("{name} is out of play but held by {}", rules.seat_name(o as usize)));
+                }
+                if p.armies == 0 {
+                    return Err(format!("{name} is held by {} without any army", rules.seat_name(o as usize)));
+                }
+            }
+        }
+    }
+    if i64::from(unrest) != c.unrest_markers {
+        return Err(format!("{unrest} unrest markers in all, expected {}", c.unrest_markers));
+    }
+    for (k, b) in built.iter().enumerate() {
+        if i64::from(b + u32::from(st.buildings[k])) != c.buildings[k].count {
+            return Err(format!("{} {}s in all, expected {}", b + u32::from(st.buildings[k]), c.buildings[k].id, c.buildings[k].count));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,583 @@
+//! The phase machine: turns decisions into new states, calling the rules
+//! pack's Lua where the rules say what happens.
+//!
+//! `apply` is the only way a game moves. It works on a copy of the state
+//! and replaces the original only when everything succeeded, so a failing
+//! script or an illegal decision leaves the game exactly as it was.
+
+mod invariants;
+
+use std::fmt;
+use std::rc::Rc;
+
+pub use invariants::check as check_invariants;
+
+use crate::core::*;
+use crate::rules::{Diagnostics, Rules};
+use crate::script::{Limits, PhaseHandler, Runtime, ScriptError};
+use crate::tower::{self, TowerModel};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum EngineError {
+    /// The decision is not legal here (the text says why).
+    Illegal(String),
+    /// A script failed; the state is as before the decision.
+    Script(ScriptError),
+    /// The game cannot start as asked (player count, missing preset...).
+    Setup(String),
+    /// A rule of conservation was broken by a script; the decision is undone.
+    Broken(String),
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineError::Illegal(s) => write!(f, "illegal decision: {s}"),
+            EngineError::Script(e) => write!(f, "{e}"),
+            EngineError::Setup(s) => write!(f, "cannot set up the game: {s}"),
+            EngineError::Broken(s) => write!(f, "the rules broke an invariant: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+impl From<ScriptError> for EngineError {
+    fn from(e: ScriptError) -> Self {
+        EngineError::Script(e)
+    }
+}
+
+/// A loaded ruleset ready to run games: the rules, the Lua VM, the tower.
+pub struct Engine {
+    pub rules: Rc<Rules>,
+    runtime: Runtime,
+    tower: Rc<dyn TowerModel>,
+}
+
+fn illegal<T>(msg: impl Into<String>) -> Result<T, EngineError> {
+    Err(EngineError::Illegal(msg.into()))
+}
+
+impl Engine {
+    pub fn new(rules: Rules) -> Result<Engine, Diagnostics> {
+        Engine::with_limits(rules, Limits::default())
+    }
+
+    pub fn with_limits(rules: Rules, limits: Limits) -> Result<Engine, Diagnostics> {
+        let tower: Rc<dyn TowerModel> = match tower::build(&rules.rules.tower) {
+            Ok(t) => Rc::from(t),
+            Err(msg) => {
+                let mut d = Diagnostics::default();
+                d.error(&rules.rules_path, rules.rules_pos.of("tower"), msg);
+                return Err(d);
+            }
+        };
+        let rules = Rc::new(rules);
+        let runtime = Runtime::new(rules.clone(), tower.clone(), limits)?;
+        Ok(Engine { rules, runtime, tower })
+    }
+
+    pub fn runtime(&self) -> &Runtime {
+        &self.runtime
+    }
+
+    pub fn tower(&self) -> &dyn TowerModel {
+        self.tower.as_ref()
+    }
+
+    /// A new game before setup (the first decision is chance).
+    pub fn new_game(&self, players: u8, seed: u64) -> Result<GameState, EngineError> {
+        let r = &self.rules.rules;
+        if players < r.players.min || players > r.players.max {
+            return Err(EngineError::Setup(format!("{players} players: this ruleset is for {} to {}", r.players.min, r.players.max)));
+        }
+        if !self.rules.map.presets.contains_key(&players) {
+            return Err(EngineError::Setup(format!("map `{}` has no preset starting positions for {players} players", self.rules.map.name)));
+        }
+        let n = self.rules.map.provinces.len();
+        Ok(GameState {
+            players: vec![PlayerState::default(); players as usize],
+            provinces: vec![ProvinceState::default(); n],
+            in_play: self.rules.map.in_play(players),
+            year: 0,
+            season: 0,
+            phase: Phase::Setup,
+            peasants: r.components.peasants as u16,
+            buildings: r.components.buildings.iter().map(|b| b.count as u16).collect(),
+            unrest: r.components.unrest_markers as u16,
+            tower: vec![Pile::default(); self.tower.levels()],
+            tray: Pile::default(),
+            event_deck: Vec::new(),
+            year_events: Vec::new(),
+            event: None,
+            action_row: Vec::new(),
+            actions_revealed: 0,
+            special_row: Vec::new(),
+            choose_order: Vec::new(),
+            turn_order: Vec::new(),
+            ask: None,
+            rng: GameRng::seeded(seed),
+        })
+    }
+
+    pub fn actor(&self, st: &GameState) -> Actor {
+        if let Some(ask) = &st.ask {
+            return Actor::Seat(ask.seat);
+        }
+        match st.phase {
+            Phase::GameOver => Actor::Terminal,
+            Phase::Setup | Phase::YearStart | Phase::RoundStart | Phase::Reveal | Phase::Winter => Actor::Chance,
+            Phase::Planning => Actor::Simultaneous((0..st.seats() as u8).filter(|&s| st.players[s as usize].plan.is_none()).collect()),
+            Phase::ChooseSpace { idx } => Actor::Seat(st.choose_order[idx as usize]),
+            // The machine never rests in these phases (see `advance`).
+            Phase::Actions { .. } | Phase::Score => Actor::Chance,
+        }
+    }
+
+    pub fn legal(&self, st: &GameState) -> Legal {
+        if let Some(ask) = &st.ask {
+            return Legal::Choose { seat: ask.seat, kind: ask.kind.clone(), prompt: ask.prompt.clone(), options: ask.options.clone() };
+        }
+        match self.actor(st) {
+            Actor::Terminal => Legal::None,
+            Actor::Chance => Legal::Chance,
+            Actor::Simultaneous(seats) => Legal::Plan { seats },
+            Actor::Seat(seat) => Legal::Choose {
+                seat,
+                kind: "turn_space".into(),
+                prompt: format!("{}: choose a turn-order space", self.rules.seat_name(seat as usize)),
+                options: self.free_spaces(st).into_iter().map(Choice::Space).collect(),
+            },
+        }
+    }
+
+    fn free_spaces(&self, st: &GameState) -> Vec<u8> {
+        (0..st.special_row.len() as u8)
+            .filter(|&k| st.special_row[k as usize].is_some() && !st.players.iter().any(|p| p.space == Some(k)))
+            .collect()
+    }
+
+    /// The cards a seat may put on its player board now.
+    pub fn hand(&self, st: &GameState, seat: usize) -> Vec<Card> {
+        let mut v: Vec<Card> = st.provinces_of(seat).map(|p| Card::Province(p as u16)).collect();
+        v.extend(self.rules.rules.components.chest_cards.iter().map(|&c| Card::Chest(c as u8)));
+        v
+    }
+
+    /// Why a plan is not acceptable for `seat` now, if it is not.
+    pub fn check_plan(&self, st: &GameState, seat: usize, plan: &Plan) -> Result<(), EngineError> {
+        if st.phase != Phase::Planning {
+            return illegal("plans are made only in the planning phase");
+        }
+        if seat >= st.seats() {
+            return illegal(format!("seat {} does not exist", seat + 1));
+        }
+        if st.players[seat].plan.is_some() {
+            return illegal(format!("{} has already planned this round", self.rules.seat_name(seat)));
+        }
+        let actions = &self.rules.cards.actions;
+        if plan.slots.len() != actions.len() {
+            return illegal(format!("a plan has {} action spaces, got {}", actions.len(), plan.slots.len()));
+        }
+        let mut used: Vec<Card> = Vec::new();
+        let chest_cards = &self.rules.rules.components.chest_cards;
+        for card in plan.slots.iter().chain(std::iter::once(&plan.bid)).flatten() {
+            if used.contains(card) {
+                return illegal(format!("card {} is used twice", self.card_name(*card)));
+            }
+            used.push(*card);
+            match card {
+                Card::Province(p) => {
+                    let p = *p as usize;
+                    if p >= st.provinces.len() || st.provinces[p].owner != Some(seat as u8) {
+                        return illegal(format!("{} does not hold that province card", self.rules.seat_name(seat)));
+                    }
+                }
+                Card::Chest(v) => {
+                    if !chest_cards.contains(&i64::from(*v)) {
+                        return illegal(format!("there is no war-chest card of value {v}"));
+                    }
+                }
+            }
+        }
+        if let Some(Card::Chest(v)) = plan.bid {
+            if i64::from(v) > st.players[seat].chests {
+                return illegal(format!("{} bids {v} but holds {} war chests", self.rules.seat_name(seat), st.players[seat].chests));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn card_name(&self, c: Card) -> String {
+        match c {
+            Card::Province(p) => self.rules.map.provinces.get(p as usize).map(|x| x.name.clone()).unwrap_or_else(|| format!("province #{p}")),
+            Card::Chest(v) => format!("chest {v}"),
+        }
+    }
+
+    pub fn choice_name(&self, c: Choice) -> String {
+        match c {
+            Choice::Province(p) => self.rules.province_name(p as usize).to_string(),
+            Choice::Count(n) => n.to_string(),
+            Choice::Space(k) => format!("space {}", k + 1),
+            Choice::Pass => "pass".into(),
+        }
+    }
+
+    /// Applies a decision and runs the game on to the next decision.
+    /// On any error the state is left exactly as it was.
+    pub fn apply(&self, st: &mut GameState, d: &Decision) -> Result<Vec<Event>, EngineError> {
+        let mut next = st.clone();
+        let mut ev = Vec::new();
+        self.step(&mut next, d, &mut ev)?;
+        self.advance(&mut next, &mut ev)?;
+        invariants::check(&self.rules, &next).map_err(EngineError::Broken)?;
+        *st = next;
+        Ok(ev)
+    }
+
+    fn step(&self, st: &mut GameState, d: &Decision, ev: &mut Vec<Event>) -> Result<(), EngineError> {
+        match d {
+            Decision::Chance => {
+                if self.actor(st) != Actor::Chance {
+                    return illegal("it is not chance's turn");
+                }
+                self.chance(st, ev)
+            }
+            Decision::Plan { seat, plan } => {
+                self.check_plan(st, *seat as usize, plan)?;
+                st.players[*seat as usize].plan = Some(plan.clone());
+                if st.players.iter().all(|p| p.plan.is_some()) {
+                    st.phase = Phase::Reveal;
+                }
+                Ok(())
+            }
+            Decision::Choose { seat, choice } => {
+                if let Some(ask) = st.ask.take() {
+                    if ask.seat != *seat {
+                        return illegal(format!("{} must choose, not {}", self.rules.seat_name(ask.seat as usize), self.rules.seat_name(*seat as usize)));
+                    }
+                    if !ask.options.contains(choice) {
+                        return illegal(format!("{} is not one of the options", self.choice_name(*choice)));
+                    }
+                    let r = self.runtime.call_continuation(st, ev, &ask, *choice)?;
+                    st.ask = r.ask;
+                    return Ok(());
+                }
+                let Phase::ChooseSpace { idx } = st.phase else {
+                    return illegal("nobody is asked to choose now");
+                };
+                let who = st.choose_order[idx as usize];
+                if who != *seat {
+                    return illegal(format!("{} chooses a space now, not {}", self.rules.seat_name(who as usize), self.rules.seat_name(*seat as usize)));
+                }
+                let Choice::Space(k) = *choice else {
+                    return illegal("choose a turn-order space");
+                };
+                if !self.free_spaces(st).contains(&k) {
+                    return illegal(format!("space {} is not free", k + 1));
+                }
+                self.take_space(st, ev, *seat, k);
+                st.phase = Phase::ChooseSpace { idx: idx + 1 };
+                Ok(())
+            }
+        }
+    }
+
+    /// Narration, skipped when nobody reads it (bulk runs).
+    fn note(&self, ev: &mut Vec<Event>, line: impl FnOnce() -> String) {
+        if self.runtime.narrating() {
+            ev.push(Event::Note(line()));
+        }
+    }
+
+    fn take_space(&self, st: &mut GameState, ev: &mut Vec<Event>, seat: Seat, k: u8) {
+        st.players[seat as usize].space = Some(k);
+        let special = st.special_row[k as usize].map(|s| self.rules.cards.specials[s as usize].name.clone()).unwrap_or_default();
+        self.note(ev, || format!("{} takes turn space {} ({special})", self.rules.seat_name(seat as usize), k + 1));
+    }
+
+    fn chance(&self, st: &mut GameState, ev: &mut Vec<Event>) -> Result<(), EngineError> {
+        let r = &self.rules.rules;
+        match st.phase {
+            Phase::Setup => {
+                self.setup(st, ev)?;
+                st.phase = Phase::YearStart;
+            }
+            Phase::YearStart => {
+                let k = (r.calendar.events_per_year as usize).min(st.event_deck.len());
+                st.year_events = st.event_deck.drain(..k).collect();
+                ev.push(Event::Heading(format!("Year {}", st.year + 1)));
+                let names: Vec<String> = st.year_events.iter().map(|&e| self.event_name(e)).collect();
+                self.note(ev, || format!("events of the year: {}", names.join(", ")));
+                st.phase = Phase::RoundStart;
+            }
+            Phase::RoundStart => {
+                let n = self.rules.cards.actions.len();
+                let mut row: Vec<u8> = (0..n as u8).collect();
+                st.rng.shuffle(&mut row);
+                st.action_row = row;
+                st.actions_revealed = (r.calendar.open_action_cards as usize).min(n) as u8;
+                let mut specials: Vec<u8> = (0..self.rules.cards.specials.len() as u8).collect();
+                st.rng.shuffle(&mut specials);
+                st.special_row = specials.into_iter().map(Some).collect();
+                for p in st.players.iter_mut() {
+                    p.plan = None;
+                    p.revealed_bid = None;
+                    p.space = None;
+                }
+                ev.push(Event::Heading(format!("Year {}, {}", st.year + 1, r.calendar.seasons[st.season as usize])));
+                let open: Vec<&str> = st.action_row[..st.actions_revealed as usize].iter().map(|&a| self.rules.cards.actions[a as usize].name.as_str()).collect();
+                self.note(ev, || format!(
+                    "action cards: {}{}",
+                    open.join(", "),
+                    if st.actions_revealed as usize == n { String::new() } else { format!(", then {} face down", n - st.actions_revealed as usize) }
+                ));
+                let sp: Vec<String> =
+                    st.special_row.iter().enumerate().map(|(i, s)| format!("{}: {}", i + 1, s.map(|s| self.rules.cards.specials[s as usize].name.as_str()).unwrap_or("-"))).collect();
+                self.note(ev, || format!("specials: {}", sp.join("; ")));
+                st.phase = Phase::Planning;
+            }
+            Phase::Reveal => self.reveal(st, ev)?,
+            Phase::Winter => {
+                ev.push(Event::Heading(format!("Year {}, {}", st.year + 1, r.calendar.winter)));
+                st.phase = Phase::Score;
+                let res = self.runtime.call_phase(st, ev, PhaseHandler::Winter)?;
+                st.ask = res.ask;
+            }
+            _ => return illegal("no chance event is pending"),
+        }
+        Ok(())
+    }
+
+    fn event_name(&self, e: u8) -> String {
+        let c = &self.rules.cards.events[e as usize];
+        format!("#{} {}", c.id, c.name)
+    }
+
+    fn setup(&self, st: &mut GameState, ev: &mut Vec<Event>) -> Result<(), EngineError> {
+        let r = &self.rules.rules;
+        let n = st.seats() as u8;
+        ev.push(Event::Heading(format!("Setup: {} players on the {} map, rules `{}`", n, self.rules.map.name, self.rules.ruleset_name())));
+        let preset = &self.rules.map.presets[&n];
+        for s in 0..st.seats() {
+            st.players[s].supply = r.components.cubes_per_player as u16;
+            st.players[s].chests = r.starting_chests[&n];
+            let mut names = Vec::new();
+            for &(p, a) in &preset[s] {
+                let a = a as u16;
+                if st.players[s].supply < a {
+                    return Err(EngineError::Setup(format!("seat {} has too few cubes for its preset", s + 1)));
+                }
+                st.players[s].supply -= a;
+                st.provinces[p] = ProvinceState { owner: Some(s as u8), armies: a, unrest: 0, buildings: 0 };
+                names.push(format!("{} {a}", self.rules.province_name(p)));
+            }
+            self.note(ev, || format!("{} ({}) starts with {} war chests in {}", self.rules.seat_name(s), r.seats[s].colour, st.players[s].chests, names.join(", ")));
+        }
+        // Load the tower.
+        let mut input = Pile::default();
+        for s in 0..st.seats() {
+            let k = (r.tower.preload.cubes_per_player as u16).min(st.players[s].supply);
+            st.players[s].supply -= k;
+            input.seats[s] = k;
+        }
+        let k = (r.tower.preload.peasants as u16).min(st.peasants);
+        st.peasants -= k;
+        input.peasants = k;
+        let rethrown = st.tray;
+        let landed = tower::throw(self.tower.as_ref(), &mut st.tower, &mut st.tray, input, &mut st.rng).map_err(EngineError::Broken)?;
+        ev.push(Event::Throw { thrown: input, rethrown, landed });
+        for s in 0..st.seats() {
+            st.players[s].supply += st.tray.seats[s];
+            st.tray.seats[s] = 0;
+        }
+        st.peasants += st.tray.peasants;
+        st.tray.peasants = 0;
+        self.note(ev, || "the tower is loaded; what landed goes back to the supplies".into());
+        let mut deck: Vec<u8> = (0..self.rules.cards.events.len() as u8).collect();
+        st.rng.shuffle(&mut deck);
+        st.event_deck = deck;
+        Ok(())
+    }
+
+    /// Draws the event, reveals and pays the bids, ranks the bidders.
+    fn reveal(&self, st: &mut GameState, ev: &mut Vec<Event>) -> Result<(), EngineError> {
+        if st.year_events.is_empty() {
+            return Err(EngineError::Broken("no event left to draw".into()));
+        }
+        let i = st.rng.below(st.year_events.len() as u32) as usize;
+        let e = st.year_events.remove(i);
+        st.event = Some(e);
+        let card = &self.rules.cards.events[e as usize];
+        self.note(ev, || format!("event: {} — {}", self.event_name(e), card.text));
+        for s in 0..st.seats() {
+            let plan = st.players[s].plan.clone().unwrap_or_default();
+            let mut parts = Vec::new();
+            for (a, slot) in plan.slots.iter().enumerate() {
+                if let Some(Card::Province(p)) = slot {
+                    parts.push(format!("{} {}", self.rules.cards.actions[a].id, self.rules.province_name(*p as usize)));
+                }
+            }
+            self.note(ev, || format!(
+                "{} plans: {}",
+                self.rules.seat_name(s),
+                if parts.is_empty() { "nothing".to_string() } else { parts.join(", ") }
+            ));
+        }
+        let province_rank = self.rules.rules.bidding.province_bid_rank;
+        let mut keyed: Vec<(f64, Seat)> = Vec::new();
+        let mut bids = Vec::new();
+        for s in 0..st.seats() {
+            let bid = st.players[s].plan.as_ref().and_then(|p| p.bid);
+            let key = match bid {
+                None => -1.0,
+                Some(Card::Chest(v)) => {
+                    let v = i64::from(v).min(st.players[s].chests);
+                    st.players[s].chests -= v;
+                    v as f64
+                }
+                Some(Card::Province(_)) => province_rank,
+            };
+            st.players[s].revealed_bid = bid;
+            bids.push(format!(
+                "{} {}",
+                self.rules.seat_name(s),
+                match bid {
+                    None => "no card".to_string(),
+                    Some(Card::Chest(v)) => format!("{v}"),
+                    Some(Card::Province(_)) => "a province card".to_string(),
+                }
+            ));
+            keyed.push((key, s as u8));
+        }
+        // Equal bids: the daimyo cards are shuffled to rank them.
+        st.rng.shuffle(&mut keyed);
+        keyed.sort_by(|a, b| b.0.total_cmp(&a.0));
+        st.choose_order = keyed.into_iter().map(|(_, s)| s).collect();
+        self.note(ev, || format!("bids: {}", bids.join(", ")));
+        let order: Vec<&str> = st.choose_order.iter().map(|&s| self.rules.seat_name(s as usize)).collect();
+        self.note(ev, || format!("choosing order: {}", order.join(", ")));
+        st.phase = Phase::ChooseSpace { idx: 0 };
+        Ok(())
+    }
+
+    /// Runs the game on until someone must decide (or the game is over).
+    fn advance(&self, st: &mut GameState, ev: &mut Vec<Event>) -> Result<(), EngineError> {
+        loop {
+            if st.ask.is_some() {
+                return Ok(());
+            }
+            match st.phase {
+                Phase::Setup | Phase::YearStart | Phase::RoundStart | Phase::Planning | Phase::Reveal | Phase::Winter | Phase::GameOver => return Ok(()),
+                Phase::ChooseSpace { idx } => {
+                    if idx as usize >= st.choose_order.len() {
+                        let mut order: Vec<Seat> = (0..st.seats() as u8).collect();
+                        order.sort_by_key(|&s| st.players[s as usize].space);
+                        st.turn_order = order;
+                        let names: Vec<&str> = st.turn_order.iter().map(|&s| self.rules.seat_name(s as usize)).collect();
+                        self.note(ev, || format!("turn order: {}", names.join(", ")));
+                        st.phase = Phase::Actions { card: 0, turn: 0 };
+                        continue;
+                    }
+                    let free = self.free_spaces(st);
+                    if free.len() == 1 {
+                        let seat = st.choose_order[idx as usize];
+                        self.take_space(st, ev, seat, free[0]);
+                        st.phase = Phase::ChooseSpace { idx: idx + 1 };
+                        continue;
+                    }
+                    return Ok(());
+                }
+                Phase::Actions { card, turn } => {
+                    let (card, turn) = (card as usize, turn as usize);
+                    if card >= st.action_row.len() {
+                        self.end_round(st, ev);
+                        continue;
+                    }
+                    if turn >= st.turn_order.len() {
+                        st.phase = Phase::Actions { card: card as u8 + 1, turn: 0 };
+                        continue;
+                    }
+                    let action = st.action_row[card] as usize;
+                    if turn == 0 {
+                        if card >= st.actions_revealed as usize {
+                            st.actions_revealed = card as u8 + 1;
+                        }
+                        ev.push(Event::Heading(format!("action {}/{}: {}", card + 1, st.action_row.len(), self.rules.cards.actions[action].name)));
+                    }
+                    st.phase = Phase::Actions { card: card as u8, turn: turn as u8 + 1 };
+                    let seat = st.turn_order[turn] as usize;
+                    let slot = st.players[seat].plan.as_ref().and_then(|p| p.slots.get(action).copied().flatten());
+                    if let Some(Card::Province(p)) = slot {
+                        let p = p as usize;
+                        if st.provinces[p].owner == Some(seat as u8) {
+                            let res = self.runtime.call_action(st, ev, action, seat, p)?;
+                            st.ask = res.ask;
+                        }
+                    }
+                }
+                Phase::Score => {
+                    let res = self.runtime.call_phase(st, ev, PhaseHandler::Score)?;
+                    st.ask = res.ask;
+                    if st.year as i64 + 1 < self.rules.rules.calendar.years {
+                        let res = self.runtime.call_phase(st, ev, PhaseHandler::YearEnd)?;
+                        if res.ask.is_some() {
+                            return Err(EngineError::Broken("the year_end handler may not ask questions".into()));
+                        }
+                        st.year += 1;
+                        st.season = 0;
+                        st.event = None;
+                        st.phase = Phase::YearStart;
+                    } else {
+                        st.phase = Phase::GameOver;
+                        self.final_standings(st, ev);
+                    }
+                    if st.ask.is_some() {
+                        return Err(EngineError::Broken("the score handler may not ask questions".into()));
+                    }
+                }
+            }
+        }
+    }
+
+    fn end_round(&self, st: &mut GameState, ev: &mut Vec<Event>) {
+        for p in st.players.iter_mut() {
+            p.plan = None;
+            p.revealed_bid = None;
+            p.space = None;
+        }
+        st.event = None;
+        st.season += 1;
+        let summary: Vec<String> = (0..st.seats())
+            .map(|s| {
+                let p = &st.players[s];
+                format!("{} {} prov, {} chests, {} rice", self.rules.seat_name(s), st.provinces_of(s).count(), p.chests, p.rice)
+            })
+            .collect();
+        self.note(ev, || format!("end of round: {}", summary.join("; ")));
+        st.phase = if st.season as usize >= self.rules.rules.calendar.seasons.len() { Phase::Winter } else { Phase::RoundStart };
+    }
+
+    /// Seats from first to last: most points, then most war chests.
+    pub fn standings(&self, st: &GameState) -> Vec<(Seat, usize)> {
+        let mut order: Vec<Seat> = (0..st.seats() as u8).collect();
+        let key = |s: &Seat| (st.players[*s as usize].points, st.players[*s as usize].chests);
+        order.sort_by(|a, b| key(b).cmp(&key(a)).then(a.cmp(b)));
+        let mut out = Vec::new();
+        for (i, &s) in order.iter().enumerate() {
+            let rank = if i > 0 && key(&order[i - 1]) == key(&s) { out.last().map(|&(_, r)| r).unwrap_or(1) } else { i + 1 };
+            out.push((s, rank));
+        }
+        out
+    }
+
+    fn final_standings(&self, st: &GameState, ev: &mut Vec<Event>) {
+        ev.push(Event::Heading("Final standings".into()));
+        for (s, rank) in self.standings(st) {
+            let p = &st.players[s as usize];
+            self.note(ev, || format!("{rank}. {}: {} points, {} war chests", self.rules.seat_name(s as usize), p.points, p.chests));
+        }
+    }
+}

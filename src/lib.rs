@@ -1,0 +1,15 @@
+//! shogun-lab: a rules sandbox and variant lab for Dirk Henn's *Shogun*.
+//!
+//! See ARCHITECTURE.md for the code map and the invariants.
+
+pub mod bots;
+pub mod cli;
+pub mod core;
+pub mod engine;
+pub mod rules;
+pub mod script;
+pub mod tower;
+pub mod transcript;
+
+pub use crate::core::{Actor, Decision, GameState, Legal};
+pub use crate::engine::{Engine, EngineError};

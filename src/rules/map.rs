@@ -1,0 +1,260 @@
+//! A board side: provinces, regions, adjacency, exclusions and presets.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::yaml::{Diagnostics, YamlFile};
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct MapFile {
+    pub name: String,
+    pub title: String,
+    pub provenance: String,
+    pub regions: Vec<String>,
+    pub provinces: Vec<ProvinceRow>,
+    /// Player count -> provinces out of play with that many players.
+    #[serde(default)]
+    pub out_of_play: BTreeMap<u8, Vec<String>>,
+    /// Player count -> one mapping per seat: province -> armies.
+    #[serde(default)]
+    pub presets: BTreeMap<u8, Vec<BTreeMap<String, i64>>>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct ProvinceRow {
+    pub name: String,
+    pub region: String,
+    pub tax: i64,
+    pub rice: i64,
+    pub spaces: i64,
+    #[serde(default)]
+    pub borders: Vec<String>,
+    #[serde(default)]
+    pub sea_routes: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Province {
+    pub name: String,
+    pub region: usize,
+    pub tax: u32,
+    pub rice: u32,
+    pub spaces: u32,
+    pub borders: Vec<usize>,
+    pub sea_routes: Vec<usize>,
+    /// Borders and sea routes together, sorted by province index.
+    pub neighbours: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Map {
+    pub name: String,
+    pub title: String,
+    pub provenance: String,
+    pub regions: Vec<String>,
+    pub provinces: Vec<Province>,
+    pub by_name: HashMap<String, usize>,
+    pub out_of_play: BTreeMap<u8, Vec<usize>>,
+    pub presets: BTreeMap<u8, Vec<Vec<(usize, u32)>>>,
+}
+
+impl Map {
+    pub fn province(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    pub fn adjacent(&self, a: usize, b: usize) -> bool {
+        self.provinces[a].neighbours.binary_search(&b).is_ok()
+    }
+
+    /// Which provinces are in play with `players` players.
+    pub fn in_play(&self, players: u8) -> Vec<bool> {
+        let mut v = vec![true; self.provinces.len()];
+        if let Some(out) = self.out_of_play.get(&players) {
+            for &p in out {
+                v[p] = false;
+            }
+        }
+        v
+    }
+
+    /// Resolves names and checks the map, reporting every problem found.
+    pub fn from_file(file: &YamlFile<MapFile>, diags: &mut Diagnostics) -> Option<Map> {
+        let m = &file.value;
+        let path: &Path = &file.path;
+        let pos = &file.pos;
+        let errors_before = diags.0.iter().filter(|d| d.severity == super::yaml::Severity::Error).count();
+
+        let mut regions: HashMap<&str, usize> = HashMap::new();
+        for (i, r) in m.regions.iter().enumerate() {
+            if regions.insert(r.as_str(), i).is_some() {
+                diags.error(path, pos.of(&format!("regions/{i}")), format!("region `{r}` is listed twice"));
+            }
+        }
+        let mut by_name: HashMap<String, usize> = HashMap::new();
+        for (i, p) in m.provinces.iter().enumerate() {
+            if by_name.insert(p.name.clone(), i).is_some() {
+                diags.error(path, pos.of(&format!("provinces/{i}/name")), format!("province `{}` is defined twice", p.name));
+            }
+        }
+        let lookup = |name: &str, at: String, diags: &mut Diagnostics| -> Option<usize> {
+            match by_name.get(name) {
+                Some(i) => Some(*i),
+                None => {
+                    diags.error(path, pos.of(&at), format!("unknown province `{name}`{}", suggest(name, by_name.keys())));
+                    None
+                }
+            }
+        };
+        let mut provinces = Vec::new();
+        for (i, p) in m.provinces.iter().enumerate() {
+            let at = |field: &str| format!("provinces/{i}/{field}");
+            let region = match regions.get(p.region.as_str()) {
+                Some(r) => *r,
+                None => {
+                    diags.error(path, pos.of(&at("region")), format!("province `{}`: unknown region `{}` (regions: {})", p.name, p.region, m.regions.join(", ")));
+                    0
+                }
+            };
+            for (field, v, lo, hi) in [("tax", p.tax, 0, 99), ("rice", p.rice, 0, 99), ("spaces", p.spaces, 1, 3)] {
+                if v < lo || v > hi {
+                    diags.error(path, pos.of(&at(field)), format!("province `{}`: {field} is {v}, expected {lo}..={hi}", p.name));
+                }
+            }
+            let resolve = |list: &Vec<String>, field: &str, diags: &mut Diagnostics| -> Vec<usize> {
+                let mut out = Vec::new();
+                for (j, n) in list.iter().enumerate() {
+                    if let Some(k) = lookup(n, format!("provinces/{i}/{field}/{j}"), diags) {
+                        if k == i {
+                            diags.error(path, pos.of(&format!("provinces/{i}/{field}/{j}")), format!("province `{}` lists itself as a neighbour", p.name));
+                        } else if out.contains(&k) {
+                            diags.error(path, pos.of(&format!("provinces/{i}/{field}/{j}")), format!("province `{}` lists `{n}` twice in {field}", p.name));
+                        } else {
+                            out.push(k);
+                        }
+                    }
+                }
+                out
+            };
+            let borders = resolve(&p.borders, "borders", diags);
+            let sea_routes = resolve(&p.sea_routes, "sea_routes", diags);
+            let mut neighbours: Vec<usize> = borders.iter().chain(sea_routes.iter()).copied().collect();
+            neighbours.sort_unstable();
+            neighbours.dedup();
+            provinces.push(Province {
+                name: p.name.clone(),
+                region,
+                tax: p.tax.clamp(0, 99) as u32,
+                rice: p.rice.clamp(0, 99) as u32,
+                spaces: p.spaces.clamp(0, 3) as u32,
+                borders,
+                sea_routes,
+                neighbours,
+            });
+        }
+        // Adjacency must be stated on both sides, in the same list.
+        for (i, p) in provinces.iter().enumerate() {
+            for (field, list) in [("borders", &p.borders), ("sea_routes", &p.sea_routes)] {
+                for (j, &k) in list.iter().enumerate() {
+                    let other = &provinces[k];
+                    let back = if field == "borders" { &other.borders } else { &other.sea_routes };
+                    if !back.contains(&i) {
+                        diags.error(
+                            path,
+                            pos.of(&format!("provinces/{i}/{field}/{j}")),
+                            format!("`{}` lists `{}` in {field}, but `{}` does not list `{}` back (adjacency must be two-sided)", p.name, other.name, other.name, p.name),
+                        );
+                    }
+                }
+            }
+        }
+        let mut out_of_play = BTreeMap::new();
+        for (n, list) in &m.out_of_play {
+            let mut v = Vec::new();
+            for (j, name) in list.iter().enumerate() {
+                if let Some(k) = lookup(name, format!("out_of_play/{n}/{j}"), diags) {
+                    v.push(k);
+                }
+            }
+            out_of_play.insert(*n, v);
+        }
+        let mut presets = BTreeMap::new();
+        for (n, seats) in &m.presets {
+            let out = out_of_play.get(n).cloned().unwrap_or_default();
+            let mut all = Vec::new();
+            let mut taken: HashMap<usize, usize> = HashMap::new();
+            if seats.len() != *n as usize {
+                diags.error(path, pos.of(&format!("presets/{n}")), format!("preset for {n} players has {} seats", seats.len()));
+            }
+            for (s, armies) in seats.iter().enumerate() {
+                let mut v = Vec::new();
+                for (name, count) in armies {
+                    let at = format!("presets/{n}/{s}/{name}");
+                    let Some(k) = by_name.get(name).copied() else {
+                        diags.error(path, pos.key(&at), format!("unknown province `{name}`{}", suggest(name, by_name.keys())));
+                        continue;
+                    };
+                    if *count < 1 {
+                        diags.error(path, pos.of(&at), format!("preset armies in `{name}` must be at least 1, found {count}"));
+                    }
+                    if out.contains(&k) {
+                        diags.error(path, pos.key(&at), format!("`{name}` is out of play with {n} players but has a preset army"));
+                    }
+                    if let Some(other) = taken.insert(k, s) {
+                        diags.error(path, pos.key(&at), format!("`{name}` is given to seat {} and seat {} in the {n}-player preset", other + 1, s + 1));
+                    }
+                    v.push((k, (*count).max(0) as u32));
+                }
+                v.sort_unstable();
+                all.push(v);
+            }
+            presets.insert(*n, all);
+        }
+        let errors_after = diags.0.iter().filter(|d| d.severity == super::yaml::Severity::Error).count();
+        if errors_after > errors_before {
+            return None;
+        }
+        Some(Map {
+            name: m.name.clone(),
+            title: m.title.clone(),
+            provenance: m.provenance.clone(),
+            regions: m.regions.clone(),
+            provinces,
+            by_name,
+            out_of_play,
+            presets,
+        })
+    }
+}
+
+/// ", did you mean `X`?" for the closest known name, if one is close.
+pub fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a String>) -> String {
+    let mut best: Option<(usize, &str)> = None;
+    for k in known {
+        let d = edit_distance(&name.to_lowercase(), &k.to_lowercase());
+        if best.is_none_or(|(bd, bk)| d < bd || (d == bd && k.as_str() < bk)) {
+            best = Some((d, k));
+        }
+    }
+    match best {
+        Some((d, k)) if d <= 2.max(name.len() / 3) => format!(", did you mean `{k}`?"),
+        _ => String::new(),
+    }
+}
+
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

@@ -1,0 +1,315 @@
+//! Loading and validating the game's data: a map (`maps/*.yaml`) and a
+//! rules pack (`scripts/<pack>/rules.yaml`, `cards.yaml` and Lua files).
+//!
+//! This module and the CLI are the only places that read files. Every
+//! problem is reported with file, line and column; nothing here panics on
+//! bad data.
+
+pub mod map;
+pub mod pack;
+pub mod yaml;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+pub use map::Map;
+pub use pack::{CardsFile, RulesFile};
+pub use yaml::{Diagnostic, Diagnostics, Positions, Severity};
+
+use crate::core::MAX_SEATS;
+
+/// A Lua file of the pack: its name as shown in messages, and its text.
+#[derive(Clone, Debug)]
+pub struct LuaSource {
+    pub name: String,
+    pub path: PathBuf,
+    pub source: String,
+}
+
+/// Everything the engine needs to know about the game, fully validated.
+#[derive(Debug)]
+pub struct Rules {
+    pub rules: RulesFile,
+    pub cards: CardsFile,
+    pub map: Map,
+    pub rules_path: PathBuf,
+    pub cards_path: PathBuf,
+    pub map_path: PathBuf,
+    pub rules_pos: Positions,
+    pub cards_pos: Positions,
+    pub lua: Vec<LuaSource>,
+}
+
+impl Rules {
+    pub fn action_index(&self, id: &str) -> Option<usize> {
+        self.cards.actions.iter().position(|a| a.id == id)
+    }
+    pub fn building_index(&self, id: &str) -> Option<usize> {
+        self.rules.components.buildings.iter().position(|b| b.id == id)
+    }
+    pub fn seat_name(&self, seat: usize) -> &str {
+        self.rules.seats.get(seat).map(|s| s.name.as_str()).unwrap_or("?")
+    }
+    pub fn province_name(&self, p: usize) -> &str {
+        &self.map.provinces[p].name
+    }
+    /// A one-line name for the ruleset, as transcripts and summaries show it.
+    pub fn ruleset_name(&self) -> String {
+        self.rules.name.clone()
+    }
+}
+
+fn read(path: &Path, diags: &mut Diagnostics) -> Option<String> {
+    match std::fs::read_to_string(path) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            diags.error(path, (1, 1), format!("cannot read file: {e}"));
+            None
+        }
+    }
+}
+
+/// Loads the rules pack in `pack_dir` with the map file `map_path`.
+pub fn load(pack_dir: &Path, map_path: &Path) -> Result<Rules, Diagnostics> {
+    let mut diags = Diagnostics::default();
+    let rules_path = pack_dir.join("rules.yaml");
+    let cards_path = pack_dir.join("cards.yaml");
+    let rules_text = read(&rules_path, &mut diags);
+    let cards_text = read(&cards_path, &mut diags);
+    let map_text = read(map_path, &mut diags);
+    let (Some(rt), Some(ct), Some(mt)) = (rules_text, cards_text, map_text) else {
+        return Err(diags);
+    };
+    let rules = yaml::parse::<RulesFile>(&rules_path, &rt).map_err(|d| diags.push(d)).ok();
+    let cards = yaml::parse::<CardsFile>(&cards_path, &ct).map_err(|d| diags.push(d)).ok();
+    let map_file = yaml::parse::<map::MapFile>(map_path, &mt).map_err(|d| diags.push(d)).ok();
+    let map = map_file.as_ref().and_then(|m| Map::from_file(m, &mut diags));
+    let (Some(rules), Some(cards), Some(map)) = (rules, cards, map) else {
+        return Err(diags);
+    };
+    check_rules(&rules, &mut diags);
+    check_cards(&cards, &rules.value, &mut diags);
+    check_presets(&map, map_file.as_ref().unwrap(), &rules.value, &mut diags);
+    let mut lua = Vec::new();
+    for (i, name) in rules.value.lua.iter().enumerate() {
+        let path = pack_dir.join(name);
+        match std::fs::read_to_string(&path) {
+            Ok(source) => lua.push(LuaSource { name: path.display().to_string(), path, source }),
+            Err(e) => diags.error(&rules.path, rules.pos.of(&format!("lua/{i}")), format!("cannot read Lua file `{}`: {e}", path.display())),
+        }
+    }
+    if diags.has_errors() {
+        return Err(diags);
+    }
+    Ok(Rules {
+        rules: rules.value,
+        cards: cards.value,
+        map,
+        rules_path,
+        cards_path,
+        map_path: map_path.to_path_buf(),
+        rules_pos: rules.pos,
+        cards_pos: cards.pos,
+        lua,
+    })
+}
+
+fn check_rules(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
+    let r = &f.value;
+    let p = &f.path;
+    let at = |path: &str| f.pos.of(path);
+    if r.players.min < 1 || r.players.min > r.players.max || r.players.max as usize > MAX_SEATS {
+        d.error(p, at("players"), format!("players: expected 1 <= min <= max <= {MAX_SEATS}, found {}..{}", r.players.min, r.players.max));
+    }
+    if r.seats.len() < r.players.max as usize {
+        d.error(p, at("seats"), format!("seats: {} listed, but up to {} players are allowed", r.seats.len(), r.players.max));
+    }
+    let mut names = HashSet::new();
+    for (i, s) in r.seats.iter().enumerate() {
+        if !names.insert(&s.name) {
+            d.error(p, at(&format!("seats/{i}/name")), format!("seat name `{}` is used twice", s.name));
+        }
+    }
+    for n in r.players.min..=r.players.max {
+        match r.starting_chests.get(&n) {
+            None => d.error(p, at("starting_chests"), format!("starting_chests: no entry for {n} players")),
+            Some(c) if *c < 0 => d.error(p, at(&format!("starting_chests/{n}")), format!("starting_chests for {n} players is {c}, expected >= 0")),
+            _ => {}
+        }
+        match r.army_groups_used.get(&n) {
+            None => d.error(p, at("army_groups_used"), format!("army_groups_used: no entry for {n} players")),
+            Some(u) if *u > r.army_groups.len() => d.error(
+                p,
+                at(&format!("army_groups_used/{n}")),
+                format!("army_groups_used for {n} players is {u}, but only {} army groups exist", r.army_groups.len()),
+            ),
+            _ => {}
+        }
+    }
+    for (i, g) in r.army_groups.iter().enumerate() {
+        if *g < 1 {
+            d.error(p, at(&format!("army_groups/{i}")), format!("army group of {g}, expected at least 1"));
+        }
+    }
+    let c = &r.components;
+    for (key, v, lo, hi) in [
+        ("cubes_per_player", c.cubes_per_player, 1, 10_000),
+        ("peasants", c.peasants, 0, 10_000),
+        ("unrest_markers", c.unrest_markers, 0, 10_000),
+    ] {
+        if v < lo || v > hi {
+            d.error(p, at(&format!("components/{key}")), format!("components.{key} is {v}, expected {lo}..={hi}"));
+        }
+    }
+    let mut seen = HashSet::new();
+    for (i, v) in c.chest_cards.iter().enumerate() {
+        if !(0..=255).contains(v) || !seen.insert(*v) {
+            d.error(p, at(&format!("components/chest_cards/{i}")), format!("chest card {v}: expected distinct values 0..=255"));
+        }
+    }
+    if c.buildings.is_empty() || c.buildings.len() > 8 {
+        d.error(p, at("components/buildings"), "components.buildings: expected 1 to 8 kinds");
+    }
+    let mut ids = HashSet::new();
+    for (i, b) in c.buildings.iter().enumerate() {
+        if !ids.insert(&b.id) {
+            d.error(p, at(&format!("components/buildings/{i}/id")), format!("building kind `{}` is listed twice", b.id));
+        }
+        if !(0..=10_000).contains(&b.count) {
+            d.error(p, at(&format!("components/buildings/{i}/count")), format!("{} count is {}, expected 0..=10000", b.id, b.count));
+        }
+    }
+    let t = &r.tower;
+    if let Err(msg) = crate::tower::validate(t) {
+        d.error(p, at("tower"), msg);
+    }
+    for (key, v) in [("cubes_per_player", t.preload.cubes_per_player), ("peasants", t.preload.peasants)] {
+        if v < 0 {
+            d.error(p, at(&format!("tower/preload/{key}")), format!("tower.preload.{key} is {v}, expected >= 0"));
+        }
+    }
+    if t.preload.cubes_per_player > c.cubes_per_player || t.preload.peasants > c.peasants {
+        d.error(p, at("tower/preload"), "tower.preload asks for more cubes or peasants than the box has");
+    }
+    let cal = &r.calendar;
+    if !(1..=20).contains(&cal.years) {
+        d.error(p, at("calendar/years"), format!("calendar.years is {}, expected 1..=20", cal.years));
+    }
+    if cal.seasons.is_empty() || cal.seasons.len() > 20 {
+        d.error(p, at("calendar/seasons"), "calendar.seasons: expected 1 to 20 action rounds");
+    }
+    if cal.events_per_year < cal.seasons.len() as i64 + 1 {
+        d.error(
+            p,
+            at("calendar/events_per_year"),
+            format!("calendar.events_per_year is {}, expected at least one per action round plus one for winter ({})", cal.events_per_year, cal.seasons.len() + 1),
+        );
+    }
+    if cal.open_action_cards < 0 {
+        d.error(p, at("calendar/open_action_cards"), "calendar.open_action_cards must be >= 0");
+    }
+    let table = &r.winter.supply_table;
+    if table.first().map(|row| row.shortage) != Some(0) {
+        d.error(p, at("winter/supply_table"), "winter.supply_table must start with a row for shortage 0");
+    }
+    for (i, row) in table.iter().enumerate() {
+        if i > 0 && row.shortage <= table[i - 1].shortage {
+            d.error(p, at(&format!("winter/supply_table/{i}/shortage")), "winter.supply_table rows must be in increasing order of shortage");
+        }
+        if row.revolts < 0 || row.extra_peasants < 0 {
+            d.error(p, at(&format!("winter/supply_table/{i}")), "winter.supply_table: revolts and extra_peasants must be >= 0");
+        }
+    }
+    if r.winter.rice_per_province < 0 {
+        d.error(p, at("winter/rice_per_province"), "winter.rice_per_province must be >= 0");
+    }
+    for k in r.scoring.region_majority.keys() {
+        if !c.buildings.iter().any(|b| &b.id == k) {
+            d.error(p, f.pos.key(&format!("scoring/region_majority/{k}")), format!("scoring.region_majority: `{k}` is not a building kind"));
+        }
+    }
+    let stages = ["event", "special", "variant"];
+    for (i, s) in r.modifier_order.iter().enumerate() {
+        if !stages.contains(&s.as_str()) {
+            d.error(p, at(&format!("modifier_order/{i}")), format!("modifier_order: unknown stage `{s}`, expected one of {}", stages.join(", ")));
+        }
+    }
+}
+
+fn check_cards(f: &yaml::YamlFile<CardsFile>, r: &RulesFile, d: &mut Diagnostics) {
+    let c = &f.value;
+    let p = &f.path;
+    let at = |path: &str| f.pos.of(path);
+    let mut ids = HashSet::new();
+    for (i, a) in c.actions.iter().enumerate() {
+        if !ids.insert(&a.id) {
+            d.error(p, at(&format!("actions/{i}/id")), format!("action `{}` is defined twice", a.id));
+        }
+        if a.cost < 0 {
+            d.error(p, at(&format!("actions/{i}/cost")), format!("action `{}`: cost {} must be >= 0", a.id, a.cost));
+        }
+    }
+    if c.actions.is_empty() {
+        d.error(p, at("actions"), "no action cards");
+    }
+    if r.calendar.open_action_cards as usize > c.actions.len() {
+        d.error(p, at("actions"), format!("calendar.open_action_cards is {}, but there are only {} action cards", r.calendar.open_action_cards, c.actions.len()));
+    }
+    let need = (r.calendar.years * r.calendar.events_per_year).max(0) as usize;
+    if c.events.len() < need {
+        d.error(p, at("events"), format!("{} event cards, but {} years of {} events need {need}", c.events.len(), r.calendar.years, r.calendar.events_per_year));
+    }
+    if c.specials.len() < r.players.max as usize {
+        d.error(p, at("specials"), format!("{} special cards, but up to {} players each take one", c.specials.len(), r.players.max));
+    }
+    let check_effects = |kind: &str, i: usize, effects: &[pack::Effect], d: &mut Diagnostics| {
+        for (j, e) in effects.iter().enumerate() {
+            for (k, a) in e.actions.iter().enumerate() {
+                if !c.actions.iter().any(|x| &x.id == a) {
+                    d.error(p, at(&format!("{kind}/{i}/effects/{j}/actions/{k}")), format!("unknown action `{a}`"));
+                }
+            }
+        }
+    };
+    let mut ev = HashSet::new();
+    for (i, e) in c.events.iter().enumerate() {
+        if !ev.insert(&e.id) {
+            d.error(p, at(&format!("events/{i}/id")), format!("event `{}` is defined twice", e.id));
+        }
+        if e.rice_loss < 0 {
+            d.error(p, at(&format!("events/{i}/rice_loss")), "rice_loss must be >= 0");
+        }
+        check_effects("events", i, &e.effects, d);
+    }
+    let mut sp = HashSet::new();
+    for (i, s) in c.specials.iter().enumerate() {
+        if !sp.insert(&s.id) {
+            d.error(p, at(&format!("specials/{i}/id")), format!("special `{}` is defined twice", s.id));
+        }
+        check_effects("specials", i, &s.effects, d);
+    }
+}
+
+fn check_presets(map: &Map, f: &yaml::YamlFile<map::MapFile>, r: &RulesFile, d: &mut Diagnostics) {
+    for (n, seats) in &map.presets {
+        let Some(used) = r.army_groups_used.get(n) else { continue };
+        let mut want: Vec<i64> = r.army_groups.iter().take(*used).copied().collect();
+        want.sort_unstable();
+        for (s, armies) in seats.iter().enumerate() {
+            let mut got: Vec<i64> = armies.iter().map(|(_, a)| i64::from(*a)).collect();
+            got.sort_unstable();
+            if got != want {
+                d.error(
+                    &f.path,
+                    f.pos.of(&format!("presets/{n}/{s}")),
+                    format!(
+                        "{n}-player preset, seat {}: armies {:?} do not match the army groups used with {n} players {:?}",
+                        s + 1,
+                        got,
+                        want
+                    ),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! The rules pack files: `rules.yaml` (numbers) and `cards.yaml` (cards).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RulesFile {
+    pub name: String,
+    pub description: String,
+    pub players: PlayerRange,
+    pub seats: Vec<SeatRow>,
+    pub starting_chests: BTreeMap<u8, i64>,
+    pub army_groups: Vec<i64>,
+    pub army_groups_used: BTreeMap<u8, usize>,
+    pub components: Components,
+    pub tower: TowerConfig,
+    pub calendar: Calendar,
+    pub bidding: Bidding,
+    pub winter: Winter,
+    pub scoring: Scoring,
+    pub modifier_order: Vec<String>,
+    /// Effects always in force (the `variant` stage of the pipeline).
+    #[serde(default)]
+    pub effects: Vec<Effect>,
+    pub handlers: PhaseHandlers,
+    pub lua: Vec<String>,
+    /// Free-form numbers for scripts (variants add their own here).
+    #[serde(default)]
+    pub params: BTreeMap<String, serde_json::Value>,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerRange {
+    pub min: u8,
+    pub max: u8,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct SeatRow {
+    pub name: String,
+    pub colour: String,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Components {
+    pub cubes_per_player: i64,
+    pub peasants: i64,
+    pub unrest_markers: i64,
+    pub chest_cards: Vec<i64>,
+    pub buildings: Vec<BuildingKind>,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct BuildingKind {
+    pub id: String,
+    pub name: String,
+    pub count: i64,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct TowerConfig {
+    pub model: String,
+    #[serde(default)]
+    pub params: BTreeMap<String, f64>,
+    pub preload: Preload,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub struct Preload {
+    pub cubes_per_player: i64,
+    pub peasants: i64,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Calendar {
+    pub years: i64,
+    pub seasons: Vec<String>,
+    pub winter: String,
+    pub events_per_year: i64,
+    pub open_action_cards: i64,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub struct Bidding {
+    pub province_bid_rank: f64,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Winter {
+    pub rice_per_province: i64,
+    pub supply_table: Vec<SupplyRow>,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub struct SupplyRow {
+    pub shortage: i64,
+    pub revolts: i64,
+    pub extra_peasants: i64,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Scoring {
+    pub per_province: i64,
+    pub per_building: i64,
+    pub region_majority: BTreeMap<String, i64>,
+    pub tie_step: i64,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseHandlers {
+    pub winter: String,
+    pub score: String,
+    pub year_end: String,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct CardsFile {
+    pub actions: Vec<ActionCard>,
+    pub events: Vec<EventCard>,
+    pub specials: Vec<SpecialCard>,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct ActionCard {
+    pub id: String,
+    pub name: String,
+    pub handler: String,
+    #[serde(default)]
+    pub cost: i64,
+    #[serde(default)]
+    pub params: BTreeMap<String, serde_json::Value>,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct EventCard {
+    pub id: String,
+    pub name: String,
+    pub text: String,
+    pub rice_loss: i64,
+    #[serde(default)]
+    pub effects: Vec<Effect>,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct SpecialCard {
+    pub id: String,
+    pub name: String,
+    pub text: String,
+    #[serde(default)]
+    pub effects: Vec<Effect>,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Effect {
+    pub hook: String,
+    pub modifier: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<serde_json::Value>,
+    #[serde(default)]
+    pub actions: Vec<String>,
+}

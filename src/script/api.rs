@@ -1,0 +1,636 @@
+//! The host API scripts call as `game.*`. Calls are coarse where it
+//! matters (throws, tallies, target lists are computed here) and every
+//! change moves pieces between places, so nothing is created or lost.
+//!
+//! Seats, provinces, actions, events, specials and spaces are 1-based in Lua.
+
+use std::rc::Rc;
+
+use mlua::{FromLuaMulti, IntoLuaMulti, Lua, LuaSerdeExt, Table, Value};
+
+use super::Shared;
+use crate::core::{Ask, Card, Choice, Event, GameState, Pile};
+use crate::rules::Rules;
+
+fn rt(msg: String) -> mlua::Error {
+    mlua::Error::RuntimeError(msg)
+}
+
+impl Shared {
+    /// The state lent for this call.
+    #[allow(clippy::mut_from_ref)]
+    fn lent(&self) -> mlua::Result<&mut GameState> {
+        let p = self.state.get();
+        if p.is_null() {
+            return Err(rt("the game state is only lent to scripts during a call".into()));
+        }
+        // SAFETY: `Runtime::invoke` sets the pointer from a `&mut GameState`
+        // it does not touch until the Lua call returns, and clears it after.
+        // Host functions never call back into Lua, so only one of them holds
+        // this reference at a time.
+        Ok(unsafe { &mut *p })
+    }
+
+    fn writable(&self, what: &str) -> mlua::Result<&mut GameState> {
+        if self.read_only.get() {
+            return Err(rt(format!("game.{what} changes the game, which is not allowed here (read-only view)")));
+        }
+        self.lent()
+    }
+
+    fn seat(&self, st: &GameState, what: &str, s: i64) -> mlua::Result<usize> {
+        if s < 1 || s as usize > st.seats() {
+            return Err(rt(format!("game.{what}: seat {s} does not exist (1..{})", st.seats())));
+        }
+        Ok(s as usize - 1)
+    }
+
+    fn prov(&self, st: &GameState, what: &str, p: i64) -> mlua::Result<usize> {
+        if p < 1 || p as usize > st.provinces.len() {
+            return Err(rt(format!("game.{what}: province {p} does not exist (1..{})", st.provinces.len())));
+        }
+        Ok(p as usize - 1)
+    }
+
+    fn kind(&self, what: &str, k: &str) -> mlua::Result<usize> {
+        self.building_ids.get(k).copied().ok_or_else(|| rt(format!("game.{what}: unknown building kind `{k}`")))
+    }
+
+    fn count(&self, what: &str, n: i64) -> mlua::Result<u16> {
+        if !(0..=i64::from(u16::MAX)).contains(&n) {
+            return Err(rt(format!("game.{what}: count {n} out of range")));
+        }
+        Ok(n as u16)
+    }
+
+    fn event(&self, e: Event) {
+        self.scratch.borrow_mut().events.push(e);
+    }
+
+    fn name(&self, p: usize) -> &str {
+        &self.rules.map.provinces[p].name
+    }
+}
+
+/// Removes a province's card from its former owner's plan (the planned
+/// action there is lost) and records the change of hands.
+fn change_owner(sh: &Shared, st: &mut GameState, p: usize, to: Option<u8>) {
+    let from = st.provinces[p].owner;
+    if from == to {
+        return;
+    }
+    if let Some(f) = from {
+        if let Some(plan) = &mut st.players[f as usize].plan {
+            for slot in plan.slots.iter_mut() {
+                if *slot == Some(Card::Province(p as u16)) {
+                    *slot = None;
+                }
+            }
+        }
+    }
+    st.provinces[p].owner = to;
+    sh.event(Event::OwnerChange { province: p as u16, from, to });
+}
+
+fn reg<A, R, F>(lua: &Lua, t: &Table, sh: &Rc<Shared>, name: &'static str, f: F) -> mlua::Result<()>
+where
+    A: FromLuaMulti,
+    R: IntoLuaMulti,
+    F: Fn(&Lua, &Shared, A) -> mlua::Result<R> + 'static,
+{
+    let sh = sh.clone();
+    t.set(name, lua.create_function(move |lua, a: A| f(lua, &sh, a))?)
+}
+
+fn list<I: IntoIterator<Item = i64>>(lua: &Lua, items: I) -> mlua::Result<Table> {
+    lua.create_sequence_from(items)
+}
+
+/// The read-only `MAP` table (frozen by the prelude after loading).
+pub(super) fn map_table(lua: &Lua, rules: &Rules) -> mlua::Result<Table> {
+    let m = &rules.map;
+    let t = lua.create_table()?;
+    t.set("name", m.name.as_str())?;
+    t.set("title", m.title.as_str())?;
+    t.set("regions", lua.create_sequence_from(m.regions.iter().map(|s| s.as_str()))?)?;
+    let provinces = lua.create_table()?;
+    let by_name = lua.create_table()?;
+    for (i, p) in m.provinces.iter().enumerate() {
+        let row = lua.create_table()?;
+        row.set("id", i + 1)?;
+        row.set("name", p.name.as_str())?;
+        row.set("region", p.region + 1)?;
+        row.set("region_name", m.regions[p.region].as_str())?;
+        row.set("tax", p.tax)?;
+        row.set("rice", p.rice)?;
+        row.set("spaces", p.spaces)?;
+        row.set("neighbours", list(lua, p.neighbours.iter().map(|&n| n as i64 + 1))?)?;
+        row.set("borders", list(lua, p.borders.iter().map(|&n| n as i64 + 1))?)?;
+        row.set("sea_routes", list(lua, p.sea_routes.iter().map(|&n| n as i64 + 1))?)?;
+        provinces.raw_set(i + 1, row)?;
+        by_name.set(p.name.as_str(), i + 1)?;
+    }
+    t.set("provinces", provinces)?;
+    t.set("by_name", by_name)?;
+    Ok(t)
+}
+
+/// The `game` table of host functions.
+pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
+    let t = lua.create_table()?;
+
+    // ---- reading -------------------------------------------------------
+    reg(lua, &t, sh, "seats", |_, sh, ()| Ok(sh.lent()?.seats()))?;
+    reg(lua, &t, sh, "year", |_, sh, ()| Ok(sh.lent()?.year + 1))?;
+    reg(lua, &t, sh, "season", |_, sh, ()| Ok(sh.lent()?.season + 1))?;
+    reg(lua, &t, sh, "owner", |_, sh, p: i64| {
+        let st = sh.lent()?;
+        let p = sh.prov(st, "owner", p)?;
+        Ok(st.provinces[p].owner.map(|s| i64::from(s) + 1))
+    })?;
+    // owner (or nil), armies, unrest markers, number of buildings.
+    reg(lua, &t, sh, "province", |_, sh, p: i64| {
+        let st = sh.lent()?;
+        let pr = &st.provinces[sh.prov(st, "province", p)?];
+        Ok((pr.owner.map(|s| i64::from(s) + 1), pr.armies, pr.unrest, pr.building_count()))
+    })?;
+    reg(lua, &t, sh, "armies", |_, sh, p: i64| {
+        let st = sh.lent()?;
+        Ok(st.provinces[sh.prov(st, "armies", p)?].armies)
+    })?;
+    reg(lua, &t, sh, "unrest", |_, sh, p: i64| {
+        let st = sh.lent()?;
+        Ok(st.provinces[sh.prov(st, "unrest", p)?].unrest)
+    })?;
+    reg(lua, &t, sh, "in_play", |_, sh, p: i64| {
+        let st = sh.lent()?;
+        Ok(st.in_play[sh.prov(st, "in_play", p)?])
+    })?;
+    reg(lua, &t, sh, "has", |_, sh, (p, k): (i64, String)| {
+        let st = sh.lent()?;
+        Ok(st.provinces[sh.prov(st, "has", p)?].has(sh.kind("has", &k)?))
+    })?;
+    reg(lua, &t, sh, "buildings", |_, sh, p: i64| {
+        let st = sh.lent()?;
+        Ok(st.provinces[sh.prov(st, "buildings", p)?].building_count())
+    })?;
+    reg(lua, &t, sh, "free_spaces", |_, sh, p: i64| {
+        let st = sh.lent()?;
+        let p = sh.prov(st, "free_spaces", p)?;
+        Ok(sh.rules.map.provinces[p].spaces.saturating_sub(st.provinces[p].building_count()))
+    })?;
+    reg(lua, &t, sh, "supply", |_, sh, s: i64| {
+        let st = sh.lent()?;
+        Ok(st.players[sh.seat(st, "supply", s)?].supply)
+    })?;
+    reg(lua, &t, sh, "chests", |_, sh, s: i64| {
+        let st = sh.lent()?;
+        Ok(st.players[sh.seat(st, "chests", s)?].chests)
+    })?;
+    reg(lua, &t, sh, "rice", |_, sh, s: i64| {
+        let st = sh.lent()?;
+        Ok(st.players[sh.seat(st, "rice", s)?].rice)
+    })?;
+    reg(lua, &t, sh, "points", |_, sh, s: i64| {
+        let st = sh.lent()?;
+        Ok(st.players[sh.seat(st, "points", s)?].points)
+    })?;
+    reg(lua, &t, sh, "provinces_of", |lua, sh, s: i64| {
+        let st = sh.lent()?;
+        let s = sh.seat(st, "provinces_of", s)?;
+        list(lua, st.provinces_of(s).map(|p| p as i64 + 1))
+    })?;
+    reg(lua, &t, sh, "province_count", |_, sh, s: i64| {
+        let st = sh.lent()?;
+        let s = sh.seat(st, "province_count", s)?;
+        Ok(st.provinces_of(s).count())
+    })?;
+    reg(lua, &t, sh, "event", |_, sh, ()| Ok(sh.lent()?.event.map(|e| i64::from(e) + 1)))?;
+    reg(lua, &t, sh, "year_events", |lua, sh, ()| list(lua, sh.lent()?.year_events.iter().map(|&e| i64::from(e) + 1)))?;
+    reg(lua, &t, sh, "special", |_, sh, s: i64| {
+        let st = sh.lent()?;
+        let s = sh.seat(st, "special", s)?;
+        Ok(st.special_of(s).map(|x| i64::from(x) + 1))
+    })?;
+    reg(lua, &t, sh, "turn_order", |lua, sh, ()| list(lua, sh.lent()?.turn_order.iter().map(|&s| i64::from(s) + 1)))?;
+    reg(lua, &t, sh, "peasant_supply", |_, sh, ()| Ok(sh.lent()?.peasants))?;
+    reg(lua, &t, sh, "unrest_supply", |_, sh, ()| Ok(sh.lent()?.unrest))?;
+    reg(lua, &t, sh, "building_supply", |_, sh, k: String| {
+        let st = sh.lent()?;
+        Ok(st.buildings[sh.kind("building_supply", &k)?])
+    })?;
+    // Neighbours of `p` that are in play (where an army may go). With a
+    // seat: two lists, the seat's own neighbours and the others.
+    reg(lua, &t, sh, "targets", |lua, sh, (p, seat): (i64, Option<i64>)| {
+        let st = sh.lent()?;
+        let p = sh.prov(st, "targets", p)?;
+        let all = sh.rules.map.provinces[p].neighbours.iter().copied().filter(|&n| st.in_play[n]);
+        match seat {
+            None => Ok((list(lua, all.map(|n| n as i64 + 1))?, None)),
+            Some(s) => {
+                let s = sh.seat(st, "targets", s)? as u8;
+                let own = list(lua, all.clone().filter(|&n| st.provinces[n].owner == Some(s)).map(|n| n as i64 + 1))?;
+                let other = list(lua, all.filter(|&n| st.provinces[n].owner != Some(s)).map(|n| n as i64 + 1))?;
+                Ok((own, Some(other)))
+            }
+        }
+    })?;
+    // Counts for scoring: provinces and buildings per seat, and buildings
+    // per region, kind and seat.
+    reg(lua, &t, sh, "tally", |lua, sh, ()| {
+        let st = sh.lent()?;
+        let seats = st.seats();
+        let kinds = &sh.rules.rules.components.buildings;
+        let regions = sh.rules.map.regions.len();
+        let mut provinces = vec![0i64; seats];
+        let mut buildings = vec![0i64; seats];
+        let mut by_region = vec![vec![vec![0i64; seats]; kinds.len()]; regions];
+        for (i, p) in st.provinces.iter().enumerate() {
+            let Some(o) = p.owner else { continue };
+            let o = o as usize;
+            provinces[o] += 1;
+            buildings[o] += i64::from(p.building_count());
+            let r = sh.rules.map.provinces[i].region;
+            for (k, row) in by_region[r].iter_mut().enumerate() {
+                if p.has(k) {
+                    row[o] += 1;
+                }
+            }
+        }
+        let out = lua.create_table()?;
+        out.set("provinces", list(lua, provinces)?)?;
+        out.set("buildings", list(lua, buildings)?)?;
+        let rt = lua.create_table()?;
+        for (r, per_kind) in by_region.into_iter().enumerate() {
+            let kt = lua.create_table()?;
+            for (k, counts) in per_kind.into_iter().enumerate() {
+                kt.set(kinds[k].id.as_str(), list(lua, counts)?)?;
+            }
+            rt.raw_set(r + 1, kt)?;
+        }
+        out.set("regions", rt)?;
+        Ok(out)
+    })?;
+
+    // ---- changing ------------------------------------------------------
+    reg(lua, &t, sh, "pay", |_, sh, (s, n): (i64, i64)| {
+        let st = sh.writable("pay")?;
+        let s = sh.seat(st, "pay", s)?;
+        if n < 0 || st.players[s].chests < n {
+            return Err(rt(format!("game.pay: seat {} has {} war chests, cannot pay {n}", s + 1, st.players[s].chests)));
+        }
+        st.players[s].chests -= n;
+        Ok(())
+    })?;
+    reg(lua, &t, sh, "gain", |_, sh, (s, n): (i64, i64)| {
+        let st = sh.writable("gain")?;
+        let s = sh.seat(st, "gain", s)?;
+        if n < 0 {
+            return Err(rt(format!("game.gain: cannot gain {n} war chests")));
+        }
+        st.players[s].chests += n;
+        Ok(())
+    })?;
+    reg(lua, &t, sh, "add_rice", |_, sh, (s, n): (i64, i64)| {
+        let st = sh.writable("add_rice")?;
+        let s = sh.seat(st, "add_rice", s)?;
+        st.players[s].rice = (st.players[s].rice + n).max(0);
+        Ok(st.players[s].rice)
+    })?;
+    reg(lua, &t, sh, "set_rice", |_, sh, (s, n): (i64, i64)| {
+        let st = sh.writable("set_rice")?;
+        let s = sh.seat(st, "set_rice", s)?;
+        st.players[s].rice = n.max(0);
+        Ok(())
+    })?;
+    reg(lua, &t, sh, "add_points", |_, sh, (s, n): (i64, i64)| {
+        let st = sh.writable("add_points")?;
+        let s = sh.seat(st, "add_points", s)?;
+        st.players[s].points += n;
+        Ok(())
+    })?;
+    // Supply -> province (the seat's own).
+    reg(lua, &t, sh, "deploy", |_, sh, (s, p, n): (i64, i64, i64)| {
+        let st = sh.writable("deploy")?;
+        let s = sh.seat(st, "deploy", s)?;
+        let p = sh.prov(st, "deploy", p)?;
+        let n = sh.count("deploy", n)?;
+        if st.provinces[p].owner != Some(s as u8) {
+            return Err(rt(format!("game.deploy: {} is not held by seat {}", sh.name(p), s + 1)));
+        }
+        if st.players[s].supply < n {
+            return Err(rt(format!("game.deploy: seat {} has {} cubes in supply, not {n}", s + 1, st.players[s].supply)));
+        }
+        st.players[s].supply -= n;
+        st.provinces[p].armies += n;
+        Ok(())
+    })?;
+    // Province -> adjacent own province.
+    reg(lua, &t, sh, "move", |_, sh, (s, from, to, n): (i64, i64, i64, i64)| {
+        let st = sh.writable("move")?;
+        let s = sh.seat(st, "move", s)?;
+        let from = sh.prov(st, "move", from)?;
+        let to = sh.prov(st, "move", to)?;
+        let n = sh.count("move", n)?;
+        if st.provinces[from].owner != Some(s as u8) || st.provinces[to].owner != Some(s as u8) {
+            return Err(rt(format!("game.move: seat {} must hold both {} and {}", s + 1, sh.name(from), sh.name(to))));
+        }
+        if !sh.rules.map.adjacent(from, to) {
+            return Err(rt(format!("game.move: {} and {} are not adjacent", sh.name(from), sh.name(to))));
+        }
+        if st.provinces[from].armies < n {
+            return Err(rt(format!("game.move: {} has {} armies, not {n}", sh.name(from), st.provinces[from].armies)));
+        }
+        st.provinces[from].armies -= n;
+        st.provinces[to].armies += n;
+        Ok(())
+    })?;
+    reg(lua, &t, sh, "build", |_, sh, (p, k): (i64, String)| {
+        let st = sh.writable("build")?;
+        let p = sh.prov(st, "build", p)?;
+        let k = sh.kind("build", &k)?;
+        let prov = &st.provinces[p];
+        if prov.has(k) {
+            return Err(rt(format!("game.build: {} already has a {}", sh.name(p), sh.rules.rules.components.buildings[k].name)));
+        }
+        if prov.building_count() >= sh.rules.map.provinces[p].spaces {
+            return Err(rt(format!("game.build: {} has no free building space", sh.name(p))));
+        }
+        if st.buildings[k] == 0 {
+            return Err(rt(format!("game.build: no {} left in the supply", sh.rules.rules.components.buildings[k].name)));
+        }
+        st.buildings[k] -= 1;
+        st.provinces[p].buildings |= 1 << k;
+        Ok(())
+    })?;
+    // Adds up to n unrest markers (as many as the supply has); returns how many.
+    reg(lua, &t, sh, "add_unrest", |_, sh, (p, n): (i64, i64)| {
+        let st = sh.writable("add_unrest")?;
+        let p = sh.prov(st, "add_unrest", p)?;
+        let n = sh.count("add_unrest", n)?.min(st.unrest);
+        st.unrest -= n;
+        st.provinces[p].unrest += n;
+        Ok(n)
+    })?;
+    reg(lua, &t, sh, "remove_unrest", |_, sh, (p, n): (i64, Option<i64>)| {
+        let st = sh.writable("remove_unrest")?;
+        let p = sh.prov(st, "remove_unrest", p)?;
+        let have = st.provinces[p].unrest;
+        let n = match n {
+            Some(n) => sh.count("remove_unrest", n)?.min(have),
+            None => have,
+        };
+        st.provinces[p].unrest -= n;
+        st.unrest += n;
+        Ok(n)
+    })?;
+    // Throws cubes into the tower with everything in the tray. `spec` is a
+    // list of {seat=, n=, from=province or nil for the supply} and an
+    // optional `peasants` count. Returns the tray: [seat] = n, peasants = n.
+    reg(lua, &t, sh, "throw", |lua, sh, spec: Table| {
+        let st = sh.writable("throw")?;
+        let keys = sh.keys.borrow();
+        let keys = keys.as_ref().expect("keys are set at start-up");
+        let mut input = Pile::default();
+        for entry in spec.clone().sequence_values::<Table>() {
+            let entry = entry?;
+            let s = sh.seat(st, "throw", entry.raw_get(&keys.seat)?)?;
+            let n = sh.count("throw", entry.raw_get(&keys.n)?)?;
+            match entry.raw_get::<Option<i64>>(&keys.from)? {
+                Some(p) => {
+                    let p = sh.prov(st, "throw", p)?;
+                    let prov = &mut st.provinces[p];
+                    if prov.owner != Some(s as u8) || prov.armies < n {
+                        return Err(rt(format!("game.throw: seat {} has {} armies in {}, cannot throw {n}", s + 1, prov.armies, sh.name(p))));
+                    }
+                    prov.armies -= n;
+                }
+                None => {
+                    if st.players[s].supply < n {
+                        return Err(rt(format!("game.throw: seat {} has {} cubes in supply, cannot throw {n}", s + 1, st.players[s].supply)));
+                    }
+                    st.players[s].supply -= n;
+                }
+            }
+            input.seats[s] += n;
+        }
+        let peasants = sh.count("throw", spec.raw_get::<Option<i64>>(&keys.peasants)?.unwrap_or(0))?;
+        if st.peasants < peasants {
+            return Err(rt(format!("game.throw: {} peasants in the supply, cannot throw {peasants}", st.peasants)));
+        }
+        st.peasants -= peasants;
+        input.peasants += peasants;
+        let rethrown = st.tray;
+        let landed = crate::tower::throw(sh.tower.as_ref(), &mut st.tower, &mut st.tray, input, &mut st.rng).map_err(rt)?;
+        sh.event(Event::Throw { thrown: input, rethrown, landed });
+        let out = lua.create_table()?;
+        for s in 0..st.seats() {
+            out.raw_set(s + 1, landed.seats[s])?;
+        }
+        out.set("peasants", landed.peasants)?;
+        Ok(out)
+    })?;
+    reg(lua, &t, sh, "tray_to_supply", |_, sh, (s, n): (i64, i64)| {
+        let st = sh.writable("tray_to_supply")?;
+        let s = sh.seat(st, "tray_to_supply", s)?;
+        let n = sh.count("tray_to_supply", n)?;
+        if st.tray.seats[s] < n {
+            return Err(rt(format!("game.tray_to_supply: the tray holds {} cubes of seat {}, not {n}", st.tray.seats[s], s + 1)));
+        }
+        st.tray.seats[s] -= n;
+        st.players[s].supply += n;
+        Ok(())
+    })?;
+    reg(lua, &t, sh, "tray_to_province", |_, sh, (s, p, n): (i64, i64, i64)| {
+        let st = sh.writable("tray_to_province")?;
+        let s = sh.seat(st, "tray_to_province", s)?;
+        let p = sh.prov(st, "tray_to_province", p)?;
+        let n = sh.count("tray_to_province", n)?;
+        if st.tray.seats[s] < n {
+            return Err(rt(format!("game.tray_to_province: the tray holds {} cubes of seat {}, not {n}", st.tray.seats[s], s + 1)));
+        }
+        if st.provinces[p].owner != Some(s as u8) {
+            return Err(rt(format!("game.tray_to_province: {} is not held by seat {}", sh.name(p), s + 1)));
+        }
+        st.tray.seats[s] -= n;
+        st.provinces[p].armies += n;
+        Ok(())
+    })?;
+    // Peasants in the tray back to the general supply (all, or n).
+    reg(lua, &t, sh, "tray_peasants_to_supply", |_, sh, n: Option<i64>| {
+        let st = sh.writable("tray_peasants_to_supply")?;
+        let n = match n {
+            Some(n) => sh.count("tray_peasants_to_supply", n)?.min(st.tray.peasants),
+            None => st.tray.peasants,
+        };
+        st.tray.peasants -= n;
+        st.peasants += n;
+        Ok(n)
+    })?;
+    // The seat takes the province card (from the deck or another seat).
+    // The province must be empty of armies.
+    reg(lua, &t, sh, "conquer", |_, sh, (p, s): (i64, i64)| {
+        let st = sh.writable("conquer")?;
+        let p = sh.prov(st, "conquer", p)?;
+        let s = sh.seat(st, "conquer", s)?;
+        if !st.in_play[p] {
+            return Err(rt(format!("game.conquer: {} is out of play", sh.name(p))));
+        }
+        if st.provinces[p].armies > 0 {
+            return Err(rt(format!("game.conquer: {} still holds {} armies", sh.name(p), st.provinces[p].armies)));
+        }
+        change_owner(sh, st, p, Some(s as u8));
+        Ok(())
+    })?;
+    // The province becomes neutral: armies to the owner's supply, buildings
+    // and unrest to the supply, card to the deck.
+    reg(lua, &t, sh, "neutralize", |_, sh, p: i64| {
+        let st = sh.writable("neutralize")?;
+        let p = sh.prov(st, "neutralize", p)?;
+        let prov = st.provinces[p];
+        if let Some(o) = prov.owner {
+            st.players[o as usize].supply += prov.armies;
+        }
+        for k in 0..st.buildings.len() {
+            if prov.has(k) {
+                st.buildings[k] += 1;
+            }
+        }
+        st.unrest += prov.unrest;
+        st.provinces[p].armies = 0;
+        st.provinces[p].buildings = 0;
+        st.provinces[p].unrest = 0;
+        change_owner(sh, st, p, None);
+        Ok(())
+    })?;
+    // A uniform integer 1..n from the game's generator.
+    reg(lua, &t, sh, "random", |_, sh, n: i64| {
+        let st = sh.writable("random")?;
+        if !(1..=i64::from(u32::MAX)).contains(&n) {
+            return Err(rt(format!("game.random: n must be >= 1, got {n}")));
+        }
+        Ok(i64::from(st.rng.below(n as u32)) + 1)
+    })?;
+    // The modifier pipeline: the effects acting on `hook` for `seat` doing
+    // `action` now, in the rules' modifier_order (event, special, variant);
+    // nil when none does.
+    reg(lua, &t, sh, "effects", |lua, sh, (hook, seat, action): (mlua::LuaString, Option<i64>, Option<i64>)| {
+        let st = sh.lent()?;
+        let hook = hook.to_str()?;
+        let Some(index) = sh.hooks.get(&*hook) else { return Ok(Value::Nil) };
+        let seat = match seat {
+            Some(s) => Some(sh.seat(st, "effects", s)?),
+            None => None,
+        };
+        let action_id = match action {
+            Some(a) if a >= 1 && (a as usize) <= sh.rules.cards.actions.len() => Some(sh.rules.cards.actions[a as usize - 1].id.as_str()),
+            Some(a) => return Err(rt(format!("game.effects: action {a} does not exist"))),
+            None => None,
+        };
+        let tables = sh.effect_tables.borrow();
+        let cards = &sh.rules.cards;
+        let wanted = |e: &crate::rules::pack::Effect| e.actions.is_empty() || action_id.is_some_and(|a| e.actions.iter().any(|x| x == a));
+        let mut out: Option<Table> = None;
+        let mut count = 0;
+        let mut push = |t: &Table| -> mlua::Result<()> {
+            if out.is_none() {
+                out = Some(lua.create_table()?);
+            }
+            count += 1;
+            out.as_ref().unwrap().raw_set(count, t)
+        };
+        for stage in &sh.rules.rules.modifier_order {
+            match stage.as_str() {
+                "event" => {
+                    if let Some(e) = st.event {
+                        let e = e as usize;
+                        for &j in &index.events[e] {
+                            if wanted(&cards.events[e].effects[j]) {
+                                push(&tables.events[e][j])?;
+                            }
+                        }
+                    }
+                }
+                "special" => {
+                    if let Some(c) = seat.and_then(|s| st.special_of(s)) {
+                        let c = c as usize;
+                        for &j in &index.specials[c] {
+                            if wanted(&cards.specials[c].effects[j]) {
+                                push(&tables.specials[c][j])?;
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    for &j in &index.always {
+                        if wanted(&sh.rules.rules.effects[j]) {
+                            push(&tables.always[j])?;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out.map(Value::Table).unwrap_or(Value::Nil))
+    })?;
+    reg(lua, &t, sh, "log", |_, sh, text: String| {
+        sh.event(Event::Note(text));
+        Ok(())
+    })?;
+    // Records that a battle was fought (for statistics).
+    reg(lua, &t, sh, "battle", |_, sh, (kind, p): (String, i64)| {
+        let st = sh.lent()?;
+        let p = sh.prov(st, "battle", p)?;
+        sh.event(Event::Battle { kind, province: p as u16 });
+        Ok(())
+    })?;
+    // Asks a seat to choose; the answer goes to continuation `cont`.
+    // spec: seat, kind, prompt, cont, data, and options as any of
+    // provinces = {...}, counts = {min, max}, pass = true.
+    reg(lua, &t, sh, "ask", |lua, sh, spec: Table| {
+        let st = sh.writable("ask")?;
+        let keys = sh.keys.borrow();
+        let k = keys.as_ref().expect("keys are set at start-up");
+        let seat = sh.seat(st, "ask", spec.raw_get(&k.seat)?)?;
+        let cont: String = spec.raw_get::<Option<String>>(&k.cont)?.ok_or_else(|| rt("game.ask: `cont` (continuation name) is required".into()))?;
+        if !sh.continuations.borrow().contains(&cont) {
+            return Err(rt(format!("game.ask: no continuation `{cont}` is registered (shogun.continuation)")));
+        }
+        let mut options = Vec::new();
+        if let Some(ps) = spec.raw_get::<Option<Table>>(&k.provinces)? {
+            for p in ps.sequence_values::<i64>() {
+                options.push(Choice::Province(sh.prov(st, "ask", p?)? as u16));
+            }
+        }
+        if let Some(c) = spec.raw_get::<Option<Table>>(&k.counts)? {
+            let (lo, hi): (i64, i64) = (c.get(1)?, c.get(2)?);
+            if lo < 0 || hi < lo || hi > 10_000 {
+                return Err(rt(format!("game.ask: counts {{{lo}, {hi}}} is not a range")));
+            }
+            options.extend((lo..=hi).map(|n| Choice::Count(n as u32)));
+        }
+        if spec.raw_get::<Option<bool>>(&k.pass)?.unwrap_or(false) {
+            options.push(Choice::Pass);
+        }
+        if options.is_empty() {
+            return Err(rt("game.ask: no options to choose from".into()));
+        }
+        let data: serde_json::Value = match spec.raw_get::<Value>(&k.data)? {
+            Value::Nil => serde_json::Value::Null,
+            v => lua.from_value(v)?,
+        };
+        let mut scratch = sh.scratch.borrow_mut();
+        if scratch.ask.is_some() {
+            return Err(rt("game.ask: only one question per call".into()));
+        }
+        scratch.ask = Some(Ask {
+            seat: seat as u8,
+            kind: spec.raw_get::<Option<String>>(&k.kind)?.unwrap_or_else(|| "choice".into()),
+            prompt: spec.raw_get::<Option<String>>(&k.prompt)?.unwrap_or_default(),
+            options,
+            cont,
+            data,
+        });
+        Ok(())
+    })?;
+    Ok(t)
+}

@@ -1,0 +1,520 @@
+//! The Lua runtime that runs a rules pack.
+//!
+//! Scripts see only `table`, `string` and `math` (without `math.random`),
+//! sorted iteration, the read-only data tables `RULES`, `CARDS` and `MAP`,
+//! and the host API `game` (see `api.rs`). The game state is lent to the
+//! VM for the length of one call and taken back after it: scripts keep no
+//! reference to it. A memory limit and an instruction budget bound every
+//! call.
+
+mod api;
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::fmt;
+use std::rc::Rc;
+
+use mlua::chunk::ChunkMode;
+use mlua::{Function, HookTriggers, IntoLuaMulti, Lua, LuaOptions, LuaSerdeExt, StdLib, Table, Value, VmState};
+
+use crate::core::{Ask, Choice, Event, GameState};
+use crate::rules::{Diagnostics, Rules};
+use crate::tower::TowerModel;
+
+/// Bounds on what one script call may use.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub memory_bytes: usize,
+    pub instructions_per_call: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { memory_bytes: 64 << 20, instructions_per_call: 50_000_000 }
+    }
+}
+
+const HOOK_EVERY: u32 = 10_000;
+
+/// A script failure: where it happened and the Lua traceback.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScriptError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+    pub traceback: String,
+}
+
+impl fmt::Display for ScriptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.file.is_empty() {
+            write!(f, "script error: {}", self.message)?;
+        } else {
+            write!(f, "{}:{}: script error: {}", self.file, self.line, self.message)?;
+        }
+        if !self.traceback.is_empty() {
+            write!(f, "\n{}", self.traceback)?;
+        }
+        Ok(())
+    }
+}
+
+impl ScriptError {
+    pub fn from_lua(e: &mlua::Error) -> ScriptError {
+        let (message, traceback) = match e {
+            mlua::Error::CallbackError { traceback, cause } => (root_cause(cause), traceback.clone()),
+            mlua::Error::RuntimeError(s) | mlua::Error::SyntaxError { message: s, .. } => match s.find("\nstack traceback:") {
+                Some(i) => (s[..i].to_string(), s[i + 1..].to_string()),
+                None => (s.clone(), String::new()),
+            },
+            mlua::Error::MemoryError(s) => (format!("out of memory: {s}"), String::new()),
+            other => (root_cause(other), String::new()),
+        };
+        // The first `file.lua:N:` in the message, else in the traceback.
+        let (file, line) = locate(&message).or_else(|| locate(&traceback)).unwrap_or_default();
+        ScriptError { file, line, message: strip_location(&message), traceback }
+    }
+}
+
+fn root_cause(e: &mlua::Error) -> String {
+    match e {
+        mlua::Error::CallbackError { cause, .. } => root_cause(cause),
+        mlua::Error::RuntimeError(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn locate(text: &str) -> Option<(String, usize)> {
+    for (i, _) in text.match_indices(".lua:") {
+        let start = text[..i].rfind(|c: char| c.is_whitespace() || c == '\'' || c == '"').map(|j| j + 1).unwrap_or(0);
+        let file = &text[start..i + 4];
+        let digits: String = text[i + 5..].chars().take_while(|c| c.is_ascii_digit()).collect();
+        if let Ok(line) = digits.parse() {
+            return Some((file.to_string(), line));
+        }
+    }
+    None
+}
+
+fn strip_location(message: &str) -> String {
+    if let Some((file, line)) = locate(message) {
+        let prefix = format!("{file}:{line}: ");
+        if let Some(rest) = message.strip_prefix(&prefix) {
+            return rest.to_string();
+        }
+    }
+    message.to_string()
+}
+
+/// What the VM's host functions share with the runtime.
+pub(crate) struct Shared {
+    /// The state lent for the current call; null between calls.
+    state: Cell<*mut GameState>,
+    scratch: RefCell<Scratch>,
+    rules: Rc<Rules>,
+    tower: Rc<dyn TowerModel>,
+    steps: Cell<u64>,
+    step_limit: Cell<u64>,
+    building_ids: HashMap<String, usize>,
+    /// Names of registered continuations (checked when a script asks).
+    continuations: RefCell<Vec<String>>,
+    /// When set, host functions that change the state refuse (REPL queries).
+    read_only: Cell<bool>,
+    /// When false, scripts skip their narration (`game.narrating()`).
+    pub(crate) narrate: Cell<bool>,
+    /// Hook name -> which card effects act on it (the modifier pipeline).
+    hooks: HashMap<String, HookEffects>,
+    /// Read-only Lua tables of every card effect, built once.
+    effect_tables: RefCell<EffectTables>,
+    /// Interned key strings for the host functions that read tables.
+    keys: RefCell<Option<Keys>>,
+}
+
+#[derive(Default)]
+pub(crate) struct EffectTables {
+    events: Vec<Vec<Table>>,
+    specials: Vec<Vec<Table>>,
+    always: Vec<Table>,
+}
+
+pub(crate) struct Keys {
+    seat: mlua::LuaString,
+    n: mlua::LuaString,
+    from: mlua::LuaString,
+    peasants: mlua::LuaString,
+    cont: mlua::LuaString,
+    provinces: mlua::LuaString,
+    counts: mlua::LuaString,
+    pass: mlua::LuaString,
+    data: mlua::LuaString,
+    kind: mlua::LuaString,
+    prompt: mlua::LuaString,
+}
+
+/// The effects on one hook: per event card, per special card, and always.
+#[derive(Default)]
+pub(crate) struct HookEffects {
+    events: Vec<Vec<usize>>,
+    specials: Vec<Vec<usize>>,
+    always: Vec<usize>,
+}
+
+fn hook_index(rules: &Rules) -> HashMap<String, HookEffects> {
+    let mut map: HashMap<String, HookEffects> = HashMap::new();
+    let (ne, ns) = (rules.cards.events.len(), rules.cards.specials.len());
+    fn entry<'a>(map: &'a mut HashMap<String, HookEffects>, hook: &str, ne: usize, ns: usize) -> &'a mut HookEffects {
+        map.entry(hook.to_string()).or_insert_with(|| HookEffects { events: vec![Vec::new(); ne], specials: vec![Vec::new(); ns], always: Vec::new() })
+    }
+    for (i, e) in rules.cards.events.iter().enumerate() {
+        for (j, eff) in e.effects.iter().enumerate() {
+            entry(&mut map, &eff.hook, ne, ns).events[i].push(j);
+        }
+    }
+    for (i, c) in rules.cards.specials.iter().enumerate() {
+        for (j, eff) in c.effects.iter().enumerate() {
+            entry(&mut map, &eff.hook, ne, ns).specials[i].push(j);
+        }
+    }
+    for (j, eff) in rules.rules.effects.iter().enumerate() {
+        entry(&mut map, &eff.hook, ne, ns).always.push(j);
+    }
+    map
+}
+
+#[derive(Default)]
+pub(crate) struct Scratch {
+    events: Vec<Event>,
+    ask: Option<Ask>,
+}
+
+/// The handlers the engine calls, resolved once at load.
+struct Handlers {
+    actions: Vec<Function>,
+    continuations: HashMap<String, Function>,
+    winter: Function,
+    score: Function,
+    year_end: Function,
+}
+
+pub struct Runtime {
+    lua: Lua,
+    shared: Rc<Shared>,
+    handlers: Handlers,
+    limits: Limits,
+}
+
+/// What a script call produced besides its changes to the state.
+pub struct CallResult {
+    pub ask: Option<Ask>,
+}
+
+/// Which phase handler to call.
+#[derive(Clone, Copy, Debug)]
+pub enum PhaseHandler {
+    Winter,
+    Score,
+    YearEnd,
+}
+
+impl Runtime {
+    /// Builds a sandboxed VM, loads the pack's Lua files and checks that
+    /// every handler, modifier and hook the YAML names is registered.
+    pub fn new(rules: Rc<Rules>, tower: Rc<dyn TowerModel>, limits: Limits) -> Result<Runtime, Diagnostics> {
+        let mut diags = Diagnostics::default();
+        let lua = match sandbox(limits) {
+            Ok(l) => l,
+            Err(e) => {
+                diags.error(&rules.rules_path, (1, 1), format!("cannot start Lua: {e}"));
+                return Err(diags);
+            }
+        };
+        let building_ids = rules.rules.components.buildings.iter().enumerate().map(|(i, b)| (b.id.clone(), i)).collect();
+        let shared = Rc::new(Shared {
+            state: Cell::new(std::ptr::null_mut()),
+            scratch: RefCell::new(Scratch::default()),
+            rules: rules.clone(),
+            tower,
+            steps: Cell::new(0),
+            step_limit: Cell::new(u64::MAX),
+            building_ids,
+            continuations: RefCell::new(Vec::new()),
+            read_only: Cell::new(false),
+            narrate: Cell::new(true),
+            hooks: hook_index(&rules),
+            effect_tables: RefCell::new(EffectTables::default()),
+            keys: RefCell::new(None),
+        });
+        let sh = shared.clone();
+        lua.set_hook(HookTriggers::new().every_nth_instruction(HOOK_EVERY), move |_, _| {
+            let n = sh.steps.get() + u64::from(HOOK_EVERY);
+            sh.steps.set(n);
+            if n > sh.step_limit.get() {
+                Err(mlua::Error::RuntimeError(format!("instruction budget exceeded ({} instructions in one call): an endless loop?", sh.step_limit.get())))
+            } else {
+                Ok(VmState::Continue)
+            }
+        })
+        .map_err(|e| {
+            diags.error(&rules.rules_path, (1, 1), format!("cannot start Lua: {e}"));
+            diags.clone()
+        })?;
+
+        let setup = (|| -> mlua::Result<Table> {
+            let prelude: Table = lua.load(include_str!("prelude.lua")).set_name("=prelude").set_mode(ChunkMode::Text).eval()?;
+            let g = lua.globals();
+            g.set("RULES", lua.to_value(&rules.rules)?)?;
+            g.set("CARDS", lua.to_value(&rules.cards)?)?;
+            g.set("MAP", api::map_table(&lua, &rules)?)?;
+            g.set("game", api::host_table(&lua, &shared)?)?;
+            let freeze: Function = prelude.get("freeze")?;
+            let table = |e: &crate::rules::pack::Effect| -> mlua::Result<Table> { freeze.call(lua.to_value(e)?) };
+            let tables = EffectTables {
+                events: rules.cards.events.iter().map(|c| c.effects.iter().map(table).collect()).collect::<mlua::Result<_>>()?,
+                specials: rules.cards.specials.iter().map(|c| c.effects.iter().map(table).collect()).collect::<mlua::Result<_>>()?,
+                always: rules.rules.effects.iter().map(table).collect::<mlua::Result<_>>()?,
+            };
+            *shared.effect_tables.borrow_mut() = tables;
+            let key = |k: &str| lua.create_string(k);
+            *shared.keys.borrow_mut() = Some(Keys {
+                seat: key("seat")?,
+                n: key("n")?,
+                from: key("from")?,
+                peasants: key("peasants")?,
+                cont: key("cont")?,
+                provinces: key("provinces")?,
+                counts: key("counts")?,
+                pass: key("pass")?,
+                data: key("data")?,
+                kind: key("kind")?,
+                prompt: key("prompt")?,
+            });
+            g.set("NARRATE", true)?;
+            Ok(prelude)
+        })();
+        let prelude = match setup {
+            Ok(p) => p,
+            Err(e) => {
+                diags.error(&rules.rules_path, (1, 1), format!("cannot set up the Lua runtime: {e}"));
+                return Err(diags);
+            }
+        };
+        shared.step_limit.set(limits.instructions_per_call.saturating_mul(20));
+        for src in &rules.lua {
+            let chunk = lua.load(&src.source).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text);
+            shared.steps.set(0);
+            if let Err(e) = chunk.exec() {
+                let se = ScriptError::from_lua(&e);
+                let file = if se.file.is_empty() { src.path.clone() } else { se.file.clone().into() };
+                diags.error(&file, (se.line.max(1), 1), se.message);
+                return Err(diags);
+            }
+        }
+        let registry: Table = prelude.get("registry").expect("prelude registry");
+        let get = |kind: &str| -> Table { registry.get(kind).expect("registry table") };
+        let (actions_t, conts, modifiers, phase_t, hooks) = (get("actions"), get("continuations"), get("modifiers"), get("handlers"), get("hooks"));
+        let cards_file = &rules.cards_path;
+        let mut actions = Vec::new();
+        for (i, a) in rules.cards.actions.iter().enumerate() {
+            match actions_t.get::<Option<Function>>(a.handler.as_str()) {
+                Ok(Some(f)) => actions.push(f),
+                _ => {
+                    diags.error(
+                        cards_file,
+                        rules.cards_pos.of(&format!("actions/{i}/handler")),
+                        format!("action `{}`: no Lua handler `{}` is registered (shogun.action)", a.id, a.handler),
+                    );
+                }
+            }
+        }
+        let mut check_effects = |kind: &str, i: usize, effects: &[crate::rules::pack::Effect]| {
+            for (j, e) in effects.iter().enumerate() {
+                if !matches!(modifiers.get::<Value>(e.modifier.as_str()), Ok(Value::Function(_))) {
+                    diags.error(
+                        cards_file,
+                        rules.cards_pos.of(&format!("{kind}/{i}/effects/{j}/modifier")),
+                        format!("no Lua modifier `{}` is registered (shogun.modifier)", e.modifier),
+                    );
+                }
+                if !matches!(hooks.get::<Value>(e.hook.as_str()), Ok(Value::Boolean(true))) {
+                    diags.error(
+                        cards_file,
+                        rules.cards_pos.of(&format!("{kind}/{i}/effects/{j}/hook")),
+                        format!("unknown hook `{}` (the pack's scripts declare their hooks with shogun.hooks)", e.hook),
+                    );
+                }
+            }
+        };
+        for (i, e) in rules.cards.events.iter().enumerate() {
+            check_effects("events", i, &e.effects);
+        }
+        for (i, s) in rules.cards.specials.iter().enumerate() {
+            check_effects("specials", i, &s.effects);
+        }
+        for (j, e) in rules.rules.effects.iter().enumerate() {
+            if !matches!(modifiers.get::<Value>(e.modifier.as_str()), Ok(Value::Function(_))) {
+                diags.error(&rules.rules_path, rules.rules_pos.of(&format!("effects/{j}/modifier")), format!("no Lua modifier `{}` is registered (shogun.modifier)", e.modifier));
+            }
+            if !matches!(hooks.get::<Value>(e.hook.as_str()), Ok(Value::Boolean(true))) {
+                diags.error(&rules.rules_path, rules.rules_pos.of(&format!("effects/{j}/hook")), format!("unknown hook `{}` (declare it with shogun.hooks)", e.hook));
+            }
+        }
+        let mut phase = |key: &str, name: &str| -> Option<Function> {
+            match phase_t.get::<Option<Function>>(name) {
+                Ok(Some(f)) => Some(f),
+                _ => {
+                    diags.error(
+                        &rules.rules_path,
+                        rules.rules_pos.of(&format!("handlers/{key}")),
+                        format!("handlers.{key}: no Lua handler `{name}` is registered (shogun.handler)"),
+                    );
+                    None
+                }
+            }
+        };
+        let h = &rules.rules.handlers;
+        let (winter, score, year_end) = (phase("winter", &h.winter), phase("score", &h.score), phase("year_end", &h.year_end));
+        if diags.has_errors() {
+            return Err(diags);
+        }
+        let continuations: HashMap<String, Function> = conts.pairs::<String, Function>().filter_map(|kv| kv.ok()).collect();
+        *shared.continuations.borrow_mut() = continuations.keys().cloned().collect();
+        let seal: Function = prelude.get("seal").expect("prelude seal");
+        if let Err(e) = seal.call::<()>(vec!["RULES", "CARDS", "MAP"]) {
+            diags.error(&rules.rules_path, (1, 1), format!("cannot seal the Lua globals: {e}"));
+            return Err(diags);
+        }
+        shared.step_limit.set(limits.instructions_per_call);
+        Ok(Runtime {
+            lua,
+            shared,
+            handlers: Handlers { actions, continuations, winter: winter.unwrap(), score: score.unwrap(), year_end: year_end.unwrap() },
+            limits,
+        })
+    }
+
+    /// Whether scripts narrate (transcripts) or stay quiet (bulk runs).
+    pub fn set_narration(&self, on: bool) {
+        if self.shared.narrate.get() != on {
+            self.shared.narrate.set(on);
+            // A constant for scripts, changed only from here (the seal
+            // stops scripts from setting globals).
+            let _ = self.lua.globals().raw_set("NARRATE", on);
+        }
+    }
+
+    pub fn narrating(&self) -> bool {
+        self.shared.narrate.get()
+    }
+
+    /// Bytes the VM uses now.
+    pub fn memory_used(&self) -> usize {
+        self.lua.used_memory()
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Lends `state` to the VM, calls `f`, and takes the state back.
+    fn invoke(&self, state: &mut GameState, events: &mut Vec<Event>, f: &Function, args: impl IntoLuaMulti) -> Result<CallResult, ScriptError> {
+        self.shared.state.set(state as *mut GameState);
+        self.shared.steps.set(0);
+        let result = f.call::<()>(args);
+        self.shared.state.set(std::ptr::null_mut());
+        let mut scratch = self.shared.scratch.borrow_mut();
+        let ask = scratch.ask.take();
+        events.append(&mut scratch.events);
+        result.map_err(|e| ScriptError::from_lua(&e))?;
+        Ok(CallResult { ask })
+    }
+
+    pub fn call_action(&self, state: &mut GameState, events: &mut Vec<Event>, action: usize, seat: usize, province: usize) -> Result<CallResult, ScriptError> {
+        let f = &self.handlers.actions[action];
+        self.invoke(state, events, f, (seat as i64 + 1, province as i64 + 1, action as i64 + 1))
+    }
+
+    pub fn call_continuation(&self, state: &mut GameState, events: &mut Vec<Event>, ask: &Ask, choice: Choice) -> Result<CallResult, ScriptError> {
+        let f = match self.handlers.continuations.get(&ask.cont) {
+            Some(f) => f,
+            None => {
+                return Err(ScriptError { file: String::new(), line: 0, message: format!("no continuation `{}` is registered", ask.cont), traceback: String::new() });
+            }
+        };
+        let choice = match choice {
+            Choice::Province(p) => Value::Integer(i64::from(p) + 1),
+            Choice::Count(n) => Value::Integer(i64::from(n)),
+            Choice::Space(s) => Value::Integer(i64::from(s) + 1),
+            Choice::Pass => Value::Nil,
+        };
+        let data = self.lua.to_value(&ask.data).map_err(|e| ScriptError::from_lua(&e))?;
+        self.invoke(state, events, f, (i64::from(ask.seat) + 1, choice, data))
+    }
+
+    pub fn call_phase(&self, state: &mut GameState, events: &mut Vec<Event>, which: PhaseHandler) -> Result<CallResult, ScriptError> {
+        let f = match which {
+            PhaseHandler::Winter => &self.handlers.winter,
+            PhaseHandler::Score => &self.handlers.score,
+            PhaseHandler::YearEnd => &self.handlers.year_end,
+        };
+        self.invoke(state, events, f, ())
+    }
+
+    /// Evaluates a Lua chunk against a read-only view of `state` and returns
+    /// the printed result (for inspection tools). The state is not changed.
+    pub fn eval_readonly(&self, state: &GameState, code: &str) -> Result<String, ScriptError> {
+        let mut copy = state.clone();
+        self.shared.read_only.set(true);
+        let f = self.lua.load(code).set_name("=eval").set_mode(ChunkMode::Text).into_function();
+        let result = match f {
+            Ok(f) => {
+                self.shared.state.set(&mut copy as *mut GameState);
+                self.shared.steps.set(0);
+                let r = f.call::<Value>(());
+                self.shared.state.set(std::ptr::null_mut());
+                r.map(|v| describe(&v))
+            }
+            Err(e) => Err(e),
+        };
+        self.shared.read_only.set(false);
+        let mut scratch = self.shared.scratch.borrow_mut();
+        scratch.ask = None;
+        scratch.events.clear();
+        result.map_err(|e| ScriptError::from_lua(&e))
+    }
+}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Nil => "nil".into(),
+        Value::Boolean(b) => b.to_string(),
+        Value::Integer(i) => i.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.to_string_lossy(),
+        Value::Table(t) => {
+            let mut parts = Vec::new();
+            for (k, v) in t.clone().pairs::<Value, Value>().flatten() {
+                parts.push(format!("{}={}", describe(&k), describe(&v)));
+            }
+            parts.sort();
+            format!("{{{}}}", parts.join(", "))
+        }
+        other => format!("<{}>", other.type_name()),
+    }
+}
+
+/// A VM with only the safe libraries, nothing that loads code or touches
+/// the machine, and a memory limit.
+fn sandbox(limits: Limits) -> mlua::Result<Lua> {
+    let lua = Lua::new_with(StdLib::TABLE | StdLib::STRING | StdLib::MATH, LuaOptions::default())?;
+    let g = lua.globals();
+    for name in ["dofile", "loadfile", "load", "loadstring", "collectgarbage", "print", "require", "rawequal", "rawlen"] {
+        g.set(name, Value::Nil)?;
+    }
+    let math: Table = g.get("math")?;
+    math.set("random", Value::Nil)?;
+    math.set("randomseed", Value::Nil)?;
+    let string: Table = g.get("string")?;
+    string.set("dump", Value::Nil)?;
+    lua.set_memory_limit(limits.memory_bytes)?;
+    Ok(lua)
+}

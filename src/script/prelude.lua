@@ -1,0 +1,106 @@
+-- The runtime's own Lua, loaded before any pack: the registration API and
+-- helpers every pack may use. It holds no rules.
+local registry = { actions = {}, continuations = {}, modifiers = {}, handlers = {}, hooks = {} }
+local sealed = false
+
+local function register(kind, what)
+  return function(name, fn)
+    if sealed then
+      error("shogun." .. what .. ": handlers can only be registered while the pack loads", 2)
+    end
+    if type(name) ~= "string" then
+      error("shogun." .. what .. ": expected a name (string), got " .. type(name), 2)
+    end
+    if type(fn) ~= "function" then
+      error("shogun." .. what .. "('" .. name .. "'): expected a function, got " .. type(fn), 2)
+    end
+    if registry[kind][name] ~= nil then
+      error("shogun." .. what .. ": `" .. name .. "` is registered twice", 2)
+    end
+    registry[kind][name] = fn
+  end
+end
+
+shogun = {
+  -- shogun.action(name, function(seat, province, action) ... end)
+  action = register("actions", "action"),
+  -- shogun.continuation(name, function(seat, choice, data) ... end)
+  continuation = register("continuations", "continuation"),
+  -- shogun.modifier(name, function(value, effect, ctx) return value end)
+  modifier = register("modifiers", "modifier"),
+  -- shogun.handler(name, function() ... end): winter, score, year_end
+  handler = register("handlers", "handler"),
+}
+
+-- Declares the hook names a pack passes values through; cards may only
+-- name declared hooks.
+function shogun.hooks(list)
+  if sealed then error("shogun.hooks: only while the pack loads", 2) end
+  for _, h in ipairs(list) do registry.hooks[h] = true end
+end
+
+-- The modifier registered under `name` (nil if none).
+function shogun.modifier_fn(name)
+  return registry.modifiers[name]
+end
+
+local raw_pairs = pairs
+local function key_less(a, b)
+  local ta, tb = type(a), type(b)
+  if ta ~= tb then return ta < tb end
+  return a < b
+end
+
+-- The keys of `t`, sorted (numbers before strings).
+function sorted_keys(t)
+  local keys = {}
+  for k in raw_pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys, key_less)
+  return keys
+end
+
+-- Iterates `t` in sorted key order. `pairs` is this too: Lua's own order
+-- differs between runs, and games must not.
+function spairs(t)
+  local keys = sorted_keys(t)
+  local i = 0
+  return function()
+    i = i + 1
+    local k = keys[i]
+    if k ~= nil then return k, t[k] end
+  end
+end
+pairs = spairs
+
+local function freeze(t)
+  if type(t) ~= "table" then return t end
+  local real = {}
+  for k, v in raw_pairs(t) do real[k] = freeze(v) end
+  return setmetatable({}, {
+    __index = real,
+    __newindex = function(_, k) error("rules data is read-only (tried to set `" .. tostring(k) .. "`)", 2) end,
+    __len = function() return #real end,
+    __pairs = function() return spairs(real) end,
+    __metatable = false,
+  })
+end
+
+local function seal(names)
+  for _, name in ipairs(names) do _G[name] = freeze(_G[name]) end
+  sealed = true
+  -- Without raw access the seal below cannot be bypassed.
+  local set = rawset
+  set(_G, "rawget", nil)
+  set(_G, "rawset", nil)
+  setmetatable(_G, {
+    __newindex = function(_, k)
+      error("cannot set global `" .. tostring(k) .. "` during play: scripts keep no state between calls", 2)
+    end,
+    __index = function(_, k)
+      error("undefined global `" .. tostring(k) .. "`", 2)
+    end,
+    __metatable = false,
+  })
+end
+
+return { registry = registry, seal = seal, freeze = freeze }

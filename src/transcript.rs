@@ -1,0 +1,191 @@
+//! Human-readable transcripts and machine-readable summaries of games, and
+//! the loop that plays a game with bots.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::bots::{self, Bot};
+use crate::core::*;
+use crate::engine::{Engine, EngineError};
+
+/// Counts gathered from a game's events.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Stats {
+    pub decisions: u64,
+    pub battles: u64,
+    pub revolts: u64,
+    pub provinces_changing_hands: u64,
+}
+
+impl Stats {
+    pub fn record(&mut self, events: &[Event]) {
+        for e in events {
+            match e {
+                Event::Battle { kind, .. } => {
+                    self.battles += 1;
+                    if kind == "revolt" {
+                        self.revolts += 1;
+                    }
+                }
+                Event::OwnerChange { .. } => self.provinces_changing_hands += 1,
+                _ => {}
+            }
+        }
+    }
+}
+
+fn pile(engine: &Engine, p: &Pile, seats: usize) -> String {
+    let mut parts: Vec<String> = (0..seats).filter(|&s| p.seats[s] > 0).map(|s| format!("{} {}", engine.rules.seat_name(s), p.seats[s])).collect();
+    if p.peasants > 0 {
+        parts.push(format!("peasants {}", p.peasants));
+    }
+    if parts.is_empty() { "nothing".into() } else { parts.join(", ") }
+}
+
+/// Appends the transcript lines for `events` to `out`.
+pub fn render(engine: &Engine, seats: usize, events: &[Event], out: &mut String) {
+    for e in events {
+        match e {
+            Event::Heading(h) => {
+                let _ = writeln!(out, "\n== {h} ==");
+            }
+            Event::Note(n) => {
+                let _ = writeln!(out, "  {n}");
+            }
+            Event::Throw { thrown, rethrown, landed } => {
+                let again = if rethrown.is_empty() { String::new() } else { format!(" + tray again: {}", pile(engine, rethrown, seats)) };
+                let _ = writeln!(out, "    tower: in {}{again} -> tray: {}", pile(engine, thrown, seats), pile(engine, landed, seats));
+            }
+            Event::Battle { .. } | Event::OwnerChange { .. } => {}
+        }
+    }
+}
+
+/// How a decision reads in a transcript (`None` for chance, plans and
+/// turn spaces, which the events narrate). `asked` is the kind of question
+/// the decision answered, if a script asked one.
+pub fn decision_line(engine: &Engine, asked: Option<&str>, d: &Decision) -> Option<String> {
+    match d {
+        Decision::Choose { seat, choice } => {
+            let kind = asked?;
+            Some(format!("  > {} chooses {} ({kind})", engine.rules.seat_name(*seat as usize), engine.choice_name(*choice)))
+        }
+        _ => None,
+    }
+}
+
+/// One seat's result.
+#[derive(Clone, Debug, Serialize)]
+pub struct SeatResult {
+    pub seat: String,
+    pub bot: String,
+    pub rank: usize,
+    pub points: i64,
+    pub chests: i64,
+    pub provinces: usize,
+}
+
+/// The machine-readable summary of a finished game.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub seed: u64,
+    pub map: String,
+    pub ruleset: String,
+    pub players: usize,
+    pub seats: Vec<SeatResult>,
+    pub winner: Vec<String>,
+    #[serde(flatten)]
+    pub stats: Stats,
+}
+
+pub fn summary(engine: &Engine, st: &GameState, seed: u64, bot_names: &[String], stats: &Stats) -> Summary {
+    let standings = engine.standings(st);
+    let rank_of = |s: usize| standings.iter().find(|(x, _)| *x as usize == s).map(|(_, r)| *r).unwrap_or(0);
+    let seats = (0..st.seats())
+        .map(|s| SeatResult {
+            seat: engine.rules.seat_name(s).to_string(),
+            bot: bot_names.get(s).cloned().unwrap_or_default(),
+            rank: rank_of(s),
+            points: st.players[s].points,
+            chests: st.players[s].chests,
+            provinces: st.provinces_of(s).count(),
+        })
+        .collect();
+    Summary {
+        seed,
+        map: engine.rules.map.name.clone(),
+        ruleset: engine.rules.ruleset_name(),
+        players: st.seats(),
+        seats,
+        winner: standings.iter().filter(|(_, r)| *r == 1).map(|(s, _)| engine.rules.seat_name(*s as usize).to_string()).collect(),
+        stats: stats.clone(),
+    }
+}
+
+/// Bot seeds derive from the game seed and the seat, so a game is fixed by
+/// (rules, seed, bots).
+pub fn bot_seed(seed: u64, seat: usize) -> u64 {
+    seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(seat as u64 + 1)
+}
+
+pub fn make_bots(names: &[String], seed: u64) -> Result<Vec<Box<dyn Bot>>, String> {
+    names.iter().enumerate().map(|(s, n)| bots::by_name(n, bot_seed(seed, s))).collect()
+}
+
+/// Plays a game to the end with `bots` (one per seat). `observe` sees each
+/// decision, the kind of script question it answered (if any), the events
+/// it caused and the state after it.
+pub fn play(
+    engine: &Engine,
+    st: &mut GameState,
+    bots: &mut [Box<dyn Bot>],
+    mut observe: impl FnMut(&Decision, Option<&str>, &[Event], &GameState),
+) -> Result<Stats, EngineError> {
+    let mut stats = Stats::default();
+    loop {
+        let d = match engine.actor(st) {
+            Actor::Terminal => return Ok(stats),
+            Actor::Chance => Decision::Chance,
+            Actor::Seat(s) => bots::decide(engine, st, s as usize, bots[s as usize].as_mut()),
+            Actor::Simultaneous(seats) => {
+                let s = seats[0] as usize;
+                bots::decide(engine, st, s, bots[s].as_mut())
+            }
+        };
+        let asked = st.ask.as_ref().map(|a| a.kind.clone());
+        let events = engine.apply(st, &d)?;
+        stats.decisions += 1;
+        stats.record(&events);
+        observe(&d, asked.as_deref(), &events, st);
+    }
+}
+
+/// Plays one game and returns its transcript and summary.
+pub fn transcript(engine: &Engine, players: u8, seed: u64, bot_names: &[String]) -> Result<(String, Summary), EngineError> {
+    let mut st = engine.new_game(players, seed)?;
+    let mut bots = make_bots(bot_names, seed).map_err(EngineError::Setup)?;
+    let mut out = String::new();
+    let _ = writeln!(out, "# shogun-lab transcript");
+    let _ = writeln!(out, "ruleset: {}", engine.rules.ruleset_name());
+    let _ = writeln!(out, "map: {}", engine.rules.map.name);
+    let _ = writeln!(out, "seed: {seed}");
+    let seats: Vec<String> = bot_names.iter().enumerate().map(|(s, b)| format!("{} {b}", engine.rules.seat_name(s))).collect();
+    let _ = writeln!(out, "players: {players} ({})", seats.join(", "));
+    let n = players as usize;
+    let stats = play(engine, &mut st, &mut bots, |d, asked, events, _| {
+        if let Some(line) = decision_line(engine, asked, d) {
+            out.push_str(&line);
+            out.push('\n');
+        }
+        render(engine, n, events, &mut out);
+    })?;
+    let sum = summary(engine, &st, seed, bot_names, &stats);
+    let _ = writeln!(out, "\nwinner: {}", sum.winner.join(", "));
+    let _ = writeln!(
+        out,
+        "battles: {}, revolts: {}, provinces changing hands: {}, decisions: {}",
+        stats.battles, stats.revolts, stats.provinces_changing_hands, stats.decisions
+    );
+    Ok((out, sum))
+}
