@@ -23,3 +23,6 @@ fn main() {
         r.lua_vm_bytes
     );
 }
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -50,12 +50,11 @@ shogun.action("deploy", function(seat, p, a) deploy(seat, p, a) end)
 -- Deploy 1, then that cube may move to an adjacent province of his own.
 shogun.action("deploy_move", function(seat, p, a)
   if not deploy(seat, p, a) then return end
-  local own = game.targets(p, seat)
+  local own = { game.own_targets(p, seat) }
   if #own == 0 then return end
   game.ask {
     seat = seat, kind = "deploy_move", cont = "deploy_move_to", provinces = own, pass = true,
-    prompt = string.format("%s: move the new army from %s to a neighbouring province of yours, or pass",
-      seat_name(seat), pname(p)),
+    prompt = "move the new army on to a neighbouring province of yours, or pass",
     data = { from = p },
   }
 end)
@@ -81,16 +80,17 @@ end
 
 shogun.action("move_attack", function(seat, p, a)
   if game.armies(p) < 2 then return skip(seat, p, "needs at least 2 armies to move") end
-  local targets, others = game.targets(p, seat)
-  for _, q in ipairs(others) do
-    if modify("can_attack", true, { seat = seat, province = p, target = q, action = a }) then
+  local targets = { game.own_targets(p, seat) }
+  local guards = game.effects("can_attack", seat, a)
+  for _, q in ipairs({ game.other_targets(p, seat) }) do
+    if guards == nil or apply_effects(guards, true, { seat = seat, province = p, target = q, action = a }) then
       targets[#targets + 1] = q
     end
   end
   if #targets == 0 then return skip(seat, p, "no province it may enter") end
   game.ask {
     seat = seat, kind = "move_target", cont = "move_target", provinces = targets,
-    prompt = string.format("%s: move or attack from %s (%d armies) into", seat_name(seat), pname(p), game.armies(p)),
+    prompt = "move or attack into",
     data = { from = p, action = a },
   }
 end)
@@ -101,7 +101,7 @@ shogun.continuation("move_target", function(seat, to, data)
   if most == 1 then return move_count(seat, 1, next) end
   game.ask {
     seat = seat, kind = "move_count", cont = "move_count", counts = { 1, most },
-    prompt = string.format("%s: how many armies go from %s to %s?", seat_name(seat), pname(data.from), pname(to)),
+    prompt = "how many armies go?",
     data = next,
   }
 end)

@@ -16,9 +16,11 @@ function attack(seat, defender, from, to, n, action)
   local xd = extra("defender_extra", defender, { seat = defender, province = to, attacker = seat, action = action })
   local dn = game.armies(to)
   local peasants_defend = game.unrest(to) == 0
-  note("%s attacks %s (%s, %d armies) from %s with %d%s%s", seat_name(seat), pname(to), seat_name(defender), dn,
-    pname(from), n, xa > 0 and string.format(" +%d from supply", xa) or "",
-    xd > 0 and string.format("; %s adds %d from supply", seat_name(defender), xd) or "")
+  if NARRATE then
+    note("%s attacks %s (%s, %d armies) from %s with %d%s%s", seat_name(seat), pname(to), seat_name(defender), dn,
+      pname(from), n, xa > 0 and string.format(" +%d from supply", xa) or "",
+      xd > 0 and string.format("; %s adds %d from supply", seat_name(defender), xd) or "")
+  end
   local spec = { { seat = seat, from = from, n = n }, { seat = defender, from = to, n = dn } }
   if xa > 0 then spec[#spec + 1] = { seat = seat, n = xa } end
   if xd > 0 then spec[#spec + 1] = { seat = defender, n = xd } end
@@ -63,8 +65,10 @@ function neutral_battle(seat, from, to, n, action)
   local k = math.max(0, math.min(modify("neutral_peasants", 1, { seat = seat, province = to, action = action }),
     game.peasant_supply()))
   local peasants_defend = game.unrest(to) == 0
-  note("%s enters neutral %s from %s with %d%s against %d peasant(s)", seat_name(seat), pname(to), pname(from), n,
-    xa > 0 and string.format(" +%d from supply", xa) or "", k)
+  if NARRATE then
+    note("%s enters neutral %s from %s with %d%s against %d peasant(s)", seat_name(seat), pname(to), pname(from), n,
+      xa > 0 and string.format(" +%d from supply", xa) or "", k)
+  end
   local spec = { { seat = seat, from = from, n = n }, peasants = k }
   if xa > 0 then spec[#spec + 1] = { seat = seat, n = xa } end
   local tray = game.throw(spec)

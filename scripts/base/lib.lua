@@ -12,8 +12,12 @@ shogun.hooks {
   "after_build",      -- unrest markers removed after building
 }
 
-function seat_name(s) return RULES.seats[s].name end
-function pname(p) return MAP.provinces[p].name end
+-- Names for narration, looked up once while the pack loads.
+local seat_names, province_names = {}, {}
+for i, s in ipairs(RULES.seats) do seat_names[i] = s.name end
+for i, p in ipairs(MAP.provinces) do province_names[i] = p.name end
+function seat_name(s) return seat_names[s] end
+function pname(p) return province_names[p] end
 -- Narrates a line of the transcript (skipped when nobody reads it:
 -- NARRATE is false in bulk runs).
 function note(fmt, ...)
@@ -25,7 +29,12 @@ end
 -- effects from RULES.effects), filtered by the effects' `actions`.
 -- ctx: {seat=, province=, action=, ...} (whatever the modifiers need).
 function modify(hook, value, ctx)
-  local effects = game.effects(hook, ctx.seat, ctx.action)
+  return apply_effects(game.effects(hook, ctx.seat, ctx.action), value, ctx)
+end
+
+-- The second half of `modify`, for callers that fetched the effects once
+-- (game.effects(hook, seat, action)) and apply them many times.
+function apply_effects(effects, value, ctx)
   if effects == nil then return value end
   for _, effect in ipairs(effects) do
     value = shogun.modifier_fn(effect.modifier)(value, effect, ctx)

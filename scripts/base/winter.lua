@@ -23,7 +23,7 @@ local function next_revolt(queue)
     else
       game.ask {
         seat = entry.seat, kind = "revolt_order", cont = "winter_revolt", provinces = entry.provinces,
-        prompt = string.format("%s: which revolt is fought next?", seat_name(entry.seat)),
+        prompt = "which revolt is fought next?",
         data = { queue = queue },
       }
       return
@@ -42,7 +42,7 @@ shogun.continuation("winter_revolt", function(seat, p, data)
 end)
 
 shogun.handler("winter", function()
-  local left = game.year_events()
+  local left = { game.year_events() }
   local loss = 0
   if #left > 0 then
     local card = CARDS.events[left[#left]]
@@ -50,7 +50,7 @@ shogun.handler("winter", function()
     note("the year's last event, #%s %s, costs everyone %d rice", card.id, card.name, loss)
   end
   local queue = {}
-  for _, seat in ipairs(game.turn_order()) do
+  for _, seat in ipairs({ game.turn_order() }) do
     local rice = game.add_rice(seat, -loss)
     local need = game.province_count(seat) * RULES.winter.rice_per_province
     local shortage = math.max(0, need - rice)
@@ -59,32 +59,37 @@ shogun.handler("winter", function()
       seat_name(seat), rice, game.province_count(seat), shortage, row.revolts, row.extra_peasants)
     if row.revolts > 0 then
       -- The player on his left draws that many of his province cards.
-      local cards = game.provinces_of(seat)
+      local cards = { game.provinces_of(seat) }
       local drawn = {}
       for _ = 1, math.min(row.revolts, #cards) do
         drawn[#drawn + 1] = table.remove(cards, game.random(#cards))
       end
-      local names = {}
-      for _, p in ipairs(drawn) do names[#names + 1] = pname(p) end
-      note("revolts drawn for %s: %s", seat_name(seat), table.concat(names, ", "))
+      if NARRATE then
+        local names = {}
+        for _, p in ipairs(drawn) do names[#names + 1] = pname(p) end
+        note("revolts drawn for %s: %s", seat_name(seat), table.concat(names, ", "))
+      end
       queue[#queue + 1] = { seat = seat, provinces = drawn, extra = row.extra_peasants }
     end
   end
   next_revolt(queue)
 end)
 
+-- Region majorities in a fixed order of kinds (sorted once).
+local majority_kinds = sorted_keys(RULES.scoring.region_majority)
+
 shogun.handler("score", function()
-  local t = game.tally()
   local sc = RULES.scoring
   local seats = game.seats()
   local points, lines = {}, {}
   for s = 1, seats do
-    points[s] = t.provinces[s] * sc.per_province + t.buildings[s] * sc.per_building
-    lines[s] = { string.format("%d provinces, %d buildings", t.provinces[s], t.buildings[s]) }
+    local provinces, buildings = game.holdings(s)
+    points[s] = provinces * sc.per_province + buildings * sc.per_building
+    if NARRATE then lines[s] = { string.format("%d provinces, %d buildings", provinces, buildings) } end
   end
-  for r, kinds in ipairs(t.regions) do
-    for kind, value in pairs(sc.region_majority) do
-      local counts = kinds[kind]
+  for r = 1, #MAP.regions do
+    for _, kind in ipairs(majority_kinds) do
+      local counts = { game.region_buildings(r, kind) }
       local best = 0
       for s = 1, seats do best = math.max(best, counts[s]) end
       if best > 0 then
@@ -92,12 +97,12 @@ shogun.handler("score", function()
         for s = 1, seats do
           if counts[s] == best then leaders[#leaders + 1] = s end
         end
-        local award = value
-        if #leaders > 1 then award = value - sc.tie_step end
+        local award = sc.region_majority[kind]
+        if #leaders > 1 then award = award - sc.tie_step end
         if award > 0 then
           for _, s in ipairs(leaders) do
             points[s] = points[s] + award
-            lines[s][#lines[s] + 1] = string.format("%s %s %d", MAP.regions[r], kind, award)
+            if NARRATE then lines[s][#lines[s] + 1] = string.format("%s %s %d", MAP.regions[r], kind, award) end
           end
         end
       end
@@ -105,7 +110,9 @@ shogun.handler("score", function()
   end
   for s = 1, seats do
     game.add_points(s, points[s])
-    note("%s scores %d (%s): %d points", seat_name(s), points[s], table.concat(lines[s], "; "), game.points(s))
+    if NARRATE then
+      note("%s scores %d (%s): %d points", seat_name(s), points[s], table.concat(lines[s], "; "), game.points(s))
+    end
   end
 end)
 

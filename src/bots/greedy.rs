@@ -92,7 +92,7 @@ impl Bot for Greedy {
         }
         for (a, k) in kinds.iter().enumerate() {
             let cost = engine.rules.cards.actions[a].cost;
-            if matches!(k, ActionKind::Deploy | ActionKind::DeployMove) && budget >= cost + 1 && me.supply >= 6 {
+            if matches!(k, ActionKind::Deploy | ActionKind::DeployMove) && budget > cost && me.supply >= 6 {
                 let p = mine.iter().copied().filter(|p| !used.contains(p)).max_by_key(|&p| (enemy_pressure(engine, view, seat, p), p));
                 if p.is_some() {
                     budget -= cost;

@@ -158,6 +158,11 @@ pub struct GameState {
     pub tower: Vec<Pile>,
     /// Cubes lying in the tray.
     pub tray: Pile,
+    /// Outcomes forced on the next throws (front first): exactly these
+    /// cubes land, whatever the tower model would do. For rule tests and
+    /// "what if" questions.
+    #[serde(default)]
+    pub forced_throws: Vec<Pile>,
     /// Events not yet turned up (face down, in order).
     pub event_deck: Vec<u8>,
     /// The year's face-up events not yet used.
@@ -212,11 +217,10 @@ impl GameState {
     pub fn view(&self, seat: Option<usize>) -> GameState {
         let mut v = self.clone();
         for (s, p) in v.players.iter_mut().enumerate() {
-            if Some(s) != seat {
-                if let Some(plan) = &mut p.plan {
+            if Some(s) != seat
+                && let Some(plan) = &mut p.plan {
                     *plan = Plan { slots: vec![None; plan.slots.len()], bid: None };
                 }
-            }
         }
         let hidden = v.action_row.len().saturating_sub(v.actions_revealed as usize);
         let mut rest: Vec<u8> = v.action_row.split_off(v.actions_revealed as usize);
@@ -225,11 +229,10 @@ impl GameState {
         v.action_row.extend(rest);
         v.event_deck.sort_unstable();
         v.rng = GameRng::seeded(0);
-        if let Some(ask) = &v.ask {
-            if Some(ask.seat as usize) != seat {
+        if let Some(ask) = &v.ask
+            && Some(ask.seat as usize) != seat {
                 v.ask = Some(Ask { data: serde_json::Value::Null, ..ask.clone() });
             }
-        }
         v
     }
 }

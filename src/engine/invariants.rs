@@ -6,8 +6,16 @@ use crate::rules::Rules;
 
 pub fn check(rules: &Rules, st: &GameState) -> Result<(), String> {
     let c = &rules.rules.components;
+    // Cubes on the board per seat, counted in one pass.
+    let mut board = [0u32; crate::core::MAX_SEATS];
+    for p in &st.provinces {
+        if let Some(o) = p.owner {
+            board[(o as usize).min(crate::core::MAX_SEATS - 1)] += u32::from(p.armies);
+        }
+    }
     for s in 0..st.seats() {
-        let n = st.cubes_of(s);
+        let tower: u32 = st.tower.iter().map(|l| u32::from(l.seats[s])).sum();
+        let n = u32::from(st.players[s].supply) + board[s] + tower + u32::from(st.tray.seats[s]);
         if i64::from(n) != c.cubes_per_player {
             return Err(format!("seat {} has {n} cubes in all, expected {}", rules.seat_name(s), c.cubes_per_player));
         }

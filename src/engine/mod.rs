@@ -96,8 +96,9 @@ impl Engine {
             return Err(EngineError::Setup(format!("map `{}` has no preset starting positions for {players} players", self.rules.map.name)));
         }
         let n = self.rules.map.provinces.len();
+        let player = PlayerState { supply: r.components.cubes_per_player as u16, chests: r.starting_chests[&players], ..PlayerState::default() };
         Ok(GameState {
-            players: vec![PlayerState::default(); players as usize],
+            players: vec![player; players as usize],
             provinces: vec![ProvinceState::default(); n],
             in_play: self.rules.map.in_play(players),
             year: 0,
@@ -108,6 +109,7 @@ impl Engine {
             unrest: r.components.unrest_markers as u16,
             tower: vec![Pile::default(); self.tower.levels()],
             tray: Pile::default(),
+            forced_throws: Vec::new(),
             event_deck: Vec::new(),
             year_events: Vec::new(),
             event: None,
@@ -201,11 +203,10 @@ impl Engine {
                 }
             }
         }
-        if let Some(Card::Chest(v)) = plan.bid {
-            if i64::from(v) > st.players[seat].chests {
+        if let Some(Card::Chest(v)) = plan.bid
+            && i64::from(v) > st.players[seat].chests {
                 return illegal(format!("{} bids {v} but holds {} war chests", self.rules.seat_name(seat), st.players[seat].chests));
             }
-        }
         Ok(())
     }
 
@@ -223,6 +224,17 @@ impl Engine {
             Choice::Space(k) => format!("space {}", k + 1),
             Choice::Pass => "pass".into(),
         }
+    }
+
+    /// Runs the game on from a state changed by hand (a what-if edit, a
+    /// test position) to the next decision. Atomic like `apply`.
+    pub fn resume(&self, st: &mut GameState) -> Result<Vec<Event>, EngineError> {
+        let mut next = st.clone();
+        let mut ev = Vec::new();
+        self.advance(&mut next, &mut ev)?;
+        invariants::check(&self.rules, &next).map_err(EngineError::Broken)?;
+        *st = next;
+        Ok(ev)
     }
 
     /// Applies a decision and runs the game on to the next decision.
@@ -362,8 +374,6 @@ impl Engine {
         ev.push(Event::Heading(format!("Setup: {} players on the {} map, rules `{}`", n, self.rules.map.name, self.rules.ruleset_name())));
         let preset = &self.rules.map.presets[&n];
         for s in 0..st.seats() {
-            st.players[s].supply = r.components.cubes_per_player as u16;
-            st.players[s].chests = r.starting_chests[&n];
             let mut names = Vec::new();
             for &(p, a) in &preset[s] {
                 let a = a as u16;
@@ -387,7 +397,7 @@ impl Engine {
         st.peasants -= k;
         input.peasants = k;
         let rethrown = st.tray;
-        let landed = tower::throw(self.tower.as_ref(), &mut st.tower, &mut st.tray, input, &mut st.rng).map_err(EngineError::Broken)?;
+        let landed = tower::throw_in(self.tower.as_ref(), st, input).map_err(EngineError::Broken)?;
         ev.push(Event::Throw { thrown: input, rethrown, landed });
         for s in 0..st.seats() {
             st.players[s].supply += st.tray.seats[s];

@@ -194,11 +194,13 @@ mod tests {
         let text = "a: 1\nlist:\n  - {name: X, borders: [P, Q]}\n  - name: Y\n    borders:\n      - R\n";
         let p = Positions::build(text);
         assert_eq!(p.of("a"), (1, 4));
-        assert_eq!(p.of("list/0/borders/1"), (3, 32));
+        assert_eq!(p.of("list/0/borders/1"), (3, 28));
         assert_eq!(p.of("list/1/name"), (4, 11));
         assert_eq!(p.of("list/1/borders/0"), (6, 9));
         assert_eq!(p.key("list/1/borders"), (5, 5));
-        assert_eq!(p.of("list/1/borders/7"), (6, 7).min(p.of("list/1/borders")));
+        // A path that is not there falls back to its nearest indexed parent.
+        assert_eq!(p.of("list/1/borders/7"), p.of("list/1/borders"));
+        assert_eq!(p.of("list/1/borders"), (6, 7));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use std::rc::Rc;
 
-use mlua::{FromLuaMulti, IntoLuaMulti, Lua, LuaSerdeExt, Table, Value};
+use mlua::{FromLuaMulti, IntoLuaMulti, Lua, Table, Value, Variadic};
 
 use super::Shared;
 use crate::core::{Ask, Card, Choice, Event, GameState, Pile};
@@ -79,15 +79,14 @@ fn change_owner(sh: &Shared, st: &mut GameState, p: usize, to: Option<u8>) {
     if from == to {
         return;
     }
-    if let Some(f) = from {
-        if let Some(plan) = &mut st.players[f as usize].plan {
+    if let Some(f) = from
+        && let Some(plan) = &mut st.players[f as usize].plan {
             for slot in plan.slots.iter_mut() {
                 if *slot == Some(Card::Province(p as u16)) {
                     *slot = None;
                 }
             }
         }
-    }
     st.provinces[p].owner = to;
     sh.event(Event::OwnerChange { province: p as u16, from, to });
 }
@@ -104,6 +103,12 @@ where
 
 fn list<I: IntoIterator<Item = i64>>(lua: &Lua, items: I) -> mlua::Result<Table> {
     lua.create_sequence_from(items)
+}
+
+/// Several integers as multiple return values (cheaper than a table;
+/// scripts write `{game.f(...)}` when they want one).
+fn many<I: IntoIterator<Item = i64>>(items: I) -> Variadic<i64> {
+    items.into_iter().collect()
 }
 
 /// The read-only `MAP` table (frozen by the prelude after loading).
@@ -195,10 +200,10 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         let st = sh.lent()?;
         Ok(st.players[sh.seat(st, "points", s)?].points)
     })?;
-    reg(lua, &t, sh, "provinces_of", |lua, sh, s: i64| {
+    reg(lua, &t, sh, "provinces_of", |_, sh, s: i64| {
         let st = sh.lent()?;
         let s = sh.seat(st, "provinces_of", s)?;
-        list(lua, st.provinces_of(s).map(|p| p as i64 + 1))
+        Ok(many(st.provinces_of(s).map(|p| p as i64 + 1)))
     })?;
     reg(lua, &t, sh, "province_count", |_, sh, s: i64| {
         let st = sh.lent()?;
@@ -206,70 +211,65 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         Ok(st.provinces_of(s).count())
     })?;
     reg(lua, &t, sh, "event", |_, sh, ()| Ok(sh.lent()?.event.map(|e| i64::from(e) + 1)))?;
-    reg(lua, &t, sh, "year_events", |lua, sh, ()| list(lua, sh.lent()?.year_events.iter().map(|&e| i64::from(e) + 1)))?;
+    reg(lua, &t, sh, "year_events", |_, sh, ()| Ok(many(sh.lent()?.year_events.iter().map(|&e| i64::from(e) + 1))))?;
     reg(lua, &t, sh, "special", |_, sh, s: i64| {
         let st = sh.lent()?;
         let s = sh.seat(st, "special", s)?;
         Ok(st.special_of(s).map(|x| i64::from(x) + 1))
     })?;
-    reg(lua, &t, sh, "turn_order", |lua, sh, ()| list(lua, sh.lent()?.turn_order.iter().map(|&s| i64::from(s) + 1)))?;
+    reg(lua, &t, sh, "turn_order", |_, sh, ()| Ok(many(sh.lent()?.turn_order.iter().map(|&s| i64::from(s) + 1))))?;
     reg(lua, &t, sh, "peasant_supply", |_, sh, ()| Ok(sh.lent()?.peasants))?;
     reg(lua, &t, sh, "unrest_supply", |_, sh, ()| Ok(sh.lent()?.unrest))?;
     reg(lua, &t, sh, "building_supply", |_, sh, k: String| {
         let st = sh.lent()?;
         Ok(st.buildings[sh.kind("building_supply", &k)?])
     })?;
-    // Neighbours of `p` that are in play (where an army may go). With a
-    // seat: two lists, the seat's own neighbours and the others.
-    reg(lua, &t, sh, "targets", |lua, sh, (p, seat): (i64, Option<i64>)| {
+    // Neighbours of `p` that are in play (where an army may go).
+    reg(lua, &t, sh, "targets", |_, sh, p: i64| {
         let st = sh.lent()?;
         let p = sh.prov(st, "targets", p)?;
-        let all = sh.rules.map.provinces[p].neighbours.iter().copied().filter(|&n| st.in_play[n]);
-        match seat {
-            None => Ok((list(lua, all.map(|n| n as i64 + 1))?, None)),
-            Some(s) => {
-                let s = sh.seat(st, "targets", s)? as u8;
-                let own = list(lua, all.clone().filter(|&n| st.provinces[n].owner == Some(s)).map(|n| n as i64 + 1))?;
-                let other = list(lua, all.filter(|&n| st.provinces[n].owner != Some(s)).map(|n| n as i64 + 1))?;
-                Ok((own, Some(other)))
-            }
-        }
+        Ok(many(sh.rules.map.provinces[p].neighbours.iter().copied().filter(|&n| st.in_play[n]).map(|n| n as i64 + 1)))
     })?;
-    // Counts for scoring: provinces and buildings per seat, and buildings
-    // per region, kind and seat.
-    reg(lua, &t, sh, "tally", |lua, sh, ()| {
+    // The same, only those held by `seat`, or only those not held by it.
+    reg(lua, &t, sh, "own_targets", |_, sh, (p, seat): (i64, i64)| {
         let st = sh.lent()?;
-        let seats = st.seats();
-        let kinds = &sh.rules.rules.components.buildings;
-        let regions = sh.rules.map.regions.len();
-        let mut provinces = vec![0i64; seats];
-        let mut buildings = vec![0i64; seats];
-        let mut by_region = vec![vec![vec![0i64; seats]; kinds.len()]; regions];
+        let p = sh.prov(st, "own_targets", p)?;
+        let s = Some(sh.seat(st, "own_targets", seat)? as u8);
+        Ok(many(sh.rules.map.provinces[p].neighbours.iter().copied().filter(|&n| st.in_play[n] && st.provinces[n].owner == s).map(|n| n as i64 + 1)))
+    })?;
+    reg(lua, &t, sh, "other_targets", |_, sh, (p, seat): (i64, i64)| {
+        let st = sh.lent()?;
+        let p = sh.prov(st, "other_targets", p)?;
+        let s = Some(sh.seat(st, "other_targets", seat)? as u8);
+        Ok(many(sh.rules.map.provinces[p].neighbours.iter().copied().filter(|&n| st.in_play[n] && st.provinces[n].owner != s).map(|n| n as i64 + 1)))
+    })?;
+    // Counts for scoring: provinces and buildings a seat holds.
+    reg(lua, &t, sh, "holdings", |_, sh, seat: i64| {
+        let st = sh.lent()?;
+        let s = Some(sh.seat(st, "holdings", seat)? as u8);
+        let (mut provinces, mut buildings) = (0i64, 0i64);
+        for p in st.provinces.iter().filter(|p| p.owner == s) {
+            provinces += 1;
+            buildings += i64::from(p.building_count());
+        }
+        Ok((provinces, buildings))
+    })?;
+    // Buildings of `kind` in `region`, one count per seat.
+    reg(lua, &t, sh, "region_buildings", |_, sh, (region, kind): (i64, String)| {
+        let st = sh.lent()?;
+        let k = sh.kind("region_buildings", &kind)?;
+        if region < 1 || region as usize > sh.rules.map.regions.len() {
+            return Err(rt(format!("game.region_buildings: region {region} does not exist")));
+        }
+        let r = region as usize - 1;
+        let mut counts = vec![0i64; st.seats()];
         for (i, p) in st.provinces.iter().enumerate() {
-            let Some(o) = p.owner else { continue };
-            let o = o as usize;
-            provinces[o] += 1;
-            buildings[o] += i64::from(p.building_count());
-            let r = sh.rules.map.provinces[i].region;
-            for (k, row) in by_region[r].iter_mut().enumerate() {
-                if p.has(k) {
-                    row[o] += 1;
+            if let Some(o) = p.owner
+                && p.has(k) && sh.rules.map.provinces[i].region == r {
+                    counts[o as usize] += 1;
                 }
-            }
         }
-        let out = lua.create_table()?;
-        out.set("provinces", list(lua, provinces)?)?;
-        out.set("buildings", list(lua, buildings)?)?;
-        let rt = lua.create_table()?;
-        for (r, per_kind) in by_region.into_iter().enumerate() {
-            let kt = lua.create_table()?;
-            for (k, counts) in per_kind.into_iter().enumerate() {
-                kt.set(kinds[k].id.as_str(), list(lua, counts)?)?;
-            }
-            rt.raw_set(r + 1, kt)?;
-        }
-        out.set("regions", rt)?;
-        Ok(out)
+        Ok(many(counts))
     })?;
 
     // ---- changing ------------------------------------------------------
@@ -421,7 +421,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         st.peasants -= peasants;
         input.peasants += peasants;
         let rethrown = st.tray;
-        let landed = crate::tower::throw(sh.tower.as_ref(), &mut st.tower, &mut st.tray, input, &mut st.rng).map_err(rt)?;
+        let landed = crate::tower::throw_in(sh.tower.as_ref(), st, input).map_err(rt)?;
         sh.event(Event::Throw { thrown: input, rethrown, landed });
         let out = lua.create_table()?;
         for s in 0..st.seats() {
@@ -586,7 +586,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
     // Asks a seat to choose; the answer goes to continuation `cont`.
     // spec: seat, kind, prompt, cont, data, and options as any of
     // provinces = {...}, counts = {min, max}, pass = true.
-    reg(lua, &t, sh, "ask", |lua, sh, spec: Table| {
+    reg(lua, &t, sh, "ask", |_, sh, spec: Table| {
         let st = sh.writable("ask")?;
         let keys = sh.keys.borrow();
         let k = keys.as_ref().expect("keys are set at start-up");
@@ -614,10 +614,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         if options.is_empty() {
             return Err(rt("game.ask: no options to choose from".into()));
         }
-        let data: serde_json::Value = match spec.raw_get::<Value>(&k.data)? {
-            Value::Nil => serde_json::Value::Null,
-            v => lua.from_value(v)?,
-        };
+        let data = super::value::to_json(&spec.raw_get::<Value>(&k.data)?, 0)?;
         let mut scratch = sh.scratch.borrow_mut();
         if scratch.ask.is_some() {
             return Err(rt("game.ask: only one question per call".into()));

@@ -8,6 +8,7 @@
 //! call.
 
 mod api;
+mod value;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -446,7 +447,7 @@ impl Runtime {
             Choice::Space(s) => Value::Integer(i64::from(s) + 1),
             Choice::Pass => Value::Nil,
         };
-        let data = self.lua.to_value(&ask.data).map_err(|e| ScriptError::from_lua(&e))?;
+        let data = value::to_lua(&self.lua, &ask.data).map_err(|e| ScriptError::from_lua(&e))?;
         self.invoke(state, events, f, (i64::from(ask.seat) + 1, choice, data))
     }
 
@@ -516,5 +517,9 @@ fn sandbox(limits: Limits) -> mlua::Result<Lua> {
     let string: Table = g.get("string")?;
     string.set("dump", Value::Nil)?;
     lua.set_memory_limit(limits.memory_bytes)?;
+    // Scripts make many short-lived tables; the generational collector
+    // handles those cheaply.
+    lua.gc_set_mode(mlua::state::GcMode::Generational(mlua::state::GcGenParams::default()));
     Ok(lua)
 }
+

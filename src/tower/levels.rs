@@ -25,7 +25,7 @@ impl Levels {
         let levels = get("levels")?;
         let pass = get("pass")?;
         let loosen = get("loosen")?;
-        if levels < 0.0 || levels > 16.0 || levels.fract() != 0.0 {
+        if !(0.0..=16.0).contains(&levels) || levels.fract() != 0.0 {
             return Err(format!("tower.params.levels is {levels}, expected a whole number 0..=16"));
         }
         for (k, v) in [("pass", pass), ("loosen", loosen)] {

@@ -1,0 +1,111 @@
+#![allow(dead_code)]
+//! Helpers shared by the integration tests.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use shogun_lab::core::*;
+use shogun_lab::engine::Engine;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn engine() -> Engine {
+    engine_from(&root().join("scripts/base"), &root().join("maps/sun.yaml"))
+}
+
+pub fn engine_from(pack: &Path, map: &Path) -> Engine {
+    let rules = shogun_lab::rules::load(pack, map).unwrap_or_else(|d| panic!("rules do not load:\n{d}"));
+    Engine::new(rules).unwrap_or_else(|d| panic!("engine does not start:\n{d}"))
+}
+
+/// A fresh copy of the base pack and the Sun map in a temporary folder,
+/// for tests that change the data. Returns (pack dir, map path).
+pub fn copy_data(tag: &str) -> (PathBuf, PathBuf) {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!("shogun-lab-test-{}-{tag}-{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst)));
+    let _ = std::fs::remove_dir_all(&dir);
+    let pack = dir.join("pack");
+    std::fs::create_dir_all(&pack).unwrap();
+    for entry in std::fs::read_dir(root().join("scripts/base")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), pack.join(entry.file_name())).unwrap();
+    }
+    let map = dir.join("sun.yaml");
+    std::fs::copy(root().join("maps/sun.yaml"), &map).unwrap();
+    (pack, map)
+}
+
+/// Replaces `from` by `to` in a file (the text must be there).
+pub fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{} does not contain {from:?}", path.display());
+    std::fs::write(path, text.replacen(from, to, 1)).unwrap();
+}
+
+pub fn province(engine: &Engine, name: &str) -> usize {
+    engine.rules.map.province(name).unwrap_or_else(|| panic!("no province {name}"))
+}
+
+pub fn action(engine: &Engine, id: &str) -> usize {
+    engine.rules.action_index(id).unwrap_or_else(|| panic!("no action {id}"))
+}
+
+/// A 4-player game just after setup and the first year's events, before
+/// the first round is laid out.
+pub fn started(engine: &Engine, players: u8, seed: u64) -> GameState {
+    let mut st = engine.new_game(players, seed).unwrap();
+    engine.apply(&mut st, &Decision::Chance).unwrap(); // setup
+    engine.apply(&mut st, &Decision::Chance).unwrap(); // year's events
+    st
+}
+
+/// Puts the state at the point where `seat` performs `action` in
+/// `province` (held by `seat`), with the given event and special in force,
+/// and runs it. Returns the events.
+pub fn perform(engine: &Engine, st: &mut GameState, seat: usize, action_id: &str, province_name: &str, event: Option<&str>, special: Option<&str>) -> Vec<Event> {
+    let a = action(engine, action_id);
+    let p = province(engine, province_name);
+    assert_eq!(st.provinces[p].owner, Some(seat as u8), "{province_name} must be held by the seat");
+    let n = engine.rules.cards.actions.len();
+    let mut plan = Plan { slots: vec![None; n], bid: None };
+    plan.slots[a] = Some(Card::Province(p as u16));
+    for (s, pl) in st.players.iter_mut().enumerate() {
+        pl.plan = Some(if s == seat { plan.clone() } else { Plan { slots: vec![None; n], bid: None } });
+        pl.space = None;
+    }
+    st.event = event.map(|id| engine.rules.cards.events.iter().position(|e| e.id == id).expect("event id") as u8);
+    st.special_row = engine.rules.cards.specials.iter().enumerate().map(|(i, _)| Some(i as u8)).collect();
+    if let Some(id) = special {
+        let k = engine.rules.cards.specials.iter().position(|c| c.id == id).expect("special id");
+        st.players[seat].space = Some(k as u8);
+    }
+    st.action_row = vec![a as u8];
+    st.actions_revealed = 1;
+    st.turn_order = vec![seat as u8];
+    st.phase = Phase::Actions { card: 0, turn: 0 };
+    engine.resume(st).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Moves `n` peasants from the general supply into the tower's top level.
+pub fn peasants_into_tower(st: &mut GameState, n: u16) {
+    st.peasants -= n;
+    st.tower[0].peasants += n;
+}
+
+pub fn pile(seats: &[(usize, u16)], peasants: u16) -> Pile {
+    let mut p = Pile::default();
+    for &(s, n) in seats {
+        p.seats[s] = n;
+    }
+    p.peasants = peasants;
+    p
+}
+
+/// Answers the pending question with the option `pick` chooses.
+pub fn answer(engine: &Engine, st: &mut GameState, pick: impl Fn(&[Choice]) -> Choice) -> Vec<Event> {
+    let Legal::Choose { seat, options, .. } = engine.legal(st) else { panic!("no question pending: {:?}", engine.actor(st)) };
+    let choice = pick(&options);
+    engine.apply(st, &Decision::Choose { seat, choice }).unwrap_or_else(|e| panic!("{e}"))
+}

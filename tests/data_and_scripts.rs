@@ -1,0 +1,206 @@
+//! The rules are data: loading reports bad data precisely, a changed
+//! number changes the game without recompiling, and scripts run sandboxed
+//! and atomically.
+
+mod common;
+
+use common::*;
+use shogun_lab::core::*;
+use shogun_lab::engine::{Engine, EngineError};
+use shogun_lab::rules;
+
+fn load_errors(pack: &std::path::Path, map: &std::path::Path) -> String {
+    match rules::load(pack, map) {
+        Ok(r) => match Engine::new(r) {
+            Ok(_) => panic!("expected the data to be rejected"),
+            Err(d) => d.to_string(),
+        },
+        Err(d) => d.to_string(),
+    }
+}
+
+#[test]
+fn shipped_data_loads() {
+    let e = engine();
+    assert_eq!(e.rules.map.provinces.len(), 45);
+    assert_eq!(e.rules.cards.actions.len(), 10);
+    assert_eq!(e.rules.cards.events.len(), 12);
+    assert_eq!(e.rules.cards.specials.len(), 5);
+    assert_eq!(e.rules.map.regions.len(), 5);
+    for r in 0..5 {
+        assert_eq!(e.rules.map.provinces.iter().filter(|p| p.region == r).count(), 9);
+    }
+    assert_eq!(e.rules.map.out_of_play[&3].len(), 8);
+    assert!(e.rules.map.adjacent(province(&e, "Shima"), province(&e, "Izu")), "sea route");
+    assert!(e.rules.map.adjacent(province(&e, "Shinano"), province(&e, "Kozuke")));
+}
+
+#[test]
+fn a_changed_tax_changes_the_game() {
+    let (pack, map) = copy_data("tax");
+    edit(&map, "{name: Settsu, region: purple, tax: 7,", "{name: Settsu, region: purple, tax: 11,");
+    let engine = engine_from(&pack, &map);
+    let mut st = started(&engine, 4, 1);
+    let before = st.players[0].chests;
+    perform(&engine, &mut st, 0, "taxes", "Settsu", None, None);
+    assert_eq!(st.players[0].chests - before, 11);
+}
+
+#[test]
+fn a_changed_cost_changes_the_game() {
+    let (pack, map) = copy_data("cost");
+    edit(&pack.join("cards.yaml"), "handler: build, cost: 3,", "handler: build, cost: 10,");
+    let engine = engine_from(&pack, &map);
+    let mut st = started(&engine, 4, 1);
+    let before = st.players[0].chests;
+    perform(&engine, &mut st, 0, "castle", "Yamato", None, None);
+    assert_eq!(before - st.players[0].chests, 10);
+}
+
+#[test]
+fn a_changed_lua_rule_changes_the_game() {
+    // Collecting no longer adds unrest: a one-line change in actions.lua.
+    let (pack, map) = copy_data("lua");
+    edit(&pack.join("actions.lua"), "local added = game.add_unrest(p, 1)", "local added = 0");
+    let engine = engine_from(&pack, &map);
+    let mut st = started(&engine, 4, 1);
+    perform(&engine, &mut st, 0, "taxes", "Settsu", None, None);
+    assert_eq!(st.provinces[province(&engine, "Settsu")].unrest, 0);
+}
+
+#[test]
+fn bad_map_data_is_reported_with_locations() {
+    let (pack, map) = copy_data("badmap");
+    edit(&map, "borders: [Wakasa, Omi, Mino, Hida, Kaga]", "borders: [Wakasa, Omii, Mino, Hida, Kaga]");
+    edit(&map, "{name: Noto, region: brown, tax: 5, rice: 2, spaces: 2, borders: [Etchu, Kaga]", "{name: Noto, region: brown, tax: 5, rice: 2, spaces: 4, borders: [Etchu]");
+    edit(&map, "  3: [Izumo,", "  3: [Izumoo,");
+    let msg = load_errors(&pack, &map);
+    let lines: Vec<&str> = msg.lines().collect();
+    assert!(lines.iter().any(|l| l.contains("sun.yaml:") && l.contains("unknown province `Omii`, did you mean `Omi`?")), "{msg}");
+    assert!(lines.iter().any(|l| l.contains("spaces is 4, expected 1..=3")), "{msg}");
+    assert!(lines.iter().any(|l| l.contains("`Kaga` lists `Noto` in borders, but `Noto` does not list `Kaga` back")), "{msg}");
+    assert!(lines.iter().any(|l| l.contains("unknown province `Izumoo`")), "{msg}");
+    // Each message carries file:line:column of the offending value.
+    let omii = lines.iter().find(|l| l.contains("Omii")).unwrap();
+    let text = std::fs::read_to_string(&map).unwrap();
+    let line_no = text.lines().position(|l| l.contains("Omii")).unwrap() + 1;
+    assert!(omii.contains(&format!("sun.yaml:{line_no}:")), "{omii}");
+}
+
+#[test]
+fn unknown_keys_and_duplicates_are_reported() {
+    let (pack, map) = copy_data("keys");
+    edit(&pack.join("rules.yaml"), "players: {min: 3, max: 5}", "players: {min: 3, max: 5, maximum: 6}");
+    let msg = load_errors(&pack, &map);
+    let text = std::fs::read_to_string(pack.join("rules.yaml")).unwrap();
+    let line_no = text.lines().position(|l| l.contains("maximum")).unwrap() + 1;
+    assert!(msg.contains(&format!("rules.yaml:{line_no}:")) && msg.contains("unknown field `maximum`"), "{msg}");
+
+    let (pack, map) = copy_data("dups");
+    edit(&pack.join("cards.yaml"), "- {id: temple, name: Build temple", "- {id: castle, name: Build temple");
+    edit(&map, "{name: Noto,", "{name: Etchu,");
+    let msg = load_errors(&pack, &map);
+    assert!(msg.contains("province `Etchu` is defined twice"), "{msg}");
+
+    let (pack, map) = copy_data("dupaction");
+    edit(&pack.join("cards.yaml"), "- {id: temple, name: Build temple", "- {id: castle, name: Build temple");
+    let msg = load_errors(&pack, &map);
+    assert!(msg.contains("cards.yaml:") && msg.contains("action `castle` is defined twice"), "{msg}");
+}
+
+#[test]
+fn missing_lua_handlers_and_modifiers_are_reported() {
+    let (pack, map) = copy_data("handlers");
+    edit(&pack.join("cards.yaml"), "handler: collect_rice", "handler: collect_ricee");
+    edit(&pack.join("cards.yaml"), "modifier: at_most, value: 5", "modifier: at_mots, value: 5");
+    let msg = load_errors(&pack, &map);
+    assert!(msg.contains("no Lua handler `collect_ricee` is registered"), "{msg}");
+    assert!(msg.contains("no Lua modifier `at_mots` is registered"), "{msg}");
+    let text = std::fs::read_to_string(pack.join("cards.yaml")).unwrap();
+    let line_no = text.lines().position(|l| l.contains("collect_ricee")).unwrap() + 1;
+    assert!(msg.contains(&format!("cards.yaml:{line_no}:")), "{msg}");
+}
+
+#[test]
+fn lua_syntax_errors_name_file_and_line() {
+    let (pack, map) = copy_data("syntax");
+    let path = pack.join("winter.lua");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("{text}\nlocal x = = 1\n")).unwrap();
+    let line_no = text.lines().count() + 2;
+    let msg = load_errors(&pack, &map);
+    assert!(msg.contains(&format!("winter.lua:{line_no}:")), "{msg}");
+}
+
+#[test]
+fn a_script_error_leaves_the_state_untouched() {
+    let (pack, map) = copy_data("boom");
+    edit(&pack.join("actions.lua"), "local function collect(seat, p, a, field, hook, what)\n", "local function collect(seat, p, a, field, hook, what)\n  game.gain(seat, 100)\n  error(\"boom in collect\")\n");
+    let engine = engine_from(&pack, &map);
+    let mut st = started(&engine, 4, 1);
+    // Set up the action by hand, then resume: the error must undo everything.
+    let _ = perform_expecting_error(&engine, &mut st);
+}
+
+fn perform_expecting_error(engine: &Engine, st: &mut GameState) -> EngineError {
+    let a = action(engine, "taxes");
+    let p = province(engine, "Settsu");
+    let mut plan = Plan { slots: vec![None; 10], bid: None };
+    plan.slots[a] = Some(Card::Province(p as u16));
+    for pl in st.players.iter_mut() {
+        pl.plan = Some(Plan { slots: vec![None; 10], bid: None });
+    }
+    st.players[0].plan = Some(plan);
+    st.action_row = vec![a as u8];
+    st.actions_revealed = 1;
+    st.turn_order = vec![0, 1, 2, 3];
+    st.phase = Phase::Actions { card: 0, turn: 0 };
+    let before = st.clone();
+    let err = engine.resume(st).unwrap_err();
+    assert_eq!(*st, before, "the failed call changed the state");
+    let EngineError::Script(e) = &err else { panic!("{err}") };
+    assert!(e.file.ends_with("actions.lua"), "{e}");
+    assert!(e.message.contains("boom in collect"), "{e}");
+    assert!(e.line > 0);
+    assert!(e.traceback.contains("stack traceback"), "{e}");
+    err
+}
+
+#[test]
+fn scripts_are_sandboxed() {
+    let engine = engine();
+    let st = started(&engine, 4, 1);
+    let rt = engine.runtime();
+    for code in ["return io", "return os", "return package", "return debug", "return require", "return load", "return dofile", "return math.random", "return string.dump", "return collectgarbage"] {
+        let r = rt.eval_readonly(&st, code);
+        assert!(matches!(r.as_deref(), Ok("nil")) || r.is_err(), "{code} -> {r:?}");
+    }
+    // Globals are sealed: no state kept between calls.
+    let err = rt.eval_readonly(&st, "counter = 1").unwrap_err();
+    assert!(err.message.contains("cannot set global `counter`"), "{err}");
+    let err = rt.eval_readonly(&st, "RULES.players.max = 9").unwrap_err();
+    assert!(err.message.contains("read-only"), "{err}");
+    // A read-only view cannot change the game.
+    let err = rt.eval_readonly(&st, "game.gain(1, 5)").unwrap_err();
+    assert!(err.message.contains("not allowed here"), "{err}");
+    // Reading works, and iteration is sorted.
+    assert_eq!(rt.eval_readonly(&st, "return game.chests(1)").unwrap(), st.players[0].chests.to_string());
+    assert_eq!(rt.eval_readonly(&st, "local t = {} for k in pairs({c=1, a=2, b=3}) do t[#t+1] = k end return table.concat(t)").unwrap(), "abc");
+}
+
+#[test]
+fn endless_loops_hit_the_instruction_budget() {
+    let engine = engine();
+    let st = started(&engine, 4, 1);
+    let err = engine.runtime().eval_readonly(&st, "while true do end").unwrap_err();
+    assert!(err.message.contains("instruction budget"), "{err}");
+    let err = engine.runtime().eval_readonly(&st, "local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 1000) end").unwrap_err();
+    assert!(err.message.contains("memory") || err.message.contains("budget"), "{err}");
+}
+
+#[test]
+fn bad_arguments_to_run_are_refused() {
+    let engine = engine();
+    assert!(matches!(engine.new_game(2, 1), Err(EngineError::Setup(_))));
+    assert!(matches!(engine.new_game(6, 1), Err(EngineError::Setup(_))));
+}

@@ -1,0 +1,168 @@
+//! Random-simulation tests in the style of OpenSpiel: many full games with
+//! bots, checking the conservation rules and state round-trips after every
+//! applied decision.
+
+mod common;
+
+use common::*;
+use shogun_lab::bots;
+use shogun_lab::core::*;
+use shogun_lab::engine::{check_invariants, Engine};
+use shogun_lab::transcript::make_bots;
+
+fn check_everything(engine: &Engine, st: &GameState) {
+    let c = &engine.rules.rules.components;
+    // Every player's 62 cubes are somewhere: supply, board, tower, tray.
+    for s in 0..st.seats() {
+        assert_eq!(i64::from(st.cubes_of(s)), c.cubes_per_player, "seat {s} cubes");
+        assert!(st.players[s].chests >= 0, "chests never negative");
+    }
+    // 20 peasants: general supply, tower, tray (never on the board).
+    assert_eq!(i64::from(st.peasants_total()), c.peasants);
+    // Buildings: within supply, never two of a kind (one bit per kind).
+    for (k, b) in c.buildings.iter().enumerate() {
+        let on_board = st.provinces.iter().filter(|p| p.has(k)).count() as i64;
+        assert_eq!(on_board + i64::from(st.buildings[k]), b.count, "{} count", b.id);
+    }
+    for (i, p) in st.provinces.iter().enumerate() {
+        if !st.in_play[i] {
+            assert_eq!(p.armies, 0, "no cube in an out-of-play province");
+            assert_eq!(p.owner, None);
+        }
+        assert!(p.building_count() <= engine.rules.map.provinces[i].spaces);
+    }
+    check_invariants(&engine.rules, st).unwrap();
+    // Clone equality and serialize -> deserialize -> equal.
+    assert_eq!(&st.clone(), st);
+    let json = serde_json::to_string(st).unwrap();
+    let back: GameState = serde_json::from_str(&json).unwrap();
+    assert_eq!(&back, st);
+}
+
+fn check_views(st: &GameState) {
+    // A seat's view never shows another seat's plan.
+    for seat in 0..st.seats() {
+        let v = st.view(Some(seat));
+        for (s, p) in v.players.iter().enumerate() {
+            if s != seat
+                && let Some(plan) = &p.plan {
+                    assert!(plan.slots.iter().all(|c| c.is_none()) && plan.bid.is_none(), "seat {seat} sees seat {s}'s plan");
+                }
+        }
+        assert_eq!(v.players[seat].plan, st.players[seat].plan);
+    }
+}
+
+#[test]
+fn two_hundred_random_games_keep_every_invariant() {
+    let engine = engine();
+    let mut games = 0;
+    let mut decisions = 0u64;
+    let mut battles = 0u64;
+    for seed in 0..200u64 {
+        let players = 3 + (seed % 3) as u8;
+        let names: Vec<String> = (0..players).map(|s| if (seed + u64::from(s)) % 4 == 0 { "greedy".into() } else { "random".into() }).collect();
+        let mut bots = make_bots(&names, seed).unwrap();
+        let mut st = engine.new_game(players, seed).unwrap();
+        check_everything(&engine, &st);
+        loop {
+            let d = match engine.actor(&st) {
+                Actor::Terminal => break,
+                Actor::Chance => Decision::Chance,
+                Actor::Seat(s) => bots::decide(&engine, &st, s as usize, bots[s as usize].as_mut()),
+                Actor::Simultaneous(seats) => {
+                    let s = seats[(seed as usize) % seats.len()] as usize;
+                    bots::decide(&engine, &st, s, bots[s].as_mut())
+                }
+            };
+            let events = engine.apply(&mut st, &d).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            battles += events.iter().filter(|e| matches!(e, Event::Battle { .. })).count() as u64;
+            decisions += 1;
+            check_everything(&engine, &st);
+            if st.phase == Phase::Planning || matches!(st.phase, Phase::Actions { .. }) {
+                check_views(&st);
+            }
+        }
+        assert_eq!(st.phase, Phase::GameOver);
+        assert!(st.players.iter().any(|p| p.points > 0), "seed {seed}: nobody scored");
+        games += 1;
+    }
+    assert_eq!(games, 200);
+    assert!(battles > 200 * 10, "bots fight: {battles} battles in 200 games");
+    assert!(decisions > 200 * 50);
+}
+
+#[test]
+fn illegal_decisions_are_refused_and_change_nothing() {
+    let engine = engine();
+    let mut st = engine.new_game(4, 5).unwrap();
+    let before = st.clone();
+    let plan = Plan { slots: vec![None; 10], bid: None };
+    assert!(engine.apply(&mut st, &Decision::Plan { seat: 0, plan: plan.clone() }).is_err());
+    assert_eq!(st, before);
+    engine.apply(&mut st, &Decision::Chance).unwrap();
+    engine.apply(&mut st, &Decision::Chance).unwrap();
+    engine.apply(&mut st, &Decision::Chance).unwrap();
+    assert_eq!(engine.actor(&st), Actor::Simultaneous(vec![0, 1, 2, 3]));
+    let before = st.clone();
+    // A province card the seat does not hold.
+    let theirs = st.provinces_of(1).next().unwrap();
+    let mut bad = plan.clone();
+    bad.slots[0] = Some(Card::Province(theirs as u16));
+    assert!(engine.apply(&mut st, &Decision::Plan { seat: 0, plan: bad }).is_err());
+    // The same card twice.
+    let mine = st.provinces_of(0).next().unwrap();
+    let mut twice = plan.clone();
+    twice.slots[0] = Some(Card::Province(mine as u16));
+    twice.bid = Some(Card::Province(mine as u16));
+    assert!(engine.apply(&mut st, &Decision::Plan { seat: 0, plan: twice }).is_err());
+    // A bid above the seat's chests.
+    st.players[0].chests = 1;
+    let before_bid = st.clone();
+    let mut rich = plan.clone();
+    rich.bid = Some(Card::Chest(4));
+    assert!(engine.apply(&mut st, &Decision::Plan { seat: 0, plan: rich }).is_err());
+    assert_eq!(st, before_bid);
+    st = before.clone();
+    // Chance is not asked now.
+    assert!(engine.apply(&mut st, &Decision::Chance).is_err());
+    assert_eq!(st, before);
+    // Planning twice.
+    engine.apply(&mut st, &Decision::Plan { seat: 2, plan: plan.clone() }).unwrap();
+    assert!(engine.apply(&mut st, &Decision::Plan { seat: 2, plan }).is_err());
+    assert_eq!(engine.actor(&st), Actor::Simultaneous(vec![0, 1, 3]));
+}
+
+#[test]
+fn same_seed_same_game() {
+    let engine = engine();
+    let names = vec!["random".to_string(), "greedy".into(), "random".into(), "greedy".into()];
+    let (a, sa) = shogun_lab::transcript::transcript(&engine, 4, 11, &names).unwrap();
+    let (b, sb) = shogun_lab::transcript::transcript(&engine, 4, 11, &names).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(serde_json::to_string(&sa).unwrap(), serde_json::to_string(&sb).unwrap());
+    // A second engine (a new Lua VM) plays the same game too.
+    let other = common::engine();
+    let (c, _) = shogun_lab::transcript::transcript(&other, 4, 11, &names).unwrap();
+    assert_eq!(a, c);
+    let (d, _) = shogun_lab::transcript::transcript(&engine, 4, 12, &names).unwrap();
+    assert_ne!(a, d, "another seed, another game");
+}
+
+#[test]
+fn quiet_and_narrated_runs_reach_the_same_states() {
+    let engine = engine();
+    let names: Vec<String> = vec!["random".into(); 3];
+    let run = |narrate: bool| {
+        engine.runtime().set_narration(narrate);
+        let mut st = engine.new_game(3, 21).unwrap();
+        let mut b = make_bots(&names, 21).unwrap();
+        let mut states = Vec::new();
+        shogun_lab::transcript::play(&engine, &mut st, &mut b, |_, _, _, after| states.push(after.clone())).unwrap();
+        states
+    };
+    let quiet = run(false);
+    let loud = run(true);
+    engine.runtime().set_narration(true);
+    assert_eq!(quiet, loud);
+}
