@@ -4,6 +4,34 @@
 
 local game, note, modify = game, note, modify
 
+-- Who wins, from what landed. kind: "attack" (player against player),
+-- "neutral" (against a neutral province's peasants) or "revolt" (peasants
+-- against the player, who is the defender). a, d: cubes of attacker and
+-- defender in the tray (0 for the peasants' side), p: peasants in the tray,
+-- unrest: the defended province has unrest (peasants then take no side in
+-- attacks). Returns the outcome ("attacker", "defender" or "tie") and how
+-- many cubes of the attacker and of the defender stay in the province.
+function battle_outcome(kind, a, d, p, unrest)
+  if kind == "revolt" then
+    -- The peasants attack; a tie goes to them.
+    if p >= d then return "attacker", 0, 0 end
+    return "defender", 0, d - p
+  end
+  local helpers = unrest and 0 or p
+  local def = d + helpers
+  if a > def then return "attacker", a - def, 0 end
+  if kind == "neutral" then return "defender", 0, 0 end
+  -- Only peasants (or nothing) landed for the defender: he cannot hold it.
+  if d == 0 then return "tie", 0, 0 end
+  if def > a then
+    -- The defender loses as many as the attacker had, peasants first.
+    local lost = a - math.min(a, helpers)
+    return "defender", 0, d - lost
+  end
+  return "tie", 0, 0
+end
+shogun.handler("battle_outcome", battle_outcome)
+
 local function extra(hook, seat, ctx)
   -- Reading 4: an extra cube is thrown when the supply has one.
   return math.max(0, math.min(modify(hook, 0, ctx), game.supply(seat)))
@@ -15,7 +43,7 @@ function attack(seat, defender, from, to, n, action)
   local xa = extra("attacker_extra", seat, { seat = seat, province = to, source = from, action = action })
   local xd = extra("defender_extra", defender, { seat = defender, province = to, attacker = seat, action = action })
   local dn = game.armies(to)
-  local peasants_defend = game.unrest(to) == 0
+  local unrest = game.unrest(to) > 0
   if NARRATE then
     note("%s attacks %s (%s, %d armies) from %s with %d%s%s", seat_name(seat), pname(to), seat_name(defender), dn,
       pname(from), n, xa > 0 and string.format(" +%d from supply", xa) or "",
@@ -26,36 +54,28 @@ function attack(seat, defender, from, to, n, action)
   if xd > 0 then spec[#spec + 1] = { seat = defender, n = xd } end
   local tray = game.throw(spec)
   local a, d, p = tray[seat], tray[defender], tray.peasants
-  local helpers = peasants_defend and p or 0
-  local def = d + helpers
-  if not peasants_defend then note("%s has unrest: the peasants take no side", pname(to)) end
-  if a > def then
-    -- The attacker conquers; he loses as many cubes as the defence counted.
-    game.tray_to_supply(defender, d)
-    game.tray_to_supply(seat, def)
+  if unrest then note("%s has unrest: the peasants take no side", pname(to)) end
+  local outcome, a_left, d_left = battle_outcome("attack", a, d, p, unrest)
+  -- Counted cubes that do not stay in the province go back to the supplies.
+  game.tray_to_supply(seat, a - a_left)
+  game.tray_to_supply(defender, d - d_left)
+  if outcome == "attacker" then
     game.conquer(to, seat)
-    game.tray_to_province(seat, to, a - def)
-    note("%s wins %d:%d and holds %s with %d", seat_name(seat), a, def, pname(to), a - def)
-  elseif d == 0 then
-    -- Only peasants (or nothing) for the defender: he cannot hold it.
-    game.tray_to_supply(seat, a)
-    game.neutralize(to)
-    note("no defending army landed: %s becomes neutral", pname(to))
-  elseif def > a then
-    -- The defender holds; peasants are lost first.
-    local lost_peasants = math.min(a, helpers)
-    local lost = a - lost_peasants
-    game.tray_to_supply(seat, a)
-    game.tray_to_supply(defender, lost)
-    game.tray_to_province(defender, to, d - lost)
-    note("%s defends %d:%d and keeps %s with %d", seat_name(defender), def, a, pname(to), d - lost)
+    game.tray_to_province(seat, to, a_left)
+    note("%s wins %d:%d and holds %s with %d", seat_name(seat), a, d + (unrest and 0 or p), pname(to), a_left)
+  elseif outcome == "defender" then
+    game.tray_to_province(defender, to, d_left)
+    note("%s defends %d:%d and keeps %s with %d", seat_name(defender), d + (unrest and 0 or p), a, pname(to), d_left)
   else
-    game.tray_to_supply(seat, a)
-    game.tray_to_supply(defender, d)
     game.neutralize(to)
-    note("tie %d:%d: %s loses its buildings and armies and becomes neutral", a, def, pname(to))
+    if d == 0 then
+      note("no defending army landed: %s becomes neutral", pname(to))
+    else
+      note("tie %d:%d: %s loses its buildings and armies and becomes neutral", a, d + (unrest and 0 or p), pname(to))
+    end
   end
-  if peasants_defend then game.tray_peasants_to_supply() end
+  -- Peasants who counted go back to the general supply.
+  if not unrest then game.tray_peasants_to_supply() end
 end
 
 -- `seat` enters neutral province `to` with `n` armies from `from`.
@@ -64,7 +84,7 @@ function neutral_battle(seat, from, to, n, action)
   local xa = extra("attacker_extra", seat, { seat = seat, province = to, source = from, action = action })
   local k = math.max(0, math.min(modify("neutral_peasants", 1, { seat = seat, province = to, action = action }),
     game.peasant_supply()))
-  local peasants_defend = game.unrest(to) == 0
+  local unrest = game.unrest(to) > 0
   if NARRATE then
     note("%s enters neutral %s from %s with %d%s against %d peasant(s)", seat_name(seat), pname(to), pname(from), n,
       xa > 0 and string.format(" +%d from supply", xa) or "", k)
@@ -73,17 +93,16 @@ function neutral_battle(seat, from, to, n, action)
   if xa > 0 then spec[#spec + 1] = { seat = seat, n = xa } end
   local tray = game.throw(spec)
   local a, p = tray[seat], tray.peasants
-  local def = peasants_defend and p or 0
-  if a > def then
-    game.tray_to_supply(seat, def)
+  local outcome, a_left = battle_outcome("neutral", a, 0, p, unrest)
+  game.tray_to_supply(seat, a - a_left)
+  if outcome == "attacker" then
     game.conquer(to, seat)
-    game.tray_to_province(seat, to, a - def)
-    note("%s takes %s with %d", seat_name(seat), pname(to), a - def)
+    game.tray_to_province(seat, to, a_left)
+    note("%s takes %s with %d", seat_name(seat), pname(to), a_left)
   else
-    game.tray_to_supply(seat, a)
-    note("%s stays neutral (%d:%d)", pname(to), a, def)
+    note("%s stays neutral (%d:%d)", pname(to), a, unrest and 0 or p)
   end
-  if peasants_defend then game.tray_peasants_to_supply() end
+  if not unrest then game.tray_peasants_to_supply() end
 end
 
 -- Peasants rise in `p` against its owner `seat`. Returns true if he holds it.
@@ -94,15 +113,15 @@ function revolt(seat, p, peasants, why)
   note("revolt in %s (%s): %d peasant(s) against %d armies", pname(p), why, k, dn)
   local tray = game.throw({ { seat = seat, from = p, n = dn }, peasants = k })
   local d, q = tray[seat], tray.peasants
+  local outcome, _, d_left = battle_outcome("revolt", 0, d, q, false)
   game.tray_peasants_to_supply()
-  if q >= d then
-    game.tray_to_supply(seat, d)
+  game.tray_to_supply(seat, d - d_left)
+  if outcome == "attacker" then
     game.neutralize(p)
     note("the peasants win %d:%d: %s becomes neutral", q, d, pname(p))
     return false
   end
-  game.tray_to_supply(seat, q)
-  game.tray_to_province(seat, p, d - q)
-  note("%s puts down the revolt %d:%d and keeps %s with %d", seat_name(seat), d, q, pname(p), d - q)
+  game.tray_to_province(seat, p, d_left)
+  note("%s puts down the revolt %d:%d and keeps %s with %d", seat_name(seat), d, q, pname(p), d_left)
   return true
 end

@@ -1,6 +1,7 @@
 //! The `shogun` command line.
 
 pub mod bench;
+pub mod tower;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,8 @@ pub enum Command {
     /// Measure games per second, bytes per state and per Lua VM.
     #[command(after_help = "Example:\n  shogun bench --games 2000 --players 4 --bots random")]
     Bench(BenchArgs),
+    /// Cube towers: battle odds, odds tables, fitting a model to real throws.
+    Tower(tower::TowerArgs),
 }
 
 /// Where the game data lives and which map and rules to load.
@@ -49,6 +52,9 @@ pub struct GameData {
     /// current folder if it has them, else the source tree's).
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
+    /// Cube tower by name, from the rules' `towers` (default: `tower.use`).
+    #[arg(long, value_name = "NAME")]
+    pub tower: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -130,7 +136,13 @@ impl GameData {
             return Err(format!("no map `{}` (looked for {}); known maps: {}", self.map, map.display(), known.join(", ")));
         }
         let rules = rules::load(&self.rules_dir(), &map).map_err(|d| d.to_string())?;
-        Engine::new(rules).map_err(|d| d.to_string())
+        if let Some(t) = &self.tower {
+            if !rules.rules.towers.contains_key(t) {
+                let known: Vec<&str> = rules.rules.towers.keys().map(|s| s.as_str()).collect();
+                return Err(format!("--tower: unknown tower `{t}` (known: {})", known.join(", ")));
+            }
+        }
+        Engine::with_options(rules, self.tower.as_deref(), crate::script::Limits::default()).map_err(|d| d.to_string())
     }
 }
 
@@ -172,10 +184,16 @@ fn run(args: RunArgs) -> Result<(), String> {
 }
 
 pub fn main() -> ExitCode {
+    // Die quietly when the reader of our output goes away (`| head`).
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => run(a),
         Command::Bench(a) => bench::command(a),
+        Command::Tower(a) => tower::command(a),
     };
     let _ = std::io::stdout().flush();
     match result {

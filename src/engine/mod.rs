@@ -48,11 +48,10 @@ impl From<ScriptError> for EngineError {
     }
 }
 
-/// A loaded ruleset ready to run games: the rules, the Lua VM, the tower.
+/// A loaded ruleset ready to run games: the rules, the Lua VM and its tower.
 pub struct Engine {
     pub rules: Rc<Rules>,
     runtime: Runtime,
-    tower: Rc<dyn TowerModel>,
 }
 
 fn illegal<T>(msg: impl Into<String>) -> Result<T, EngineError> {
@@ -60,30 +59,26 @@ fn illegal<T>(msg: impl Into<String>) -> Result<T, EngineError> {
 }
 
 impl Engine {
+    /// An engine with the rules' own tower (`tower.use`).
     pub fn new(rules: Rules) -> Result<Engine, Diagnostics> {
-        Engine::with_limits(rules, Limits::default())
+        Engine::with_options(rules, None, Limits::default())
     }
 
-    pub fn with_limits(rules: Rules, limits: Limits) -> Result<Engine, Diagnostics> {
-        let tower: Rc<dyn TowerModel> = match tower::build(&rules.rules.tower) {
-            Ok(t) => Rc::from(t),
-            Err(msg) => {
-                let mut d = Diagnostics::default();
-                d.error(&rules.rules_path, rules.rules_pos.of("tower"), msg);
-                return Err(d);
-            }
-        };
+    /// An engine with the named tower instead of the rules' default.
+    pub fn with_options(rules: Rules, tower: Option<&str>, limits: Limits) -> Result<Engine, Diagnostics> {
+        let name = tower.map(str::to_string).unwrap_or_else(|| rules.rules.tower.use_.clone());
         let rules = Rc::new(rules);
-        let runtime = Runtime::new(rules.clone(), tower.clone(), limits)?;
-        Ok(Engine { rules, runtime, tower })
+        let runtime = Runtime::new(rules.clone(), &name, limits)?;
+        Ok(Engine { rules, runtime })
     }
 
     pub fn runtime(&self) -> &Runtime {
         &self.runtime
     }
 
-    pub fn tower(&self) -> &dyn TowerModel {
-        self.tower.as_ref()
+    /// The tower games use now.
+    pub fn tower(&self) -> Rc<dyn TowerModel> {
+        self.runtime.tower()
     }
 
     /// A new game before setup (the first decision is chance).
@@ -107,7 +102,7 @@ impl Engine {
             peasants: r.components.peasants as u16,
             buildings: r.components.buildings.iter().map(|b| b.count as u16).collect(),
             unrest: r.components.unrest_markers as u16,
-            tower: vec![Pile::default(); self.tower.levels()],
+            tower: vec![Pile::default(); self.tower().levels()],
             tray: Pile::default(),
             forced_throws: Vec::new(),
             event_deck: Vec::new(),
@@ -397,7 +392,7 @@ impl Engine {
         st.peasants -= k;
         input.peasants = k;
         let rethrown = st.tray;
-        let landed = tower::throw_in(self.tower.as_ref(), st, input).map_err(EngineError::Broken)?;
+        let landed = tower::throw_in(self.tower().as_ref(), st, input).map_err(EngineError::Broken)?;
         ev.push(Event::Throw { thrown: input, rethrown, landed });
         for s in 0..st.seats() {
             st.players[s].supply += st.tray.seats[s];

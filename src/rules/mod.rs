@@ -180,8 +180,14 @@ fn check_rules(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
         }
     }
     let t = &r.tower;
-    if let Err(msg) = crate::tower::validate(t) {
-        d.error(p, at("tower"), msg);
+    if !r.towers.contains_key(&t.use_) {
+        let known: Vec<&str> = r.towers.keys().map(|s| s.as_str()).collect();
+        d.error(p, at("tower/use"), format!("tower.use: no tower `{}` in `towers` (known: {})", t.use_, known.join(", ")));
+    }
+    for (name, spec) in &r.towers {
+        if let Err(msg) = crate::tower::validate(spec) {
+            d.error(p, at(&format!("towers/{name}")), format!("tower `{name}`: {msg}"));
+        }
     }
     for (key, v) in [("cubes_per_player", t.preload.cubes_per_player), ("peasants", t.preload.peasants)] {
         if v < 0 {

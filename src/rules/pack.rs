@@ -16,6 +16,7 @@ pub struct RulesFile {
     pub army_groups_used: BTreeMap<u8, usize>,
     pub components: Components,
     pub tower: TowerConfig,
+    pub towers: BTreeMap<String, TowerSpec>,
     pub calendar: Calendar,
     pub bidding: Bidding,
     pub winter: Winter,
@@ -66,10 +67,23 @@ pub struct BuildingKind {
 #[derive(Deserialize, Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct TowerConfig {
+    /// Name of the tower in `towers` the game uses.
+    #[serde(rename = "use")]
+    pub use_: String,
+    pub preload: Preload,
+}
+
+/// A named tower: a model and its parameters.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TowerSpec {
     pub model: String,
     #[serde(default)]
     pub params: BTreeMap<String, f64>,
-    pub preload: Preload,
+    /// For `model: lua`: the name the tower was registered under (shogun.tower).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script: Option<String>,
+    pub provenance: String,
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone, Copy)]
@@ -125,6 +139,9 @@ pub struct PhaseHandlers {
     pub winter: String,
     pub score: String,
     pub year_end: String,
+    /// Pure: (kind, attacker, defender, peasants, unrest) -> outcome,
+    /// attacker cubes left, defender cubes left. Used by `shogun tower odds`.
+    pub battle: String,
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone)]

@@ -20,6 +20,9 @@ impl Shared {
     /// The state lent for this call.
     #[allow(clippy::mut_from_ref)]
     fn lent(&self) -> mlua::Result<&mut GameState> {
+        if self.in_tower.get() {
+            return Err(rt("game.* is not available inside a tower model (it gets the cubes and a `random` function)".into()));
+        }
         let p = self.state.get();
         if p.is_null() {
             return Err(rt("the game state is only lent to scripts during a call".into()));
@@ -421,7 +424,8 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         st.peasants -= peasants;
         input.peasants += peasants;
         let rethrown = st.tray;
-        let landed = crate::tower::throw_in(sh.tower.as_ref(), st, input).map_err(rt)?;
+        let tower = sh.tower.borrow().clone();
+        let landed = crate::tower::throw_in(tower.as_ref(), st, input).map_err(rt)?;
         sh.event(Event::Throw { thrown: input, rethrown, landed });
         let out = lua.create_table()?;
         for s in 0..st.seats() {

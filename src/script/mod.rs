@@ -18,7 +18,7 @@ use std::rc::Rc;
 use mlua::chunk::ChunkMode;
 use mlua::{Function, HookTriggers, IntoLuaMulti, Lua, LuaOptions, LuaSerdeExt, StdLib, Table, Value, VmState};
 
-use crate::core::{Ask, Choice, Event, GameState};
+use crate::core::{Ask, Choice, Event, GameRng, GameState, MAX_SEATS, Pile};
 use crate::rules::{Diagnostics, Rules};
 use crate::tower::TowerModel;
 
@@ -113,7 +113,10 @@ pub(crate) struct Shared {
     state: Cell<*mut GameState>,
     scratch: RefCell<Scratch>,
     rules: Rc<Rules>,
-    tower: Rc<dyn TowerModel>,
+    /// The tower games use now (see `Runtime::set_tower`).
+    tower: RefCell<Rc<dyn TowerModel>>,
+    /// Set while a Lua tower runs: it gets cubes and a generator, not the game.
+    in_tower: Cell<bool>,
     steps: Cell<u64>,
     step_limit: Cell<u64>,
     building_ids: HashMap<String, usize>,
@@ -195,6 +198,7 @@ struct Handlers {
     winter: Function,
     score: Function,
     year_end: Function,
+    battle: Function,
 }
 
 pub struct Runtime {
@@ -202,6 +206,91 @@ pub struct Runtime {
     shared: Rc<Shared>,
     handlers: Handlers,
     limits: Limits,
+    /// Towers registered by scripts (shogun.tower).
+    towers: Table,
+}
+
+/// A tower written in Lua: `function(thrown, inside, random) -> landed, inside`.
+/// `thrown` and each level of `inside` map seat numbers (and `peasants`) to
+/// counts; `random(n)` draws 1..n from the game's generator.
+struct LuaTower {
+    name: String,
+    levels: usize,
+    func: Function,
+    lua: Lua,
+    shared: std::rc::Weak<Shared>,
+}
+
+fn pile_table(lua: &Lua, p: &Pile) -> mlua::Result<Table> {
+    let t = lua.create_table()?;
+    for (s, n) in p.seats.iter().enumerate() {
+        if *n > 0 {
+            t.raw_set(s + 1, *n)?;
+        }
+    }
+    t.raw_set("peasants", p.peasants)?;
+    Ok(t)
+}
+
+fn table_pile(t: &Table) -> mlua::Result<Pile> {
+    let mut p = Pile::default();
+    for pair in t.pairs::<Value, i64>() {
+        let (k, v) = pair?;
+        if !(0..=i64::from(u16::MAX)).contains(&v) {
+            return Err(mlua::Error::RuntimeError(format!("a tower returned the count {v}")));
+        }
+        match k {
+            Value::Integer(s) if s >= 1 && (s as usize) <= MAX_SEATS => p.seats[s as usize - 1] = v as u16,
+            Value::String(ref name) if name.to_str()? == "peasants" => p.peasants = v as u16,
+            other => return Err(mlua::Error::RuntimeError(format!("a tower returned the key {other:?} (expected seat numbers and `peasants`)"))),
+        }
+    }
+    Ok(p)
+}
+
+impl TowerModel for LuaTower {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn levels(&self) -> usize {
+        self.levels
+    }
+    fn throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
+        let shared = self.shared.upgrade().ok_or("the Lua runtime is gone")?;
+        if shared.state.get().is_null() {
+            shared.steps.set(0);
+        }
+        shared.in_tower.set(true);
+        let result = self.lua.scope(|scope| {
+            let random = scope.create_function_mut(|_, n: i64| {
+                if !(1..=i64::from(u32::MAX)).contains(&n) {
+                    return Err(mlua::Error::RuntimeError(format!("random: n must be >= 1, got {n}")));
+                }
+                Ok(i64::from(rng.below(n as u32)) + 1)
+            })?;
+            let levels = self.lua.create_table()?;
+            for (i, l) in inside.iter().enumerate() {
+                levels.raw_set(i + 1, pile_table(&self.lua, l)?)?;
+            }
+            let (landed, after): (Table, Table) = self.func.call((pile_table(&self.lua, &input)?, levels, random))?;
+            let landed = table_pile(&landed)?;
+            let mut new_inside = Vec::new();
+            for level in after.sequence_values::<Table>() {
+                new_inside.push(table_pile(&level?)?);
+            }
+            Ok((landed, new_inside))
+        });
+        shared.in_tower.set(false);
+        let (landed, new_inside) = result.map_err(|e| {
+            let se = ScriptError::from_lua(&e);
+            format!("Lua tower `{}`: {}{}", self.name, if se.file.is_empty() { String::new() } else { format!("{}:{}: ", se.file, se.line) }, se.message)
+        })?;
+        if new_inside.len() != inside.len() {
+            return Err(format!("Lua tower `{}` returned {} levels, expected {}", self.name, new_inside.len(), inside.len()));
+        }
+        inside.copy_from_slice(&new_inside);
+        Ok(landed)
+    }
 }
 
 /// What a script call produced besides its changes to the state.
@@ -220,7 +309,7 @@ pub enum PhaseHandler {
 impl Runtime {
     /// Builds a sandboxed VM, loads the pack's Lua files and checks that
     /// every handler, modifier and hook the YAML names is registered.
-    pub fn new(rules: Rc<Rules>, tower: Rc<dyn TowerModel>, limits: Limits) -> Result<Runtime, Diagnostics> {
+    pub fn new(rules: Rc<Rules>, tower_name: &str, limits: Limits) -> Result<Runtime, Diagnostics> {
         let mut diags = Diagnostics::default();
         let lua = match sandbox(limits) {
             Ok(l) => l,
@@ -234,7 +323,8 @@ impl Runtime {
             state: Cell::new(std::ptr::null_mut()),
             scratch: RefCell::new(Scratch::default()),
             rules: rules.clone(),
-            tower,
+            tower: RefCell::new(Rc::new(crate::tower::Passthrough)),
+            in_tower: Cell::new(false),
             steps: Cell::new(0),
             step_limit: Cell::new(u64::MAX),
             building_ids,
@@ -313,6 +403,18 @@ impl Runtime {
         let registry: Table = prelude.get("registry").expect("prelude registry");
         let get = |kind: &str| -> Table { registry.get(kind).expect("registry table") };
         let (actions_t, conts, modifiers, phase_t, hooks) = (get("actions"), get("continuations"), get("modifiers"), get("handlers"), get("hooks"));
+        let towers_t = get("towers");
+        for (name, spec) in &rules.rules.towers {
+            if let Some(script) = &spec.script {
+                if !matches!(towers_t.get::<Value>(script.as_str()), Ok(Value::Function(_))) {
+                    diags.error(
+                        &rules.rules_path,
+                        rules.rules_pos.of(&format!("towers/{name}/script")),
+                        format!("tower `{name}`: no Lua tower `{script}` is registered (shogun.tower)"),
+                    );
+                }
+            }
+        }
         let cards_file = &rules.cards_path;
         let mut actions = Vec::new();
         for (i, a) in rules.cards.actions.iter().enumerate() {
@@ -374,6 +476,7 @@ impl Runtime {
         };
         let h = &rules.rules.handlers;
         let (winter, score, year_end) = (phase("winter", &h.winter), phase("score", &h.score), phase("year_end", &h.year_end));
+        let battle = phase("battle", &h.battle);
         if diags.has_errors() {
             return Err(diags);
         }
@@ -388,9 +491,53 @@ impl Runtime {
         Ok(Runtime {
             lua,
             shared,
-            handlers: Handlers { actions, continuations, winter: winter.unwrap(), score: score.unwrap(), year_end: year_end.unwrap() },
+            handlers: Handlers { actions, continuations, winter: winter.unwrap(), score: score.unwrap(), year_end: year_end.unwrap(), battle: battle.unwrap() },
             limits,
+            towers: towers_t,
         })
+        .and_then(|rt| match rt.set_tower(tower_name) {
+            Ok(()) => Ok(rt),
+            Err(msg) => {
+                let mut d = Diagnostics::default();
+                d.error(&rt.shared.rules.rules_path, rt.shared.rules.rules_pos.of("tower/use"), msg);
+                Err(d)
+            }
+        })
+    }
+
+    /// Switches the tower games use to the named one from the rules' `towers`.
+    pub fn set_tower(&self, name: &str) -> Result<(), String> {
+        let rules = &self.shared.rules;
+        let Some(spec) = rules.rules.towers.get(name) else {
+            let known: Vec<&str> = rules.rules.towers.keys().map(|s| s.as_str()).collect();
+            return Err(format!("unknown tower `{name}` (known: {})", known.join(", ")));
+        };
+        let model: Rc<dyn TowerModel> = if spec.model == "lua" {
+            let script = spec.script.clone().unwrap_or_default();
+            let func: Function = self.towers.get(script.as_str()).map_err(|_| format!("no Lua tower `{script}` is registered"))?;
+            let levels = spec.params.get("levels").copied().unwrap_or(1.0);
+            if !(0.0..=16.0).contains(&levels) || levels.fract() != 0.0 {
+                return Err(format!("tower `{name}`: levels is {levels}, expected a whole number 0..=16"));
+            }
+            Rc::new(LuaTower { name: name.to_string(), levels: levels as usize, func, lua: self.lua.clone(), shared: Rc::downgrade(&self.shared) })
+        } else {
+            Rc::from(crate::tower::build(spec).map_err(|e| format!("tower `{name}`: {e}"))?)
+        };
+        *self.shared.tower.borrow_mut() = model;
+        Ok(())
+    }
+
+    /// The tower games use now.
+    pub fn tower(&self) -> Rc<dyn TowerModel> {
+        self.shared.tower.borrow().clone()
+    }
+
+    /// The pack's battle rule: who wins, from what landed. Returns
+    /// (outcome, attacker cubes left, defender cubes left), outcome one of
+    /// `attacker`, `defender`, `tie`.
+    pub fn battle_outcome(&self, kind: &str, attacker: u32, defender: u32, peasants: u32, unrest: bool) -> Result<(String, u32, u32), ScriptError> {
+        self.shared.steps.set(0);
+        self.handlers.battle.call::<(String, u32, u32)>((kind, attacker, defender, peasants, unrest)).map_err(|e| ScriptError::from_lua(&e))
     }
 
     /// Whether scripts narrate (transcripts) or stay quiet (bulk runs).

@@ -1,6 +1,6 @@
 -- The runtime's own Lua, loaded before any pack: the registration API and
 -- helpers every pack may use. It holds no rules.
-local registry = { actions = {}, continuations = {}, modifiers = {}, handlers = {}, hooks = {} }
+local registry = { actions = {}, continuations = {}, modifiers = {}, handlers = {}, hooks = {}, towers = {} }
 local sealed = false
 
 local function register(kind, what)
@@ -28,8 +28,10 @@ shogun = {
   continuation = register("continuations", "continuation"),
   -- shogun.modifier(name, function(value, effect, ctx) return value end)
   modifier = register("modifiers", "modifier"),
-  -- shogun.handler(name, function() ... end): winter, score, year_end
+  -- shogun.handler(name, function() ... end): winter, score, year_end, battle
   handler = register("handlers", "handler"),
+  -- shogun.tower(name, function(thrown, inside, random) return landed, inside end)
+  tower = register("towers", "tower"),
 }
 
 -- Declares the hook names a pack passes values through; cards may only

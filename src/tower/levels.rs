@@ -1,39 +1,31 @@
 use std::collections::BTreeMap;
 
-use super::TowerModel;
+use super::{TowerModel, params, probability};
 use crate::core::{GameRng, MAX_SEATS, Pile};
 
 /// A tower of `levels` ledges. Each cube reaching a ledge passes it with
-/// probability `pass`, otherwise sticks there. Each cube already stuck on a
-/// ledge comes loose with probability `loosen` per cube that passes that
-/// ledge, and falls on to the next one.
+/// probability `pass`, otherwise sticks there. Cubes already stuck on a
+/// ledge come loose and fall on to the next one: with probability `loosen`
+/// per cube that passes the ledge (`loosen_per_cube: 1`), or with
+/// probability `loosen` once per throw (`loosen_per_cube: 0`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Levels {
     pub levels: usize,
     pub pass: f64,
     pub loosen: f64,
+    pub per_cube: bool,
 }
 
 impl Levels {
-    pub fn from_params(params: &BTreeMap<String, f64>) -> Result<Levels, String> {
-        for k in params.keys() {
-            if !["levels", "pass", "loosen"].contains(&k.as_str()) {
-                return Err(format!("tower.params: unknown parameter `{k}` for model `levels` (expected levels, pass, loosen)"));
-            }
-        }
-        let get = |k: &str| params.get(k).copied().ok_or_else(|| format!("tower.params: model `levels` needs `{k}`"));
-        let levels = get("levels")?;
-        let pass = get("pass")?;
-        let loosen = get("loosen")?;
+    pub fn from_params(p: &BTreeMap<String, f64>) -> Result<Levels, String> {
+        let [levels, pass, loosen, per_cube] = params("levels", p, ["levels", "pass", "loosen", "loosen_per_cube"])?;
         if !(0.0..=16.0).contains(&levels) || levels.fract() != 0.0 {
-            return Err(format!("tower.params.levels is {levels}, expected a whole number 0..=16"));
+            return Err(format!("tower model `levels`: levels is {levels}, expected a whole number 0..=16"));
         }
-        for (k, v) in [("pass", pass), ("loosen", loosen)] {
-            if !(0.0..=1.0).contains(&v) {
-                return Err(format!("tower.params.{k} is {v}, expected a probability 0..=1"));
-            }
+        if per_cube != 0.0 && per_cube != 1.0 {
+            return Err(format!("tower model `levels`: loosen_per_cube is {per_cube}, expected 0 (per throw) or 1 (per passing cube)"));
         }
-        Ok(Levels { levels: levels as usize, pass, loosen })
+        Ok(Levels { levels: levels as usize, pass: probability("levels", "pass", pass)?, loosen: probability("levels", "loosen", loosen)?, per_cube: per_cube == 1.0 })
     }
 }
 
@@ -44,9 +36,10 @@ impl TowerModel for Levels {
     fn levels(&self) -> usize {
         self.levels
     }
-    fn throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Pile {
+    fn throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
         let mut falling = input;
         for ledge in inside.iter_mut() {
+            let stuck_before = *ledge;
             let mut passed = Pile::default();
             for c in 0..=MAX_SEATS {
                 let colour = (c < MAX_SEATS).then_some(c);
@@ -55,22 +48,24 @@ impl TowerModel for Levels {
                 *passed.get_mut(colour) = p;
                 *ledge.get_mut(colour) += n - p;
             }
-            // Each passing cube shakes each stuck cube loose with `loosen`:
-            // a stuck cube stays only if none of the k passing cubes frees it.
-            let k = passed.total() as i32;
-            if k > 0 && self.loosen > 0.0 {
-                let q = 1.0 - (1.0 - self.loosen).powi(k);
+            // A stuck cube stays only if nothing shakes it loose: with k
+            // passing cubes, it comes loose with 1 - (1 - loosen)^k.
+            let q = if self.per_cube {
+                let k = passed.total() as i32;
+                if k == 0 { 0.0 } else { 1.0 - (1.0 - self.loosen).powi(k) }
+            } else {
+                self.loosen
+            };
+            if q > 0.0 {
                 for c in 0..=MAX_SEATS {
                     let colour = (c < MAX_SEATS).then_some(c);
-                    // Only cubes stuck before this throw can be shaken loose.
-                    let stuck_before = ledge.get(colour) - (falling.get(colour) - passed.get(colour));
-                    let loose = rng.binomial(u32::from(stuck_before), q) as u16;
+                    let loose = rng.binomial(u32::from(stuck_before.get(colour)), q) as u16;
                     *ledge.get_mut(colour) -= loose;
                     *passed.get_mut(colour) += loose;
                 }
             }
             falling = passed;
         }
-        falling
+        Ok(falling)
     }
 }

@@ -2,83 +2,166 @@
 //! which stay inside; the contents live in the game state, so a tower has
 //! memory between battles exactly when its model keeps cubes inside.
 //!
-//! Adding a model: implement [`TowerModel`], add its name to [`build`] and
-//! [`validate`].
+//! Adding a model: implement [`TowerModel`] and add a line to [`build`].
 
+pub mod fit;
 mod levels;
+pub mod odds;
+mod simple;
 
 pub use levels::Levels;
+pub use simple::{Passthrough, Scripted, Stateless};
+
+use std::collections::BTreeMap;
 
 use crate::core::{GameRng, GameState, MAX_SEATS, Pile};
-use crate::rules::pack::TowerConfig;
+use crate::rules::pack::TowerSpec;
+
+/// Model names [`build`] knows (plus `lua`, built by the script runtime).
+pub const MODELS: &[&str] = &["levels", "stateless", "passthrough", "scripted", "lua"];
 
 pub trait TowerModel {
     fn name(&self) -> &str;
     /// How many levels of contents this model keeps in the game state.
     fn levels(&self) -> usize;
+    /// Whether cubes left inside stay for later throws. A model that does
+    /// not keep them has them handed back to the supplies after each throw.
+    fn keeps(&self) -> bool {
+        true
+    }
     /// Throws `input` into the tower whose contents are `inside`; returns
     /// what lands in the tray and updates `inside`.
-    fn throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Pile;
+    fn throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Result<Pile, String>;
 }
 
-/// Checks a tower configuration, naming what is wrong.
-pub fn validate(cfg: &TowerConfig) -> Result<(), String> {
-    build(cfg).map(|_| ())
+/// Reads a model's parameters: only `allowed` keys, each present.
+pub(crate) fn params<const N: usize>(model: &str, p: &BTreeMap<String, f64>, allowed: [&str; N]) -> Result<[f64; N], String> {
+    for k in p.keys() {
+        if !allowed.contains(&k.as_str()) {
+            return Err(format!("unknown parameter `{k}` for tower model `{model}` (expected: {})", allowed.join(", ")));
+        }
+    }
+    let mut out = [0.0; N];
+    for (i, k) in allowed.iter().enumerate() {
+        out[i] = *p.get(*k).ok_or_else(|| format!("tower model `{model}` needs parameter `{k}`"))?;
+    }
+    Ok(out)
 }
 
-/// The model a configuration names.
-pub fn build(cfg: &TowerConfig) -> Result<Box<dyn TowerModel>, String> {
-    match cfg.model.as_str() {
-        "levels" => Ok(Box::new(Levels::from_params(&cfg.params)?)),
-        other => Err(format!("tower.model: unknown model `{other}` (known: levels)")),
+pub(crate) fn probability(model: &str, key: &str, v: f64) -> Result<f64, String> {
+    if (0.0..=1.0).contains(&v) { Ok(v) } else { Err(format!("tower model `{model}`: {key} is {v}, expected a probability 0..=1")) }
+}
+
+/// The model a tower spec names (`lua` towers are built by the runtime).
+pub fn build(spec: &TowerSpec) -> Result<Box<dyn TowerModel>, String> {
+    match spec.model.as_str() {
+        "levels" => Ok(Box::new(Levels::from_params(&spec.params)?)),
+        "stateless" => Ok(Box::new(Stateless::from_params(&spec.params)?)),
+        "passthrough" => {
+            params("passthrough", &spec.params, [])?;
+            Ok(Box::new(Passthrough))
+        }
+        "scripted" => {
+            params("scripted", &spec.params, [])?;
+            Ok(Box::new(Scripted))
+        }
+        "lua" => Err("a `lua` tower is built by the script runtime".into()),
+        other => Err(format!("unknown tower model `{other}` (known: {})", MODELS.join(", "))),
     }
 }
 
+/// Checks a spec without building Lua towers (those need the runtime).
+pub fn validate(spec: &TowerSpec) -> Result<(), String> {
+    if spec.model == "lua" {
+        if spec.script.is_none() {
+            return Err("a `lua` tower needs `script:` naming a tower registered with shogun.tower".into());
+        }
+        return Ok(());
+    }
+    if spec.script.is_some() {
+        return Err(format!("`script:` only goes with model `lua`, not `{}`", spec.model));
+    }
+    build(spec).map(|_| ())
+}
+
 /// Throws `input` plus everything in the tray; the tray then holds what
-/// landed. Checks that no cube was created or lost.
+/// landed. Checks that no cube was created or lost, whatever the model.
 pub fn throw(model: &dyn TowerModel, inside: &mut Vec<Pile>, tray: &mut Pile, mut input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
     if inside.len() != model.levels() {
+        // A state made under another model: its cubes stay, levels adapt.
+        let mut all = Pile::default();
+        for l in inside.iter() {
+            all.add(l);
+        }
+        inside.clear();
         inside.resize(model.levels(), Pile::default());
+        match inside.first_mut() {
+            Some(top) => *top = all,
+            None => input.add(&all),
+        }
     }
     input.add(tray);
     let mut before = input;
     for level in inside.iter() {
         before.add(level);
     }
-    let landed = model.throw(inside, input, rng);
+    let mut work = inside.clone();
+    let landed = model.throw(&mut work, input, rng)?;
     let mut after = landed;
-    for level in inside.iter() {
+    for level in work.iter() {
         after.add(level);
     }
-    if before != after {
-        return Err(format!("tower model `{}` did not conserve cubes: before {before:?}, after {after:?}", model.name()));
+    if before != after || work.len() != inside.len() {
+        return Err(format!("tower model `{}` did not conserve cubes: before {}, after {}", model.name(), describe(&before), describe(&after)));
     }
+    *inside = work;
     *tray = landed;
     Ok(landed)
+}
+
+fn describe(p: &Pile) -> String {
+    let mut parts: Vec<String> = (0..MAX_SEATS).filter(|&s| p.seats[s] > 0).map(|s| format!("seat {} x{}", s + 1, p.seats[s])).collect();
+    parts.push(format!("peasants x{}", p.peasants));
+    parts.join(", ")
 }
 
 /// Throws `input` into the state's tower, honouring a forced outcome if one
 /// is queued (`GameState::forced_throws`).
 pub fn throw_in(model: &dyn TowerModel, st: &mut GameState, input: Pile) -> Result<Pile, String> {
-    if st.forced_throws.is_empty() {
-        return throw(model, &mut st.tower, &mut st.tray, input, &mut st.rng);
+    let landed = if st.forced_throws.is_empty() {
+        throw(model, &mut st.tower, &mut st.tray, input, &mut st.rng)?
+    } else {
+        let want = st.forced_throws.remove(0);
+        force(model, &mut st.tower, &mut st.tray, input, want)?
+    };
+    if !model.keeps() {
+        let mut back = Pile::default();
+        for level in st.tower.iter_mut() {
+            back.add(level);
+            *level = Pile::default();
+        }
+        for (s, p) in st.players.iter_mut().enumerate() {
+            p.supply += back.seats[s];
+        }
+        st.peasants += back.peasants;
     }
-    let want = st.forced_throws.remove(0);
-    force(model, &mut st.tower, &mut st.tray, input, want)
+    Ok(landed)
 }
 
 /// A throw whose outcome is given: exactly `want` lands. The cubes come from
 /// what was thrown first, then from the tower's levels top down; thrown
 /// cubes that do not land stick on the top level.
 pub fn force(model: &dyn TowerModel, inside: &mut Vec<Pile>, tray: &mut Pile, mut input: Pile, want: Pile) -> Result<Pile, String> {
-    if inside.len() != model.levels() {
-        inside.resize(model.levels(), Pile::default());
+    let keep = model.levels().max(1);
+    if inside.len() != keep {
+        inside.resize(keep, Pile::default());
     }
     input.add(tray);
+    let mut work = inside.clone();
     for c in 0..=MAX_SEATS {
         let colour = (c < MAX_SEATS).then_some(c);
         let mut need = want.get(colour);
-        let available = input.get(colour) + inside.iter().map(|l| l.get(colour)).sum::<u16>();
+        let available = input.get(colour) + work.iter().map(|l| l.get(colour)).sum::<u16>();
         if need > available {
             return Err(format!(
                 "forced throw: {need} {} should land, but only {available} are thrown or inside the tower",
@@ -88,17 +171,14 @@ pub fn force(model: &dyn TowerModel, inside: &mut Vec<Pile>, tray: &mut Pile, mu
         let from_input = need.min(input.get(colour));
         *input.get_mut(colour) -= from_input;
         need -= from_input;
-        for level in inside.iter_mut() {
+        for level in work.iter_mut() {
             let take = need.min(level.get(colour));
             *level.get_mut(colour) -= take;
             need -= take;
         }
     }
-    match inside.first_mut() {
-        Some(top) => top.add(&input),
-        None if !input.is_empty() => return Err("forced throw: a tower without levels cannot keep cubes".into()),
-        None => {}
-    }
+    work[0].add(&input);
+    *inside = work;
     *tray = want;
     Ok(want)
 }

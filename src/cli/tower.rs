@@ -1,0 +1,327 @@
+//! `shogun tower`: battle odds, odds tables and fitting models to real throws.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use super::GameData;
+use crate::engine::Engine;
+use crate::tower::fit::{self, Observations};
+use crate::tower::odds::{OddsQuery, odds};
+
+#[derive(Args, Debug)]
+pub struct TowerArgs {
+    #[command(subcommand)]
+    pub command: TowerCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TowerCommand {
+    /// Chances of one battle under a tower model.
+    #[command(after_help = "Examples:\n  shogun tower odds --model two-level --attack 4 --defend 3\n  shogun tower odds --model thirds --attack 5 --defend 0 --peasants 1 --preload 4 --json")]
+    Odds(OddsArgs),
+    /// Attacker-win chances for 1..10 attackers against 1..10 defenders.
+    #[command(after_help = "Example:\n  shogun tower table --model two-level --svg two-level.svg")]
+    Table(TableArgs),
+    /// Fit a model's parameters to throws recorded at a real table.
+    #[command(after_help = "Example:\n  shogun tower fit docs/example-throws.yaml\n  shogun tower fit my-throws.yaml --model stateless")]
+    Fit(FitArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct OddsArgs {
+    #[command(flatten)]
+    pub data: GameData,
+    /// Tower by name (from the rules' `towers`; default: the rules' own).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Attacking cubes thrown.
+    #[arg(long)]
+    pub attack: u16,
+    /// Defending cubes thrown (0: a neutral province).
+    #[arg(long)]
+    pub defend: u16,
+    /// Peasants thrown (default: 1 against a neutral province, else 0).
+    #[arg(long)]
+    pub peasants: Option<u16>,
+    /// The province has unrest: peasants take no side.
+    #[arg(long)]
+    pub unrest: bool,
+    /// The castle event: the defender throws one cube more.
+    #[arg(long)]
+    pub castle: bool,
+    /// Start from a tower loaded as at setup for this many players.
+    #[arg(long, value_name = "PLAYERS")]
+    pub preload: Option<u8>,
+    #[arg(long, default_value_t = 100_000)]
+    pub trials: u32,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct TableArgs {
+    #[command(flatten)]
+    pub data: GameData,
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Trials per cell.
+    #[arg(long, default_value_t = 4000)]
+    pub trials: u32,
+    #[arg(long)]
+    pub preload: Option<u8>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also write the table as an SVG heat map.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct FitArgs {
+    #[command(flatten)]
+    pub data: GameData,
+    /// Observations file (YAML): see docs/example-throws.yaml.
+    pub observations: PathBuf,
+    /// Model family to fit: levels or stateless (default: both).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Particles for the stateful likelihood (more: slower, steadier).
+    #[arg(long, default_value_t = 2000)]
+    pub particles: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn engine_with(data: &GameData, model: Option<&str>) -> Result<Engine, String> {
+    let engine = data.engine()?;
+    if let Some(m) = model {
+        engine.runtime().set_tower(m)?;
+    }
+    Ok(engine)
+}
+
+pub fn query(engine: &Engine, a: &OddsArgs) -> OddsQuery {
+    let pre = &engine.rules.rules.tower.preload;
+    OddsQuery {
+        attack: a.attack,
+        defend: a.defend,
+        peasants: a.peasants.unwrap_or(if a.defend == 0 { 1 } else { 0 }),
+        unrest: a.unrest,
+        castle: a.castle,
+        preload: a.preload,
+        preload_cubes: pre.cubes_per_player as u16,
+        preload_peasants: pre.peasants as u16,
+        trials: a.trials,
+        seed: a.seed,
+    }
+}
+
+fn run_odds(engine: &Engine, q: &OddsQuery) -> Result<crate::tower::odds::Odds, String> {
+    let rt = engine.runtime();
+    odds(engine.tower().as_ref(), q, |kind, a, d, p, u| rt.battle_outcome(kind, a, d, p, u).map_err(|e| e.to_string()))
+}
+
+fn pct(p: f64) -> String {
+    format!("{:5.1}%", p * 100.0)
+}
+
+pub fn command(args: TowerArgs) -> Result<(), String> {
+    match args.command {
+        TowerCommand::Odds(a) => {
+            if a.attack == 0 {
+                return Err("--attack must be at least 1".into());
+            }
+            if a.trials == 0 {
+                return Err("--trials must be at least 1".into());
+            }
+            if let Some(n) = a.preload {
+                if n < 2 || n as usize > crate::core::MAX_SEATS {
+                    return Err(format!("--preload takes a player count 2..={}", crate::core::MAX_SEATS));
+                }
+            }
+            let engine = engine_with(&a.data, a.model.as_deref())?;
+            let q = query(&engine, &a);
+            let o = run_odds(&engine, &q)?;
+            if a.json {
+                println!("{}", serde_json::to_string(&o).map_err(|e| e.to_string())?);
+                return Ok(());
+            }
+            let tower = a.model.clone().unwrap_or_else(|| engine.rules.rules.tower.use_.clone());
+            println!(
+                "{} attackers vs {}{}{} under tower `{tower}`{} — {} trials",
+                a.attack,
+                if a.defend == 0 { "a neutral province".to_string() } else { format!("{} defenders", a.defend) },
+                if q.peasants > 0 { format!(" + {} peasant(s)", q.peasants) } else { String::new() },
+                if a.unrest { " (unrest)" } else { "" },
+                a.preload.map(|n| format!(", preloaded for {n} players")).unwrap_or_default(),
+                a.trials
+            );
+            for (name, e) in [("attacker wins", &o.attacker_wins), ("tie", &o.ties), ("defender wins", &o.defender_wins)] {
+                println!("  {name:<14} {}  (95%: {} – {})", pct(e.p), pct(e.low).trim(), pct(e.high).trim());
+            }
+            let dist = |v: &[f64]| v.iter().enumerate().filter(|(_, p)| **p > 0.0).map(|(n, p)| format!("{n}:{}", pct(*p).trim())).collect::<Vec<_>>().join("  ");
+            println!("  attacker keeps (share of all trials): {}", dist(&o.attacker_survivors));
+            println!("  defender keeps (share of all trials): {}", dist(&o.defender_survivors));
+            println!("  cubes left stuck in the tower afterwards: attacker {:.2}, defender {:.2} (mean)", o.attacker_stuck_mean, o.defender_stuck_mean);
+            Ok(())
+        }
+        TowerCommand::Table(a) => {
+            if a.trials == 0 {
+                return Err("--trials must be at least 1".into());
+            }
+            let engine = engine_with(&a.data, a.model.as_deref())?;
+            let pre = &engine.rules.rules.tower.preload;
+            let mut grid = vec![vec![0.0; 10]; 10];
+            for (i, row) in grid.iter_mut().enumerate() {
+                for (j, cell) in row.iter_mut().enumerate() {
+                    let q = OddsQuery {
+                        attack: i as u16 + 1,
+                        defend: j as u16 + 1,
+                        peasants: 0,
+                        unrest: false,
+                        castle: false,
+                        preload: a.preload,
+                        preload_cubes: pre.cubes_per_player as u16,
+                        preload_peasants: pre.peasants as u16,
+                        trials: a.trials,
+                        seed: a.seed + (i * 10 + j) as u64,
+                    };
+                    *cell = run_odds(&engine, &q)?.attacker_wins.p;
+                }
+            }
+            let tower = a.model.clone().unwrap_or_else(|| engine.rules.rules.tower.use_.clone());
+            println!("attacker-win chance under tower `{tower}` ({} trials per cell); rows: attackers, columns: defenders", a.trials);
+            print!("att\\def");
+            for j in 1..=10 {
+                print!("{j:>6}");
+            }
+            println!();
+            for (i, row) in grid.iter().enumerate() {
+                print!("{:>7}", i + 1);
+                for p in row {
+                    print!("{:>5.0}%", p * 100.0);
+                }
+                println!();
+            }
+            if let Some(path) = &a.svg {
+                std::fs::write(path, svg(&grid, &tower)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                println!("heat map written to {}", path.display());
+            }
+            Ok(())
+        }
+        TowerCommand::Fit(a) => {
+            let text = std::fs::read_to_string(&a.observations).map_err(|e| format!("cannot read {}: {e}", a.observations.display()))?;
+            let obs = crate::rules::yaml::parse::<Observations>(&a.observations, &text).map_err(|d| d.to_string())?.value;
+            if obs.throws.is_empty() {
+                return Err(format!("{}: no throws recorded", a.observations.display()));
+            }
+            for (i, t) in obs.throws.iter().enumerate() {
+                if t.landed > t.thrown + t.inside.map(|_| 0).unwrap_or(0) + 200 {
+                    return Err(format!("{}: throw {}: {} landed of {} in", a.observations.display(), i + 1, t.landed, t.thrown));
+                }
+            }
+            let engine = a.data.engine()?;
+            let families: Vec<&str> = match a.model.as_deref() {
+                Some(m) => vec![m],
+                None => vec!["levels", "stateless"],
+            };
+            let mut fits = Vec::new();
+            for f in &families {
+                fits.push(fit::fit(f, &obs, a.particles, a.seed)?);
+            }
+            let mut presets = Vec::new();
+            for (name, spec) in &engine.rules.rules.towers {
+                if spec.model == "scripted" {
+                    continue;
+                }
+                engine.runtime().set_tower(name)?;
+                let (ll, missed) = if spec.model == "stateless" {
+                    (fit::stateless_log_likelihood(spec.params["p"], &obs), 0)
+                } else {
+                    let t = engine.tower();
+                    (fit::log_likelihood(t.as_ref(), &obs, a.particles, a.seed)?, fit::unexplained(t.as_ref(), &obs, a.particles, a.seed)?)
+                };
+                presets.push((name.clone(), if missed > 0 { f64::NEG_INFINITY } else { ll }));
+            }
+            if a.json {
+                let out = serde_json::json!({ "fits": fits, "presets": presets.iter().map(|(n, l)| serde_json::json!({"tower": n, "log_likelihood": l})).collect::<Vec<_>>() });
+                println!("{out}");
+                return Ok(());
+            }
+            println!("{} throws from {}: {}", obs.throws.len(), a.observations.display(), obs.description.trim());
+            println!("best parameters (log-likelihood, higher is better):");
+            for f in &fits {
+                if f.log_likelihood.is_finite() {
+                    let params: Vec<String> = f.params.iter().map(|(k, v)| format!("{k}={}", trim_num(*v))).collect();
+                    println!("  {:<12} {:>10.2}   {}", f.model, f.log_likelihood, params.join(", "));
+                } else {
+                    println!("  {:<12} cannot explain these throws (cubes landed that were not thrown, or cubes stayed inside)", f.model);
+                }
+            }
+            println!("presets in the rules:");
+            for (name, ll) in &presets {
+                println!("  {name:<12} {}", if ll.is_finite() { format!("{ll:>10.2}") } else { "cannot explain some of these throws".into() });
+            }
+            let mut all: Vec<(String, f64)> = fits.iter().map(|f| (format!("fitted `{}`", f.model), f.log_likelihood)).collect();
+            all.extend(presets.iter().map(|(n, l)| (format!("preset `{n}`"), *l)));
+            all.sort_by(|a, b| b.1.total_cmp(&a.1));
+            let mut verdict = format!("verdict: {} fits these throws best", all[0].0);
+            if all.len() > 1 && all[0].1 - all[1].1 < 2.0 {
+                let _ = write!(verdict, ", but {} is within 2 log-likelihood units: record more throws to tell them apart", all[1].0);
+            }
+            println!("{verdict}.");
+            Ok(())
+        }
+    }
+}
+
+fn trim_num(v: f64) -> String {
+    let s = format!("{v:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// The odds table as an SVG heat map (red: defender favoured, green: attacker).
+pub fn svg(grid: &[Vec<f64>], title: &str) -> String {
+    let cell = 44;
+    let (left, top) = (60, 60);
+    let w = left + cell * 10 + 20;
+    let h = top + cell * 10 + 40;
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
+         <text x=\"{left}\" y=\"20\" font-size=\"14\">Attacker wins, tower `{}`</text>\n\
+         <text x=\"{}\" y=\"44\" text-anchor=\"middle\">defenders</text>\n\
+         <text x=\"16\" y=\"{}\" transform=\"rotate(-90 16 {})\" text-anchor=\"middle\">attackers</text>\n",
+        title.replace('&', "&amp;").replace('<', "&lt;"),
+        left + cell * 5,
+        top + cell * 5,
+        top + cell * 5
+    );
+    for j in 0..10 {
+        let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", left + j * cell + cell / 2, top - 4, j + 1);
+    }
+    for (i, row) in grid.iter().enumerate() {
+        let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", left - 6, top + i * cell + cell / 2 + 4, i + 1);
+        for (j, p) in row.iter().enumerate() {
+            let r = (255.0 * (1.0 - p)).round() as u8;
+            let g = (200.0 * p + 40.0).round() as u8;
+            let _ = writeln!(
+                s,
+                "<rect x=\"{}\" y=\"{}\" width=\"{cell}\" height=\"{cell}\" fill=\"rgb({r},{g},80)\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{:.0}</text>",
+                left + j * cell,
+                top + i * cell,
+                left + j * cell + cell / 2,
+                top + i * cell + cell / 2 + 4,
+                p * 100.0
+            );
+        }
+    }
+    s.push_str("</svg>\n");
+    s
+}

@@ -1,0 +1,134 @@
+//! Battle odds under a tower model, by simulation.
+
+use serde::Serialize;
+
+use super::{TowerModel, throw};
+use crate::core::{GameRng, Pile};
+
+/// One battle set-up to simulate. Seat 1 attacks, seat 2 defends.
+#[derive(Clone, Debug)]
+pub struct OddsQuery {
+    pub attack: u16,
+    pub defend: u16,
+    /// Peasants thrown with the battle.
+    pub peasants: u16,
+    /// The defended province has unrest (peasants take no side).
+    pub unrest: bool,
+    /// The defender throws one more cube (castle event).
+    pub castle: bool,
+    /// Start from a tower loaded as at setup for this many players.
+    pub preload: Option<u8>,
+    pub preload_cubes: u16,
+    pub preload_peasants: u16,
+    pub trials: u32,
+    pub seed: u64,
+}
+
+/// A probability with its 95% (Wilson) interval.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Estimate {
+    pub p: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+pub fn wilson(successes: u64, n: u64) -> Estimate {
+    if n == 0 {
+        return Estimate { p: 0.0, low: 0.0, high: 1.0 };
+    }
+    let z = 1.959_963_984_540_054_f64;
+    let nf = n as f64;
+    let p = successes as f64 / nf;
+    let denom = 1.0 + z * z / nf;
+    let centre = (p + z * z / (2.0 * nf)) / denom;
+    let half = z * ((p * (1.0 - p) / nf) + z * z / (4.0 * nf * nf)).sqrt() / denom;
+    Estimate { p, low: (centre - half).max(0.0), high: (centre + half).min(1.0) }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Odds {
+    pub trials: u32,
+    pub attacker_wins: Estimate,
+    pub ties: Estimate,
+    pub defender_wins: Estimate,
+    /// survivors[n] = share of trials in which the winner kept n cubes in
+    /// the province (attacker's when he won, defender's when he held).
+    pub attacker_survivors: Vec<f64>,
+    pub defender_survivors: Vec<f64>,
+    /// Mean of each side's cubes inside the tower after the battle.
+    pub attacker_stuck_mean: f64,
+    pub defender_stuck_mean: f64,
+}
+
+/// `outcome(kind, a, d, p, unrest)` is the rules' battle outcome function
+/// (the pack's Lua `battle` handler): (winner, attacker left, defender left).
+pub fn odds(
+    model: &dyn TowerModel,
+    q: &OddsQuery,
+    mut outcome: impl FnMut(&str, u32, u32, u32, bool) -> Result<(String, u32, u32), String>,
+) -> Result<Odds, String> {
+    let kind = if q.defend == 0 { "neutral" } else { "attack" };
+    let mut rng = GameRng::seeded(q.seed);
+    let (mut aw, mut tie, mut dw) = (0u64, 0u64, 0u64);
+    let mut a_surv = vec![0u64; q.attack as usize + 2];
+    let mut d_surv = vec![0u64; q.defend as usize + 3];
+    let (mut a_stuck, mut d_stuck) = (0u64, 0u64);
+    for _ in 0..q.trials {
+        let mut inside = vec![Pile::default(); model.levels()];
+        let mut tray = Pile::default();
+        if let Some(n) = q.preload {
+            let mut load = Pile::default();
+            for s in 0..n as usize {
+                load.seats[s] = q.preload_cubes;
+            }
+            load.peasants = q.preload_peasants;
+            throw(model, &mut inside, &mut tray, load, &mut rng)?;
+            tray = Pile::default();
+            if !model.keeps() {
+                inside.iter_mut().for_each(|l| *l = Pile::default());
+            }
+        }
+        let mut input = Pile::default();
+        input.seats[0] = q.attack;
+        input.seats[1] = q.defend + u16::from(q.castle && q.defend > 0);
+        input.peasants = q.peasants;
+        let landed = throw(model, &mut inside, &mut tray, input, &mut rng)?;
+        let (winner, a_left, d_left) = outcome(kind, u32::from(landed.seats[0]), u32::from(landed.seats[1]), u32::from(landed.peasants), q.unrest)?;
+        match winner.as_str() {
+            "attacker" => {
+                aw += 1;
+                let i = (a_left as usize).min(a_surv.len() - 1);
+                a_surv[i] += 1;
+            }
+            "defender" => {
+                dw += 1;
+                let i = (d_left as usize).min(d_surv.len() - 1);
+                d_surv[i] += 1;
+            }
+            "tie" => tie += 1,
+            other => return Err(format!("the battle rule returned the outcome `{other}`")),
+        }
+        if model.keeps() {
+            a_stuck += inside.iter().map(|l| u64::from(l.seats[0])).sum::<u64>();
+            d_stuck += inside.iter().map(|l| u64::from(l.seats[1])).sum::<u64>();
+        }
+    }
+    let n = u64::from(q.trials);
+    let share = |v: Vec<u64>| -> Vec<f64> {
+        let mut v: Vec<f64> = v.into_iter().map(|c| c as f64 / n as f64).collect();
+        while v.len() > 1 && *v.last().unwrap() == 0.0 {
+            v.pop();
+        }
+        v
+    };
+    Ok(Odds {
+        trials: q.trials,
+        attacker_wins: wilson(aw, n),
+        ties: wilson(tie, n),
+        defender_wins: wilson(dw, n),
+        attacker_survivors: share(a_surv),
+        defender_survivors: share(d_surv),
+        attacker_stuck_mean: a_stuck as f64 / n as f64,
+        defender_stuck_mean: d_stuck as f64 / n as f64,
+    })
+}
