@@ -7,7 +7,9 @@ pub mod cli;
 pub mod core;
 pub mod engine;
 pub mod rules;
+pub mod scenario;
 pub mod script;
+pub mod session;
 pub mod tower;
 pub mod transcript;
 

@@ -6,13 +6,14 @@ local game, note, modify = game, note, modify
 shogun.action("build", function(seat, p, a)
   local card = CARDS.actions[a]
   local kind = card.params.building
+  local cost = modify("action_cost", card.cost, { seat = seat, province = p, action = a })
   if game.has(p, kind) then return skip(seat, p, "already has a " .. kind) end
   if game.free_spaces(p) < 1 then return skip(seat, p, "no free building space") end
   if game.building_supply(kind) < 1 then return skip(seat, p, "no " .. kind .. " left") end
-  if game.chests(seat) < card.cost then return skip(seat, p, "cannot pay " .. card.cost) end
-  game.pay(seat, card.cost)
+  if game.chests(seat) < cost then return skip(seat, p, "cannot pay " .. cost) end
+  game.pay(seat, cost)
   game.build(p, kind)
-  note("%s builds a %s in %s for %d", seat_name(seat), kind, pname(p), card.cost)
+  note("%s builds a %s in %s for %d", seat_name(seat), kind, pname(p), cost)
   local calm = modify("after_build", 0, { seat = seat, province = p, action = a })
   if calm > 0 and game.unrest(p) > 0 then
     note("unrest in %s calms: %d marker(s) removed", pname(p), game.remove_unrest(p, calm))
@@ -36,12 +37,14 @@ shogun.action("collect_rice", function(seat, p, a) collect(seat, p, a, "rice", "
 
 local function deploy(seat, p, a)
   local card = CARDS.actions[a]
-  local n = modify("deploy_armies", card.params.armies, { seat = seat, province = p, action = a })
-  if game.chests(seat) < card.cost then skip(seat, p, "cannot pay " .. card.cost) return nil end
+  local ctx = { seat = seat, province = p, action = a }
+  local n = modify("deploy_armies", card.params.armies, ctx)
+  local cost = modify("action_cost", card.cost, ctx)
+  if game.chests(seat) < cost then skip(seat, p, "cannot pay " .. cost) return nil end
   if game.supply(seat) < n then skip(seat, p, "only " .. game.supply(seat) .. " cubes in supply") return nil end
-  game.pay(seat, card.cost)
+  game.pay(seat, cost)
   game.deploy(seat, p, n)
-  note("%s deploys %d in %s for %d (now %d)", seat_name(seat), n, pname(p), card.cost, game.armies(p))
+  note("%s deploys %d in %s for %d (now %d)", seat_name(seat), n, pname(p), cost, game.armies(p))
   return n
 end
 

@@ -10,6 +10,8 @@ shogun.hooks {
   "neutral_peasants", -- peasants thrown for a neutral province
   "can_attack",       -- false: the target may not be attacked
   "after_build",      -- unrest markers removed after building
+  "action_cost",      -- war chests an action costs
+  "winter_rice_loss", -- rice each player loses in winter
 }
 
 -- Names for narration, looked up once while the pack loads.

@@ -47,16 +47,17 @@ shogun.handler("winter", function()
   if #left > 0 then
     local card = CARDS.events[left[#left]]
     loss = card.rice_loss
-    note("the year's last event, #%s %s, costs everyone %d rice", card.id, card.name, loss)
+    note("the year's last event, #%s %s, costs %d rice", card.id, card.name, loss)
   end
   local queue = {}
   for _, seat in ipairs({ game.turn_order() }) do
-    local rice = game.add_rice(seat, -loss)
+    local lost = modify("winter_rice_loss", loss, { seat = seat })
+    local rice = game.add_rice(seat, -lost)
     local need = game.province_count(seat) * RULES.winter.rice_per_province
     local shortage = math.max(0, need - rice)
     local row = supply_row(shortage)
-    note("%s has %d rice for %d provinces: short %d -> %d revolt(s), +%d peasant(s) each",
-      seat_name(seat), rice, game.province_count(seat), shortage, row.revolts, row.extra_peasants)
+    note("%s loses %d rice, has %d for %d provinces: short %d -> %d revolt(s), +%d peasant(s) each",
+      seat_name(seat), lost, rice, game.province_count(seat), shortage, row.revolts, row.extra_peasants)
     if row.revolts > 0 then
       -- The player on his left draws that many of his province cards.
       local cards = { game.provinces_of(seat) }

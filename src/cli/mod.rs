@@ -1,5 +1,6 @@
 //! The `shogun` command line.
 
+pub mod authoring;
 pub mod bench;
 pub mod tower;
 
@@ -37,6 +38,12 @@ pub enum Command {
     Bench(BenchArgs),
     /// Cube towers: battle odds, odds tables, fitting a model to real throws.
     Tower(tower::TowerArgs),
+    /// Run scenario files (tests/*.yaml of packs and variants).
+    #[command(after_help = "Examples:\n  shogun test                          # every shipped variant and the base pack\n  shogun test variants/hard-winter\n  shogun test variants/my-rule --update   # rewrite golden transcripts")]
+    Test(authoring::TestArgs),
+    /// Play one seeded game under two rulesets and show where they part.
+    #[command(after_help = "Examples:\n  shogun diff --seed 7 --variant ro-events --against\n  shogun diff --seed 3 --variant hard-winter:loss=4 --against --variant hard-winter")]
+    Diff(authoring::DiffArgs),
 }
 
 /// Where the game data lives and which map and rules to load.
@@ -55,6 +62,10 @@ pub struct GameData {
     /// Cube tower by name, from the rules' `towers` (default: `tower.use`).
     #[arg(long, value_name = "NAME")]
     pub tower: Option<String>,
+    /// Apply a variant from variants/ (repeatable, applied in order);
+    /// options as `name:option=value,option=value`, e.g. hard-winter:loss=3.
+    #[arg(long = "variant", value_name = "NAME[:OPT=V,...]")]
+    pub variants: Vec<String>,
 }
 
 #[derive(Args, Debug)]
@@ -120,6 +131,26 @@ impl GameData {
         }
     }
 
+    /// The variants asked for, with their folders.
+    pub fn variant_dirs(&self) -> Result<Vec<(PathBuf, rules::VariantArg)>, String> {
+        let root = data_root(self.data.as_deref()).join("variants");
+        let mut out = Vec::new();
+        for v in &self.variants {
+            let arg: rules::VariantArg = v.parse().map_err(|e| format!("--variant {e}"))?;
+            let dir = if arg.name.contains('/') { PathBuf::from(&arg.name) } else { root.join(&arg.name) };
+            if !dir.join("variant.yaml").is_file() {
+                let known = rules::variant::available(&root);
+                return Err(format!(
+                    "unknown variant `{}` (available: {})",
+                    arg.name,
+                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                ));
+            }
+            out.push((dir, arg));
+        }
+        Ok(out)
+    }
+
     pub fn rules_dir(&self) -> PathBuf {
         self.rules.clone().unwrap_or_else(|| data_root(self.data.as_deref()).join("scripts/base"))
     }
@@ -135,7 +166,7 @@ impl GameData {
             known.sort();
             return Err(format!("no map `{}` (looked for {}); known maps: {}", self.map, map.display(), known.join(", ")));
         }
-        let rules = rules::load(&self.rules_dir(), &map).map_err(|d| d.to_string())?;
+        let rules = rules::load_with(&self.rules_dir(), &map, &self.variant_dirs()?).map_err(|d| d.to_string())?;
         if let Some(t) = &self.tower {
             if !rules.rules.towers.contains_key(t) {
                 let known: Vec<&str> = rules.rules.towers.keys().map(|s| s.as_str()).collect();
@@ -194,6 +225,8 @@ pub fn main() -> ExitCode {
         Command::Run(a) => run(a),
         Command::Bench(a) => bench::command(a),
         Command::Tower(a) => tower::command(a),
+        Command::Test(a) => authoring::test(a),
+        Command::Diff(a) => authoring::diff(a),
     };
     let _ = std::io::stdout().flush();
     match result {

@@ -366,7 +366,7 @@ impl Engine {
     fn setup(&self, st: &mut GameState, ev: &mut Vec<Event>) -> Result<(), EngineError> {
         let r = &self.rules.rules;
         let n = st.seats() as u8;
-        ev.push(Event::Heading(format!("Setup: {} players on the {} map, rules `{}`", n, self.rules.map.name, self.rules.ruleset_name())));
+        ev.push(Event::Heading(format!("Setup: {} players on the {} map", n, self.rules.map.name)));
         let preset = &self.rules.map.presets[&n];
         for s in 0..st.seats() {
             let mut names = Vec::new();

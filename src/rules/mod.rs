@@ -7,6 +7,7 @@
 
 pub mod map;
 pub mod pack;
+pub mod variant;
 pub mod yaml;
 
 use std::collections::HashSet;
@@ -14,16 +15,22 @@ use std::path::{Path, PathBuf};
 
 pub use map::Map;
 pub use pack::{CardsFile, RulesFile};
+pub use variant::{LoadedVariant, VariantArg};
 pub use yaml::{Diagnostic, Diagnostics, Positions, Severity};
 
 use crate::core::MAX_SEATS;
 
-/// A Lua file of the pack: its name as shown in messages, and its text.
+/// A Lua file of the pack or of a variant: its name as shown in messages,
+/// its text, and which pack it belongs to (for replacement conflicts).
 #[derive(Clone, Debug)]
 pub struct LuaSource {
     pub name: String,
     pub path: PathBuf,
     pub source: String,
+    /// `base` for the rules pack's own files, else the variant's name.
+    pub pack: String,
+    /// Variants whose replacements this pack may replace again.
+    pub overrides: Vec<String>,
 }
 
 /// Everything the engine needs to know about the game, fully validated.
@@ -38,6 +45,8 @@ pub struct Rules {
     pub rules_pos: Positions,
     pub cards_pos: Positions,
     pub lua: Vec<LuaSource>,
+    /// Variants applied on top of the pack, in order.
+    pub variants: Vec<LoadedVariant>,
 }
 
 impl Rules {
@@ -53,9 +62,14 @@ impl Rules {
     pub fn province_name(&self, p: usize) -> &str {
         &self.map.provinces[p].name
     }
-    /// A one-line name for the ruleset, as transcripts and summaries show it.
+    /// The ruleset in one canonical string, e.g. `base+ro-events+hard-winter(loss=2)`.
     pub fn ruleset_name(&self) -> String {
-        self.rules.name.clone()
+        let mut s = self.rules.name.clone();
+        for v in &self.variants {
+            s.push('+');
+            s.push_str(&v.canonical());
+        }
+        s
     }
 }
 
@@ -71,6 +85,23 @@ fn read(path: &Path, diags: &mut Diagnostics) -> Option<String> {
 
 /// Loads the rules pack in `pack_dir` with the map file `map_path`.
 pub fn load(pack_dir: &Path, map_path: &Path) -> Result<Rules, Diagnostics> {
+    load_with(pack_dir, map_path, &[])
+}
+
+fn value_of(path: &Path, text: &str, diags: &mut Diagnostics) -> Option<serde_yaml::Value> {
+    match serde_yaml::from_str::<serde_yaml::Value>(text) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            let (line, col) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
+            diags.error(path, (line, col), e.to_string());
+            None
+        }
+    }
+}
+
+/// Loads the pack and map with `variants` (folder, arguments) applied in
+/// order on top.
+pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, VariantArg)]) -> Result<Rules, Diagnostics> {
     let mut diags = Diagnostics::default();
     let rules_path = pack_dir.join("rules.yaml");
     let cards_path = pack_dir.join("cards.yaml");
@@ -80,24 +111,95 @@ pub fn load(pack_dir: &Path, map_path: &Path) -> Result<Rules, Diagnostics> {
     let (Some(rt), Some(ct), Some(mt)) = (rules_text, cards_text, map_text) else {
         return Err(diags);
     };
+    // Typed parses of the base give located errors and the position index.
     let rules = yaml::parse::<RulesFile>(&rules_path, &rt).map_err(|d| diags.push(d)).ok();
     let cards = yaml::parse::<CardsFile>(&cards_path, &ct).map_err(|d| diags.push(d)).ok();
     let map_file = yaml::parse::<map::MapFile>(map_path, &mt).map_err(|d| diags.push(d)).ok();
-    let map = map_file.as_ref().and_then(|m| Map::from_file(m, &mut diags));
-    let (Some(rules), Some(cards), Some(map)) = (rules, cards, map) else {
+    let (Some(mut rules), Some(mut cards), Some(mut map_file)) = (rules, cards, map_file) else {
+        return Err(diags);
+    };
+    let mut loaded = Vec::new();
+    let mut variant_lua = Vec::new();
+    if !variants.is_empty() {
+        let (Some(mut rv), Some(mut cv), Some(mut mv)) = (value_of(&rules_path, &rt, &mut diags), value_of(&cards_path, &ct, &mut diags), value_of(map_path, &mt, &mut diags)) else {
+            return Err(diags);
+        };
+        for (dir, arg) in variants {
+            let Some((vf, lv)) = variant::read(dir, arg, &mut diags) else { continue };
+            if loaded.iter().any(|x: &LoadedVariant| x.name == lv.name) {
+                diags.error(&vf.path, (1, 1), format!("variant `{}` is applied twice", lv.name));
+                continue;
+            }
+            if vf.value.extends != rules.value.name {
+                diags.error(&vf.path, vf.pos.of("extends"), format!("variant `{}` extends `{}`, but the rules pack is `{}`", lv.name, vf.value.extends, rules.value.name));
+                continue;
+            }
+            let before = diags.0.len();
+            for (doc, ops, key) in [(&mut rv, &vf.value.overlay.rules, "rules"), (&mut cv, &vf.value.overlay.cards, "cards"), (&mut mv, &vf.value.overlay.map, "map")] {
+                for (i, op) in ops.iter().enumerate() {
+                    if let Err(msg) = variant::apply(doc, op, &lv.options) {
+                        diags.error(&vf.path, vf.pos.of(&format!("overlay/{key}/{i}")), format!("overlay on {key}: {msg}"));
+                    }
+                }
+            }
+            // The variant's options, for its scripts: RULES.params[name].
+            if let serde_yaml::Value::Mapping(m) = &mut rv {
+                let params = m.entry(serde_yaml::Value::String("params".into())).or_insert_with(|| serde_yaml::Value::Mapping(Default::default()));
+                if let serde_yaml::Value::Mapping(pm) = params {
+                    let mut opts = serde_yaml::Mapping::new();
+                    for (k, v) in &lv.options {
+                        opts.insert(serde_yaml::Value::String(k.clone()), serde_yaml::to_value(v).unwrap_or_default());
+                    }
+                    pm.insert(serde_yaml::Value::String(lv.name.clone()), serde_yaml::Value::Mapping(opts));
+                }
+            }
+            // Does the result still read as a rules pack and a map?
+            let check = |diags: &mut Diagnostics| {
+                if let Err(e) = serde_yaml::from_value::<RulesFile>(rv.clone()) {
+                    diags.error(&vf.path, vf.pos.of("overlay/rules"), format!("after this variant's overlays, rules.yaml no longer reads: {e}"));
+                }
+                if let Err(e) = serde_yaml::from_value::<CardsFile>(cv.clone()) {
+                    diags.error(&vf.path, vf.pos.of("overlay/cards"), format!("after this variant's overlays, cards.yaml no longer reads: {e}"));
+                }
+                if let Err(e) = serde_yaml::from_value::<map::MapFile>(mv.clone()) {
+                    diags.error(&vf.path, vf.pos.of("overlay/map"), format!("after this variant's overlays, the map no longer reads: {e}"));
+                }
+            };
+            if diags.0.len() == before {
+                check(&mut diags);
+            }
+            for (i, name) in vf.value.lua.iter().enumerate() {
+                let path = dir.join(name);
+                match std::fs::read_to_string(&path) {
+                    Ok(source) => variant_lua.push(LuaSource { name: path.display().to_string(), path, source, pack: lv.name.clone(), overrides: lv.overrides.clone() }),
+                    Err(e) => diags.error(&vf.path, vf.pos.of(&format!("lua/{i}")), format!("cannot read Lua file `{}`: {e}", path.display())),
+                }
+            }
+            loaded.push(lv);
+        }
+        if diags.has_errors() {
+            return Err(diags);
+        }
+        rules.value = serde_yaml::from_value(rv).expect("checked above");
+        cards.value = serde_yaml::from_value(cv).expect("checked above");
+        map_file.value = serde_yaml::from_value(mv).expect("checked above");
+    }
+    let map = Map::from_file(&map_file, &mut diags);
+    let Some(map) = map else {
         return Err(diags);
     };
     check_rules(&rules, &mut diags);
     check_cards(&cards, &rules.value, &mut diags);
-    check_presets(&map, map_file.as_ref().unwrap(), &rules.value, &mut diags);
+    check_presets(&map, &map_file, &rules.value, &mut diags);
     let mut lua = Vec::new();
     for (i, name) in rules.value.lua.iter().enumerate() {
         let path = pack_dir.join(name);
         match std::fs::read_to_string(&path) {
-            Ok(source) => lua.push(LuaSource { name: path.display().to_string(), path, source }),
+            Ok(source) => lua.push(LuaSource { name: path.display().to_string(), path, source, pack: "base".into(), overrides: Vec::new() }),
             Err(e) => diags.error(&rules.path, rules.pos.of(&format!("lua/{i}")), format!("cannot read Lua file `{}`: {e}", path.display())),
         }
     }
+    lua.extend(variant_lua);
     if diags.has_errors() {
         return Err(diags);
     }
@@ -111,6 +213,7 @@ pub fn load(pack_dir: &Path, map_path: &Path) -> Result<Rules, Diagnostics> {
         rules_pos: rules.pos,
         cards_pos: cards.pos,
         lua,
+        variants: loaded,
     })
 }
 

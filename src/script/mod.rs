@@ -390,7 +390,12 @@ impl Runtime {
             }
         };
         shared.step_limit.set(limits.instructions_per_call.saturating_mul(20));
+        let set_loading: Function = prelude.get("set_loading").expect("prelude set_loading");
         for src in &rules.lua {
+            if let Err(e) = set_loading.call::<()>((src.pack.as_str(), src.overrides.clone())) {
+                diags.error(&src.path, (1, 1), format!("cannot start loading: {e}"));
+                return Err(diags);
+            }
             let chunk = lua.load(&src.source).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text);
             shared.steps.set(0);
             if let Err(e) = chunk.exec() {

@@ -2,24 +2,37 @@
 -- helpers every pack may use. It holds no rules.
 local registry = { actions = {}, continuations = {}, modifiers = {}, handlers = {}, hooks = {}, towers = {} }
 local sealed = false
+-- Who registered (or last replaced) each name: "base" or a variant's name.
+local owner = { actions = {}, continuations = {}, modifiers = {}, handlers = {}, towers = {} }
+-- The pack whose files are loading now, and the variants it may override.
+local loading = { name = "base", overrides = {} }
+
+local function check(what, name, fn)
+  if sealed then
+    error("shogun." .. what .. ": handlers can only be registered while the pack loads", 3)
+  end
+  if type(name) ~= "string" then
+    error("shogun." .. what .. ": expected a name (string), got " .. type(name), 3)
+  end
+  if type(fn) ~= "function" then
+    error("shogun." .. what .. "('" .. name .. "'): expected a function, got " .. type(fn), 3)
+  end
+end
 
 local function register(kind, what)
   return function(name, fn)
-    if sealed then
-      error("shogun." .. what .. ": handlers can only be registered while the pack loads", 2)
-    end
-    if type(name) ~= "string" then
-      error("shogun." .. what .. ": expected a name (string), got " .. type(name), 2)
-    end
-    if type(fn) ~= "function" then
-      error("shogun." .. what .. "('" .. name .. "'): expected a function, got " .. type(fn), 2)
-    end
+    check(what, name, fn)
     if registry[kind][name] ~= nil then
-      error("shogun." .. what .. ": `" .. name .. "` is registered twice", 2)
+      error("shogun." .. what .. ": `" .. name .. "` is already registered by `" .. owner[kind][name]
+        .. "` (use shogun.replace(\"" .. what .. "\", \"" .. name .. "\", fn) to change it)", 2)
     end
     registry[kind][name] = fn
+    owner[kind][name] = loading.name
   end
 end
+
+local kinds = { action = "actions", continuation = "continuations", modifier = "modifiers", handler = "handlers",
+  tower = "towers" }
 
 shogun = {
   -- shogun.action(name, function(seat, province, action) ... end)
@@ -33,6 +46,35 @@ shogun = {
   -- shogun.tower(name, function(thrown, inside, random) return landed, inside end)
   tower = register("towers", "tower"),
 }
+
+-- Replaces a registered handler by name: shogun.replace("action",
+-- "collect_taxes", fn). Two variants replacing the same name is an error
+-- unless the later one lists the earlier under `overrides:`.
+function shogun.replace(what, name, fn)
+  local kind = kinds[what]
+  if kind == nil then
+    error("shogun.replace: unknown kind `" .. tostring(what) .. "` (action, continuation, modifier, handler, tower)", 2)
+  end
+  check("replace", name, fn)
+  if registry[kind][name] == nil then
+    error("shogun.replace: no " .. what .. " `" .. name .. "` is registered to replace", 2)
+  end
+  local previous = owner[kind][name]
+  if previous ~= "base" and previous ~= loading.name and not loading.overrides[previous] then
+    error("shogun.replace: " .. what .. " `" .. name .. "` is replaced by both `" .. previous .. "` and `"
+      .. loading.name .. "`; add `overrides: [" .. previous .. "]` to " .. loading.name
+      .. "'s variant.yaml if it should win", 2)
+  end
+  registry[kind][name] = fn
+  owner[kind][name] = loading.name
+end
+
+-- The previous function registered under a name (for a replacement that
+-- wraps the original): shogun.original("action", "collect_taxes").
+function shogun.original(what, name)
+  local kind = kinds[what]
+  return kind and registry[kind][name]
+end
 
 -- Declares the hook names a pack passes values through; cards may only
 -- name declared hooks.
@@ -105,4 +147,10 @@ local function seal(names)
   })
 end
 
-return { registry = registry, seal = seal, freeze = freeze }
+local function set_loading(name, overrides)
+  local set = {}
+  for _, o in ipairs(overrides) do set[o] = true end
+  loading = { name = name, overrides = set }
+end
+
+return { registry = registry, seal = seal, freeze = freeze, set_loading = set_loading }

@@ -30,7 +30,9 @@ pub fn copy_data(tag: &str) -> (PathBuf, PathBuf) {
     std::fs::create_dir_all(&pack).unwrap();
     for entry in std::fs::read_dir(root().join("scripts/base")).unwrap() {
         let entry = entry.unwrap();
-        std::fs::copy(entry.path(), pack.join(entry.file_name())).unwrap();
+        if entry.path().is_file() {
+            std::fs::copy(entry.path(), pack.join(entry.file_name())).unwrap();
+        }
     }
     let map = dir.join("sun.yaml");
     std::fs::copy(root().join("maps/sun.yaml"), &map).unwrap();

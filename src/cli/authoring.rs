@@ -1,0 +1,156 @@
+//! `shogun test` (scenario files) and `shogun diff` (one seeded game under
+//! two rulesets).
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::{GameData, data_root, fill_bots};
+use crate::scenario::{self, Setting};
+
+#[derive(Args, Debug)]
+pub struct TestArgs {
+    #[command(flatten)]
+    pub data: GameData,
+    /// Variant folders, tests/ folders or scenario files (default: every
+    /// shipped variant's tests and scripts/base/tests).
+    pub paths: Vec<PathBuf>,
+    /// Rewrite golden transcripts instead of comparing them.
+    #[arg(long)]
+    pub update: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    #[command(flatten)]
+    pub data: GameData,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 4)]
+    pub players: u8,
+    #[arg(long, default_value = "greedy", value_delimiter = ',')]
+    pub bots: Vec<String>,
+    /// Lines of context around the first divergence.
+    #[arg(long, default_value_t = 4)]
+    pub context: usize,
+    /// The second ruleset: everything after it (`--variant X`, `--tower T`,
+    /// or nothing for the plain base rules).
+    #[arg(long, num_args = 0.., allow_hyphen_values = true, value_name = "OPTIONS")]
+    pub against: Vec<String>,
+}
+
+/// Scenario files to run, each with the variant folder it belongs to.
+fn collect(paths: &[PathBuf], root: &Path) -> Result<Vec<(PathBuf, Option<PathBuf>)>, String> {
+    let mut out = Vec::new();
+    let yaml_in = |dir: &Path| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml")).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    let is_variant = |d: &Path| d.join("variant.yaml").is_file();
+    let targets: Vec<PathBuf> = if paths.is_empty() {
+        let mut t: Vec<PathBuf> = vec![root.join("scripts/base")];
+        t.extend(crate::rules::variant::available(&root.join("variants")).into_iter().map(|n| root.join("variants").join(n)));
+        t
+    } else {
+        paths.to_vec()
+    };
+    for t in targets {
+        if t.is_file() {
+            let own = t.parent().and_then(|p| p.parent()).filter(|d| is_variant(d)).map(Path::to_path_buf);
+            out.push((t, own));
+        } else if t.is_dir() {
+            let (tests, own) = if t.file_name().is_some_and(|n| n == "tests") {
+                (t.clone(), t.parent().filter(|d| is_variant(d)).map(Path::to_path_buf))
+            } else {
+                (t.join("tests"), Some(t.clone()).filter(|d| is_variant(d)))
+            };
+            for f in yaml_in(&tests) {
+                out.push((f, own.clone()));
+            }
+        } else {
+            return Err(format!("{}: no such file or folder", t.display()));
+        }
+    }
+    Ok(out)
+}
+
+pub fn test(args: TestArgs) -> Result<(), String> {
+    let root = data_root(args.data.data.as_deref());
+    let files = collect(&args.paths, &root)?;
+    if files.is_empty() {
+        return Err("no scenario files found (a pack or variant keeps them in tests/*.yaml)".into());
+    }
+    let pack = args.data.rules_dir();
+    let map = args.data.map_path();
+    let vdir = root.join("variants");
+    let setting = Setting { pack_dir: &pack, map_path: &map, variants_dir: &vdir };
+    let (mut passed, mut failed) = (0, 0);
+    for (file, own) in &files {
+        match scenario::run(&setting, file, own.as_deref(), args.update) {
+            Ok(r) if r.failures.is_empty() => {
+                passed += 1;
+                println!("ok    {}", file.display());
+                for u in &r.updated {
+                    println!("      wrote {}", u.display());
+                }
+            }
+            Ok(r) => {
+                failed += 1;
+                println!("FAIL  {}", file.display());
+                for f in &r.failures {
+                    println!("  {f}");
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                println!("FAIL  {}\n  {e}", file.display());
+            }
+        }
+    }
+    println!("scenarios: {passed} passed, {failed} failed");
+    if failed > 0 { Err(format!("{failed} scenario(s) failed")) } else { Ok(()) }
+}
+
+pub fn diff(args: DiffArgs) -> Result<(), String> {
+    let mut other = args.data.clone();
+    other.variants.clear();
+    other.tower = None;
+    let mut it = args.against.iter();
+    while let Some(tok) = it.next() {
+        let mut value = |flag: &str| it.next().cloned().ok_or_else(|| format!("--against: {flag} needs a value"));
+        match tok.as_str() {
+            "--variant" => other.variants.push(value("--variant")?),
+            "--tower" => other.tower = Some(value("--tower")?),
+            "base" => {}
+            t if t.starts_with("--variant=") => other.variants.push(t["--variant=".len()..].to_string()),
+            t => return Err(format!("--against: unexpected `{t}` (give --variant NAME and --tower NAME, or nothing for the base rules)")),
+        }
+    }
+    let bots = fill_bots(&args.bots, args.players)?;
+    let a = args.data.engine()?;
+    let b = other.engine()?;
+    let (ta, sa) = crate::transcript::transcript(&a, args.players, args.seed, &bots).map_err(|e| format!("{}: {e}", a.rules.ruleset_name()))?;
+    let (tb, sb) = crate::transcript::transcript(&b, args.players, args.seed, &bots).map_err(|e| format!("{}: {e}", b.rules.ruleset_name()))?;
+    // The header names the ruleset; compare the games.
+    let body = |t: &str| t.lines().filter(|l| !l.starts_with("ruleset:")).collect::<Vec<_>>().join("\n");
+    println!("seed {}, {} players: {}  vs  {}", args.seed, args.players, a.rules.ruleset_name(), b.rules.ruleset_name());
+    if body(&ta) == body(&tb) {
+        println!("the two games are identical.");
+        return Ok(());
+    }
+    println!("first divergence (- {}, + {}):", a.rules.ruleset_name(), b.rules.ruleset_name());
+    println!("{}", scenario::first_difference(&body(&ta), &body(&tb), args.context));
+    println!("outcome:");
+    println!("  {:<8} {:>18} {:>18}", "", "first", "second");
+    for (x, y) in sa.seats.iter().zip(sb.seats.iter()) {
+        println!("  {:<8} {:>18} {:>18}", x.seat, format!("{} pts, {} ch, #{}", x.points, x.chests, x.rank), format!("{} pts, {} ch, #{}", y.points, y.chests, y.rank));
+    }
+    println!("  {:<8} {:>18} {:>18}", "winner", sa.winner.join(","), sb.winner.join(","));
+    println!("  {:<8} {:>18} {:>18}", "battles", sa.stats.battles, sb.stats.battles);
+    println!("  {:<8} {:>18} {:>18}", "revolts", sa.stats.revolts, sb.stats.revolts);
+    println!("  {:<8} {:>18} {:>18}", "changes", sa.stats.provinces_changing_hands, sb.stats.provinces_changing_hands);
+    Ok(())
+}

@@ -1,0 +1,404 @@
+//! Variants: named overlays on a rules pack and map.
+//!
+//! A variant lives in `variants/<name>/variant.yaml` with optional Lua
+//! files beside it. Its overlays edit the base YAML documents before they
+//! are read (see docs/variants.md for the merge semantics):
+//!
+//! * `set: {path, value}` replaces the value at `path` (which must exist);
+//! * `add: {path, value}` appends `value` to the list at `path`, or creates
+//!   the mapping key `path` (which must not exist yet);
+//! * `remove: {path}` deletes the mapping key or list element at `path`.
+//!
+//! A path is a dotted list of keys; `[3]` picks a list element by index and
+//! `[id=9]` the element whose field `id` equals `9`. A string value that is
+//! exactly `$name` becomes the value of the variant's option `name`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_yaml::{Mapping, Value};
+
+use super::yaml::{self, Diagnostics, YamlFile};
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct VariantFile {
+    pub name: String,
+    /// One paragraph: what the variant changes and why.
+    pub description: String,
+    /// Where the rule comes from (rulebook, designer, forum thread...).
+    pub source: String,
+    /// The rules pack it applies to.
+    pub extends: String,
+    #[serde(default)]
+    pub options: BTreeMap<String, OptionSpec>,
+    #[serde(default)]
+    pub overlay: Overlays,
+    #[serde(default)]
+    pub lua: Vec<String>,
+    /// Variants whose Lua replacements this one may replace again.
+    #[serde(default)]
+    pub overrides: Vec<String>,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct OptionSpec {
+    pub default: f64,
+    pub description: String,
+    #[serde(default)]
+    pub min: Option<f64>,
+    #[serde(default)]
+    pub max: Option<f64>,
+}
+
+#[derive(Deserialize, Debug, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Overlays {
+    /// Edits of the pack's rules.yaml.
+    #[serde(default)]
+    pub rules: Vec<Op>,
+    /// Edits of the pack's cards.yaml.
+    #[serde(default)]
+    pub cards: Vec<Op>,
+    /// Edits of the map.
+    #[serde(default)]
+    pub map: Vec<Op>,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(try_from = "OpRaw")]
+pub enum Op {
+    Set(ValueOp),
+    Add(ValueOp),
+    Remove(PathOp),
+}
+
+/// `- set: {...}`, `- add: {...}` or `- remove: {...}`: one key each.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OpRaw {
+    #[serde(default)]
+    set: Option<ValueOp>,
+    #[serde(default)]
+    add: Option<ValueOp>,
+    #[serde(default)]
+    remove: Option<PathOp>,
+}
+
+impl TryFrom<OpRaw> for Op {
+    type Error = String;
+    fn try_from(r: OpRaw) -> Result<Op, String> {
+        match (r.set, r.add, r.remove) {
+            (Some(o), None, None) => Ok(Op::Set(o)),
+            (None, Some(o), None) => Ok(Op::Add(o)),
+            (None, None, Some(o)) => Ok(Op::Remove(o)),
+            _ => Err("each overlay entry is exactly one of `set`, `add` or `remove`".into()),
+        }
+    }
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct ValueOp {
+    pub path: String,
+    pub value: Value,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct PathOp {
+    pub path: String,
+}
+
+/// A variant asked for on the command line: `name` or `name:k=v,k=v`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VariantArg {
+    pub name: String,
+    pub options: Vec<(String, f64)>,
+}
+
+impl std::str::FromStr for VariantArg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (name, rest) = match s.split_once(':') {
+            Some((n, r)) => (n, Some(r)),
+            None => (s, None),
+        };
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            return Err(format!("`{s}`: a variant name is letters, digits, `-` and `_` (then `:option=value,...`)"));
+        }
+        let mut options = Vec::new();
+        for kv in rest.into_iter().flat_map(|r| r.split(',')).filter(|kv| !kv.is_empty()) {
+            let (k, v) = kv.split_once('=').ok_or_else(|| format!("`{kv}` in `{s}`: options are written `name=value`"))?;
+            let v: f64 = v.trim().trim_start_matches('+').parse().map_err(|_| format!("`{kv}` in `{s}`: the value must be a number"))?;
+            options.push((k.trim().to_string(), v));
+        }
+        Ok(VariantArg { name: name.to_string(), options })
+    }
+}
+
+/// A variant after loading: what it is and the options in force.
+#[derive(Clone, Debug)]
+pub struct LoadedVariant {
+    pub name: String,
+    pub description: String,
+    pub source: String,
+    pub dir: PathBuf,
+    pub options: BTreeMap<String, f64>,
+    pub overrides: Vec<String>,
+}
+
+impl LoadedVariant {
+    /// `name` or `name(k=v,...)`.
+    pub fn canonical(&self) -> String {
+        if self.options.is_empty() {
+            return self.name.clone();
+        }
+        let mut s = format!("{}(", self.name);
+        for (i, (k, v)) in self.options.iter().enumerate() {
+            let _ = write!(s, "{}{k}={}", if i > 0 { "," } else { "" }, fmt_num(*v));
+        }
+        s.push(')');
+        s
+    }
+}
+
+pub fn fmt_num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", v as i64) } else { format!("{v}") }
+}
+
+/// The variants found under `dir` (folders with a variant.yaml), sorted.
+pub fn available(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| d.filter_map(|e| e.ok()).filter(|e| e.path().join("variant.yaml").is_file()).filter_map(|e| e.file_name().to_str().map(String::from)).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+fn num(v: f64) -> Value {
+    if v.fract() == 0.0 && v.abs() < 1e15 { Value::Number((v as i64).into()) } else { Value::Number(v.into()) }
+}
+
+/// Replaces `$option` strings in `v` by the option's value.
+fn substitute(v: &Value, options: &BTreeMap<String, f64>) -> Result<Value, String> {
+    Ok(match v {
+        Value::String(s) if s.starts_with('$') => {
+            let key = &s[1..];
+            num(*options.get(key).ok_or_else(|| format!("`{s}` names no option of this variant"))?)
+        }
+        Value::Sequence(items) => Value::Sequence(items.iter().map(|i| substitute(i, options)).collect::<Result<_, _>>()?),
+        Value::Mapping(m) => {
+            let mut out = Mapping::new();
+            for (k, v) in m {
+                out.insert(k.clone(), substitute(v, options)?);
+            }
+            Value::Mapping(out)
+        }
+        other => other.clone(),
+    })
+}
+
+#[derive(Debug)]
+enum Seg {
+    Key(String),
+    Index(usize),
+    Field(String, String),
+}
+
+fn parse_path(path: &str) -> Result<Vec<Seg>, String> {
+    let mut segs = Vec::new();
+    for part in path.split('.') {
+        let (key, mut rest) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if !key.is_empty() {
+            segs.push(Seg::Key(key.to_string()));
+        }
+        while let Some(r) = rest.strip_prefix('[') {
+            let end = r.find(']').ok_or_else(|| format!("path `{path}`: missing `]`"))?;
+            let inner = &r[..end];
+            match inner.split_once('=') {
+                Some((f, v)) => segs.push(Seg::Field(f.trim().to_string(), v.trim().to_string())),
+                None => segs.push(Seg::Index(inner.trim().parse().map_err(|_| format!("path `{path}`: `[{inner}]` is neither an index nor field=value"))?)),
+            }
+            rest = &r[end + 1..];
+        }
+        if !rest.is_empty() {
+            return Err(format!("path `{path}`: unexpected `{rest}`"));
+        }
+        if key.is_empty() && part.is_empty() {
+            return Err(format!("path `{path}`: empty segment"));
+        }
+    }
+    if segs.is_empty() {
+        return Err("empty path".into());
+    }
+    Ok(segs)
+}
+
+fn key_value(m: &Mapping, k: &str) -> Option<Value> {
+    let s = Value::String(k.to_string());
+    if m.contains_key(&s) {
+        return Some(s);
+    }
+    if let Ok(n) = k.parse::<i64>() {
+        let n = Value::Number(n.into());
+        if m.contains_key(&n) {
+            return Some(n);
+        }
+    }
+    None
+}
+
+fn scalar_eq(v: &Value, want: &str) -> bool {
+    match v {
+        Value::String(s) => s == want,
+        Value::Number(n) => n.to_string() == want,
+        Value::Bool(b) => b.to_string() == want,
+        _ => false,
+    }
+}
+
+fn step<'a>(v: &'a mut Value, seg: &Seg, path: &str) -> Result<&'a mut Value, String> {
+    match (seg, v) {
+        (Seg::Key(k), Value::Mapping(m)) => {
+            let key = key_value(m, k).ok_or_else(|| format!("`{path}`: the base has no key `{k}` here"))?;
+            Ok(m.get_mut(&key).unwrap())
+        }
+        (Seg::Index(i), Value::Sequence(s)) => {
+            let n = s.len();
+            s.get_mut(*i).ok_or_else(|| format!("`{path}`: index {i} is past the end of a list of {n}"))
+        }
+        (Seg::Field(f, want), Value::Sequence(s)) => s
+            .iter_mut()
+            .find(|item| item.as_mapping().and_then(|m| m.get(Value::String(f.clone()))).is_some_and(|x| scalar_eq(x, want)))
+            .ok_or_else(|| format!("`{path}`: no list element with {f} = {want}")),
+        (seg, _) => Err(format!("`{path}`: {seg:?} does not fit the base's structure here")),
+    }
+}
+
+/// Applies one operation to a document.
+pub fn apply(doc: &mut Value, op: &Op, options: &BTreeMap<String, f64>) -> Result<(), String> {
+    let (path, value) = match op {
+        Op::Set(o) | Op::Add(o) => (o.path.as_str(), Some(substitute(&o.value, options)?)),
+        Op::Remove(o) => (o.path.as_str(), None),
+    };
+    let segs = parse_path(path)?;
+    let (last, parents) = segs.split_last().unwrap();
+    let mut cur = doc;
+    for seg in parents {
+        cur = step(cur, seg, path)?;
+    }
+    match op {
+        Op::Set(_) => {
+            let target = step(cur, last, path)?;
+            *target = value.unwrap();
+        }
+        Op::Add(_) => match (last, &mut *cur) {
+            (Seg::Key(k), Value::Mapping(m)) => {
+                if let Some(key) = key_value(m, k) {
+                    match m.get_mut(&key).unwrap() {
+                        Value::Sequence(list) => list.push(value.unwrap()),
+                        _ => return Err(format!("`{path}`: the base already has `{k}`; use `set` to change it")),
+                    }
+                } else {
+                    m.insert(Value::String(k.clone()), value.unwrap());
+                }
+            }
+            _ => {
+                let target = step(cur, last, path)?;
+                match target {
+                    Value::Sequence(list) => list.push(value.unwrap()),
+                    _ => return Err(format!("`{path}`: `add` appends to a list or creates a new key")),
+                }
+            }
+        },
+        Op::Remove(_) => match (last, cur) {
+            (Seg::Key(k), Value::Mapping(m)) => {
+                let key = key_value(m, k).ok_or_else(|| format!("`{path}`: the base has no key `{k}` to remove"))?;
+                m.remove(&key);
+            }
+            (Seg::Index(i), Value::Sequence(s)) => {
+                if *i >= s.len() {
+                    return Err(format!("`{path}`: index {i} is past the end of a list of {}", s.len()));
+                }
+                s.remove(*i);
+            }
+            (Seg::Field(f, want), Value::Sequence(s)) => {
+                let i = s
+                    .iter()
+                    .position(|item| item.as_mapping().and_then(|m| m.get(Value::String(f.clone()))).is_some_and(|x| scalar_eq(x, want)))
+                    .ok_or_else(|| format!("`{path}`: no list element with {f} = {want}"))?;
+                s.remove(i);
+            }
+            (seg, _) => return Err(format!("`{path}`: {seg:?} does not fit the base's structure here")),
+        },
+    }
+    Ok(())
+}
+
+/// Reads a variant and resolves its options; reports problems.
+pub fn read(dir: &Path, arg: &VariantArg, diags: &mut Diagnostics) -> Option<(YamlFile<VariantFile>, LoadedVariant)> {
+    let path = dir.join("variant.yaml");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            diags.error(&path, (1, 1), format!("cannot read variant: {e}"));
+            return None;
+        }
+    };
+    let file = match yaml::parse::<VariantFile>(&path, &text) {
+        Ok(f) => f,
+        Err(d) => {
+            diags.push(d);
+            return None;
+        }
+    };
+    let v = &file.value;
+    if v.name != arg.name {
+        diags.error(&path, file.pos.of("name"), format!("the variant in folder `{}` calls itself `{}`", arg.name, v.name));
+    }
+    let mut options: BTreeMap<String, f64> = v.options.iter().map(|(k, o)| (k.clone(), o.default)).collect();
+    for (k, val) in &arg.options {
+        match v.options.get(k) {
+            None => {
+                let known: Vec<&str> = v.options.keys().map(|s| s.as_str()).collect();
+                diags.error(
+                    &path,
+                    file.pos.of("options"),
+                    format!("variant `{}` has no option `{k}` (options: {})", v.name, if known.is_empty() { "none".into() } else { known.join(", ") }),
+                );
+            }
+            Some(spec) => {
+                if spec.min.is_some_and(|m| *val < m) || spec.max.is_some_and(|m| *val > m) {
+                    diags.error(
+                        &path,
+                        file.pos.of(&format!("options/{k}")),
+                        format!(
+                            "option `{k}` of `{}` is {}, expected {}..={}",
+                            v.name,
+                            fmt_num(*val),
+                            spec.min.map(fmt_num).unwrap_or_default(),
+                            spec.max.map(fmt_num).unwrap_or_default()
+                        ),
+                    );
+                }
+                options.insert(k.clone(), *val);
+            }
+        }
+    }
+    let loaded = LoadedVariant {
+        name: v.name.clone(),
+        description: v.description.clone(),
+        source: v.source.clone(),
+        dir: dir.to_path_buf(),
+        options,
+        overrides: v.overrides.clone(),
+    };
+    Some((file, loaded))
+}

@@ -1,0 +1,363 @@
+//! Scenario files: a variant author's own tests, without Rust.
+//!
+//! A pack or variant keeps them in `tests/*.yaml`. Each sets up a game
+//! (players, seed, extra variants, tower), runs steps (chance, bots
+//! playing on, position edits, forced tower results, one staged action,
+//! answers to questions) and checks expectations, including a golden
+//! transcript file. `shogun test` runs them; `--update` rewrites goldens.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::core::*;
+use crate::engine::Engine;
+use crate::rules::{self, VariantArg};
+use crate::session::{self, Until};
+use crate::transcript;
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub description: String,
+    #[serde(default = "default_players")]
+    pub players: u8,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Options for the variant the file belongs to (default: its defaults).
+    #[serde(default)]
+    pub options: BTreeMap<String, f64>,
+    /// Variants on top of the pack (and of the variant the file belongs to).
+    #[serde(default)]
+    pub variants: Vec<String>,
+    #[serde(default)]
+    pub tower: Option<String>,
+    /// Bots by seat for `play` steps (the last fills the rest).
+    #[serde(default = "default_bots")]
+    pub bots: Vec<String>,
+    pub steps: Vec<Step>,
+    #[serde(default)]
+    pub expect: Vec<Expect>,
+}
+
+fn default_players() -> u8 {
+    4
+}
+fn default_seed() -> u64 {
+    1
+}
+fn default_bots() -> Vec<String> {
+    vec!["greedy".into()]
+}
+
+/// One step; exactly one key.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// Resolve this many chance decisions.
+    #[serde(default)]
+    pub chance: Option<u32>,
+    /// Let bots and chance play on: step, phase, round, winter or end.
+    #[serde(default)]
+    pub play: Option<String>,
+    #[serde(default)]
+    pub set: Option<SetStep>,
+    /// Force the next tower result: seat name -> cubes landing, and `peasants`.
+    #[serde(default)]
+    pub force: Option<BTreeMap<String, u16>>,
+    #[serde(default)]
+    pub perform: Option<Perform>,
+    /// Answer the pending question: a province, a number, `pass`, `space N`.
+    #[serde(default)]
+    pub choose: Option<String>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SetStep {
+    #[serde(default)]
+    pub province: Option<String>,
+    /// A seat, or `none` for neutral.
+    #[serde(default)]
+    pub owner: Option<String>,
+    #[serde(default)]
+    pub armies: Option<u16>,
+    #[serde(default)]
+    pub unrest: Option<u16>,
+    #[serde(default)]
+    pub buildings: Option<Vec<String>>,
+    #[serde(default)]
+    pub seat: Option<String>,
+    #[serde(default)]
+    pub chests: Option<i64>,
+    #[serde(default)]
+    pub rice: Option<i64>,
+    #[serde(default)]
+    pub points: Option<i64>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Perform {
+    pub seat: String,
+    pub action: String,
+    pub province: String,
+    #[serde(default)]
+    pub event: Option<String>,
+    #[serde(default)]
+    pub special: Option<String>,
+}
+
+/// One expectation: a province, a seat, the winner, or a golden transcript.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    #[serde(default)]
+    pub province: Option<String>,
+    #[serde(default)]
+    pub owner: Option<String>,
+    #[serde(default)]
+    pub armies: Option<u16>,
+    #[serde(default)]
+    pub unrest: Option<u16>,
+    #[serde(default)]
+    pub buildings: Option<Vec<String>>,
+    #[serde(default)]
+    pub seat: Option<String>,
+    #[serde(default)]
+    pub chests: Option<i64>,
+    #[serde(default)]
+    pub rice: Option<i64>,
+    #[serde(default)]
+    pub points: Option<i64>,
+    #[serde(default)]
+    pub provinces: Option<usize>,
+    #[serde(default)]
+    pub supply: Option<u16>,
+    #[serde(default)]
+    pub winner: Option<String>,
+    /// A golden transcript file (relative to the scenario file).
+    #[serde(default)]
+    pub transcript: Option<String>,
+    /// The transcript contains this text.
+    #[serde(default)]
+    pub transcript_contains: Option<String>,
+}
+
+/// What running a scenario found.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub failures: Vec<String>,
+    pub updated: Vec<PathBuf>,
+}
+
+/// Where a scenario's rules come from.
+pub struct Setting<'a> {
+    pub pack_dir: &'a Path,
+    pub map_path: &'a Path,
+    pub variants_dir: &'a Path,
+}
+
+fn owner_of(engine: &Engine, st: &GameState, text: &str) -> Result<Option<usize>, String> {
+    if text.eq_ignore_ascii_case("none") || text.eq_ignore_ascii_case("neutral") {
+        Ok(None)
+    } else {
+        session::seat(engine, st, text).map(Some)
+    }
+}
+
+/// Runs one scenario file. `own` is the variant the file belongs to.
+pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> Result<Report, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let file = rules::yaml::parse::<Scenario>(path, &text).map_err(|d| d.to_string())?;
+    let sc = file.value;
+    let at = |i: usize, what: &str| {
+        let (l, c) = file.pos.of(&format!("{what}/{i}"));
+        format!("{}:{l}:{c}", path.display())
+    };
+    let mut variants: Vec<(PathBuf, VariantArg)> = Vec::new();
+    if own.is_none() && !sc.options.is_empty() {
+        return Err(format!("{}: `options` are for a variant's own tests (this file is not in a variant's tests/ folder)", path.display()));
+    }
+    if let Some(dir) = own {
+        let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        variants.push((dir.to_path_buf(), VariantArg { name, options: sc.options.iter().map(|(k, v)| (k.clone(), *v)).collect() }));
+    }
+    for (i, v) in sc.variants.iter().enumerate() {
+        let arg: VariantArg = v.parse().map_err(|e| format!("{}: {e}", at(i, "variants")))?;
+        let dir = setting.variants_dir.join(&arg.name);
+        if !dir.join("variant.yaml").is_file() {
+            return Err(format!("{}: unknown variant `{}` (available: {})", at(i, "variants"), arg.name, rules::variant::available(setting.variants_dir).join(", ")));
+        }
+        variants.push((dir, arg));
+    }
+    let rules = rules::load_with(setting.pack_dir, setting.map_path, &variants).map_err(|d| d.to_string())?;
+    let engine = Engine::with_options(rules, sc.tower.as_deref(), Default::default()).map_err(|d| d.to_string())?;
+    let mut st = engine.new_game(sc.players, sc.seed).map_err(|e| format!("{}: {e}", path.display()))?;
+    let names: Vec<String> = (0..sc.players as usize).map(|s| sc.bots.get(s).or(sc.bots.last()).cloned().unwrap_or_else(|| "greedy".into())).collect();
+    let mut bots: Vec<Option<Box<dyn crate::bots::Bot>>> = transcript::make_bots(&names, sc.seed)?.into_iter().map(Some).collect();
+    let mut log = String::new();
+    let seats = sc.players as usize;
+    let record = |log: &mut String, before: &GameState, d: &Decision, ev: &[Event]| {
+        if let Some(line) = transcript::decision_line(&engine, before.ask.as_ref().map(|a| a.kind.as_str()), d) {
+            log.push_str(&line);
+            log.push('\n');
+        }
+        transcript::render(&engine, seats, ev, log);
+    };
+    for (i, step) in sc.steps.iter().enumerate() {
+        let here = at(i, "steps");
+        let keys = [step.chance.is_some(), step.play.is_some(), step.set.is_some(), step.force.is_some(), step.perform.is_some(), step.choose.is_some()];
+        if keys.iter().filter(|k| **k).count() != 1 {
+            return Err(format!("{here}: each step is exactly one of chance, play, set, force, perform, choose"));
+        }
+        let fail = |m: String| format!("{here}: {m}");
+        if let Some(n) = step.chance {
+            for _ in 0..n {
+                if engine.actor(&st) != Actor::Chance {
+                    return Err(fail(format!("chance is not to act now ({:?})", engine.actor(&st))));
+                }
+                let before = st.clone();
+                let ev = engine.apply(&mut st, &Decision::Chance).map_err(|e| fail(e.to_string()))?;
+                record(&mut log, &before, &Decision::Chance, &ev);
+            }
+        } else if let Some(until) = &step.play {
+            let u = match until.as_str() {
+                "step" => Until::Step,
+                "phase" => Until::Phase,
+                "round" => Until::Round,
+                "winter" => Until::Winter,
+                "end" => Until::End,
+                other => return Err(fail(format!("play: `{other}`, expected step, phase, round, winter or end"))),
+            };
+            session::play_until(&engine, &mut st, u, &mut bots, |b, d, ev| record(&mut log, b, d, ev)).map_err(|e| fail(e.to_string()))?;
+        } else if let Some(set) = &step.set {
+            match (&set.province, &set.seat) {
+                (Some(p), None) => {
+                    let p = session::province(&engine, p).map_err(fail)?;
+                    let owner = match &set.owner {
+                        Some(o) => Some(owner_of(&engine, &st, o).map_err(fail)?),
+                        None => None,
+                    };
+                    session::set_province(&engine, &mut st, p, owner, set.armies, set.unrest, set.buildings.as_deref()).map_err(fail)?;
+                }
+                (None, Some(s)) => {
+                    let s = session::seat(&engine, &st, s).map_err(fail)?;
+                    session::set_seat(&mut st, s, set.chests, set.rice, set.points).map_err(fail)?;
+                }
+                _ => return Err(fail("set: name either a province or a seat".into())),
+            }
+        } else if let Some(f) = &step.force {
+            let mut pile = Pile::default();
+            for (k, n) in f {
+                if k == "peasants" {
+                    pile.peasants = *n;
+                } else {
+                    pile.seats[session::seat(&engine, &st, k).map_err(fail)?] = *n;
+                }
+            }
+            session::force(&mut st, pile);
+        } else if let Some(p) = &step.perform {
+            let s = session::seat(&engine, &st, &p.seat).map_err(fail)?;
+            let prov = session::province(&engine, &p.province).map_err(fail)?;
+            let ev = session::stage_action(&engine, &mut st, s, &p.action, prov, p.event.as_deref(), p.special.as_deref()).map_err(|e| fail(e.to_string()))?;
+            transcript::render(&engine, seats, &ev, &mut log);
+        } else if let Some(c) = &step.choose {
+            let d = session::choice(&engine, &st, c).map_err(fail)?;
+            let before = st.clone();
+            let ev = engine.apply(&mut st, &d).map_err(|e| fail(e.to_string()))?;
+            record(&mut log, &before, &d, &ev);
+        }
+    }
+    let mut report = Report::default();
+    for (i, e) in sc.expect.iter().enumerate() {
+        let here = at(i, "expect");
+        let mut check = |what: &str, got: String, want: String| {
+            if got != want {
+                report.failures.push(format!("{here}: {what}: expected {want}, got {got}"));
+            }
+        };
+        if let Some(p) = &e.province {
+            let p = session::province(&engine, p).map_err(|m| format!("{here}: {m}"))?;
+            let prov = st.provinces[p];
+            let name = engine.rules.province_name(p).to_string();
+            if let Some(o) = &e.owner {
+                let want = owner_of(&engine, &st, o).map_err(|m| format!("{here}: {m}"))?;
+                let label = |x: Option<usize>| x.map(|s| engine.rules.seat_name(s).to_string()).unwrap_or_else(|| "none".into());
+                check(&format!("{name} owner"), label(prov.owner.map(|o| o as usize)), label(want));
+            }
+            if let Some(a) = e.armies {
+                check(&format!("{name} armies"), prov.armies.to_string(), a.to_string());
+            }
+            if let Some(u) = e.unrest {
+                check(&format!("{name} unrest"), prov.unrest.to_string(), u.to_string());
+            }
+            if let Some(b) = &e.buildings {
+                let mut got: Vec<String> = engine.rules.rules.components.buildings.iter().enumerate().filter(|(k, _)| prov.has(*k)).map(|(_, b)| b.id.clone()).collect();
+                let mut want = b.clone();
+                got.sort();
+                want.sort();
+                check(&format!("{name} buildings"), got.join(","), want.join(","));
+            }
+        }
+        if let Some(s) = &e.seat {
+            let s = session::seat(&engine, &st, s).map_err(|m| format!("{here}: {m}"))?;
+            let p = &st.players[s];
+            let name = engine.rules.seat_name(s).to_string();
+            for (what, got, want) in [
+                ("chests", Some(p.chests), e.chests),
+                ("rice", Some(p.rice), e.rice),
+                ("points", Some(p.points), e.points),
+                ("provinces", Some(st.provinces_of(s).count() as i64), e.provinces.map(|x| x as i64)),
+                ("supply", Some(i64::from(p.supply)), e.supply.map(i64::from)),
+            ] {
+                if let (Some(g), Some(w)) = (got, want) {
+                    check(&format!("{name} {what}"), g.to_string(), w.to_string());
+                }
+            }
+        }
+        if let Some(w) = &e.winner {
+            let won: Vec<String> = engine.standings(&st).iter().filter(|(_, r)| *r == 1).map(|(s, _)| engine.rules.seat_name(*s as usize).to_string()).collect();
+            check("winner", won.join(","), w.clone());
+        }
+        if let Some(t) = &e.transcript_contains {
+            if !log.contains(t.as_str()) {
+                report.failures.push(format!("{here}: the transcript does not contain {t:?}"));
+            }
+        }
+        if let Some(golden) = &e.transcript {
+            let gpath = path.parent().unwrap_or(Path::new(".")).join(golden);
+            let text = format!("# {}\n# ruleset: {}\n{log}", sc.description.trim(), engine.rules.ruleset_name());
+            match std::fs::read_to_string(&gpath) {
+                Ok(old) if old == text => {}
+                Ok(old) if !update => report.failures.push(format!("{here}: transcript differs from {}:\n{}", gpath.display(), first_difference(&old, &text, 3))),
+                Err(_) if !update => report.failures.push(format!("{here}: golden transcript {} is missing (run with --update to write it)", gpath.display())),
+                _ => {
+                    std::fs::write(&gpath, &text).map_err(|e| format!("{here}: cannot write {}: {e}", gpath.display()))?;
+                    report.updated.push(gpath);
+                }
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// The first line where two texts differ, with `context` lines before.
+pub fn first_difference(old: &str, new: &str, context: usize) -> String {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    let i = a.iter().zip(b.iter()).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+    let mut out = String::new();
+    for line in &a[i.saturating_sub(context)..i] {
+        out.push_str(&format!("    {line}\n"));
+    }
+    for line in a.iter().skip(i).take(context + 1) {
+        out.push_str(&format!("  - {line}\n"));
+    }
+    for line in b.iter().skip(i).take(context + 1) {
+        out.push_str(&format!("  + {line}\n"));
+    }
+    out.push_str(&format!("  (first difference at line {}; {} lines before, {} after)", i + 1, a.len(), b.len()));
+    out
+}

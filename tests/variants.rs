@@ -1,0 +1,214 @@
+//! Variants: overlays, composition, conflicts, shipped variants, `shogun
+//! diff` and `shogun test`.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::*;
+use shogun_lab::engine::{Engine, EngineError};
+use shogun_lab::rules::{self, VariantArg};
+
+const SHIPPED: &[&str] = &["ro-events", "income-before-revolt", "no-tower-memory", "hard-winter", "merchant-guild", "lua-tower"];
+
+fn vdir(name: &str) -> PathBuf {
+    root().join("variants").join(name)
+}
+
+fn arg(s: &str) -> VariantArg {
+    s.parse().unwrap()
+}
+
+fn load(variants: &[(PathBuf, VariantArg)]) -> Result<rules::Rules, String> {
+    rules::load_with(&root().join("scripts/base"), &root().join("maps/sun.yaml"), variants).map_err(|d| d.to_string())
+}
+
+fn engine_with(variants: &[&str]) -> Engine {
+    let v: Vec<(PathBuf, VariantArg)> = variants.iter().map(|s| (vdir(s.split(':').next().unwrap()), arg(s))).collect();
+    Engine::new(load(&v).unwrap()).unwrap_or_else(|d| panic!("{d}"))
+}
+
+/// A variant folder written for a test.
+fn temp_variant(name: &str, yaml: &str, lua: Option<&str>) -> PathBuf {
+    let (pack, _) = copy_data(name);
+    let dir = pack.parent().unwrap().join("variants").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("variant.yaml"), yaml).unwrap();
+    if let Some(code) = lua {
+        std::fs::write(dir.join("v.lua"), code).unwrap();
+    }
+    dir
+}
+
+fn shogun(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_shogun")).args(args).env("SHOGUN_DATA", root()).output().unwrap();
+    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+#[test]
+fn variant_arguments_parse() {
+    assert_eq!(arg("hard-winter:loss=+2"), VariantArg { name: "hard-winter".into(), options: vec![("loss".into(), 2.0)] });
+    assert_eq!(arg("x:a=1,b=0.5").options.len(), 2);
+    assert!("bad name!".parse::<VariantArg>().is_err());
+    assert!("x:a".parse::<VariantArg>().is_err());
+    assert!("x:a=many".parse::<VariantArg>().is_err());
+}
+
+#[test]
+fn every_shipped_variant_loads_and_names_itself() {
+    for name in SHIPPED {
+        let e = engine_with(&[name]);
+        assert!(e.rules.ruleset_name().starts_with(&format!("base+{name}")), "{}", e.rules.ruleset_name());
+        let v = &e.rules.variants[0];
+        assert!(!v.description.trim().is_empty() && !v.source.trim().is_empty(), "{name} needs a description and a source");
+    }
+    let e = engine_with(&["ro-events", "hard-winter:loss=3"]);
+    assert_eq!(e.rules.ruleset_name(), "base+ro-events+hard-winter(loss=3)");
+}
+
+#[test]
+fn ro_events_changes_events_9_and_11() {
+    let e = engine_with(&["ro-events"]);
+    let ev = |id: &str| e.rules.cards.events.iter().find(|c| c.id == id).unwrap().effects[0].modifier.clone();
+    assert_eq!(ev("9"), "at_most");
+    assert_eq!(ev("11"), "at_least");
+    let base = engine();
+    assert_eq!(base.rules.cards.events.iter().find(|c| c.id == "9").unwrap().effects[0].modifier, "at_least");
+}
+
+#[test]
+fn overlays_set_add_and_remove() {
+    let dir = temp_variant(
+        "edits",
+        "name: edits\ndescription: test\nsource: test\nextends: base\noverlay:\n  rules:\n    - set: {path: starting_chests.4, value: 20}\n    - remove: {path: towers.thirds}\n    - add: {path: towers.fast, value: {model: passthrough, provenance: test}}\n  cards:\n    - set: {path: \"actions[id=castle].cost\", value: 1}\n    - add: {path: \"events[id=9].effects\", value: {hook: tax_yield, modifier: add, value: 1}}\n    - remove: {path: \"events[id=12].effects[1]\"}\n  map:\n    - set: {path: \"provinces[name=Settsu].tax\", value: 9}\n",
+        None,
+    );
+    let r = load(&[(dir, arg("edits"))]).unwrap();
+    assert_eq!(r.rules.starting_chests[&4], 20);
+    assert!(!r.rules.towers.contains_key("thirds") && r.rules.towers.contains_key("fast"));
+    assert_eq!(r.cards.actions.iter().find(|a| a.id == "castle").unwrap().cost, 1);
+    assert_eq!(r.cards.events.iter().find(|e| e.id == "9").unwrap().effects.len(), 2);
+    assert_eq!(r.cards.events.iter().find(|e| e.id == "12").unwrap().effects.len(), 1);
+    assert_eq!(r.map.provinces[r.map.province("Settsu").unwrap()].tax, 9);
+}
+
+#[test]
+fn an_overlay_naming_a_missing_key_is_an_error_with_file_and_line() {
+    let dir = temp_variant("typo", "name: typo\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - set: {path: winter.rice_per_provinc, value: 2}\n", None);
+    let err = load(&[(dir.clone(), arg("typo"))]).unwrap_err();
+    assert!(err.contains("variant.yaml:7:") && err.contains("no key `rice_per_provinc`"), "{err}");
+    // An unknown option, and a value out of range.
+    let dir = temp_variant("opt", "name: opt\ndescription: t\nsource: t\nextends: base\noptions:\n  n: {default: 1, description: d, min: 0, max: 3}\n", None);
+    assert!(load(&[(dir.clone(), arg("opt:m=1"))]).unwrap_err().contains("has no option `m`"));
+    assert!(load(&[(dir, arg("opt:n=9"))]).unwrap_err().contains("expected 0..=3"));
+}
+
+#[test]
+fn composition_applies_in_order() {
+    let a = temp_variant("first", "name: first\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - set: {path: starting_chests.4, value: 20}\n", None);
+    let b = temp_variant("second", "name: second\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - set: {path: starting_chests.4, value: 30}\n", None);
+    let ab = load(&[(a.clone(), arg("first")), (b.clone(), arg("second"))]).unwrap();
+    let ba = load(&[(b, arg("second")), (a, arg("first"))]).unwrap();
+    assert_eq!(ab.rules.starting_chests[&4], 30);
+    assert_eq!(ba.rules.starting_chests[&4], 20);
+    assert_eq!(ab.ruleset_name(), "base+first+second");
+}
+
+#[test]
+fn two_variants_replacing_one_handler_conflict_unless_overriding() {
+    let lua = "shogun.replace(\"action\", \"collect_taxes\", function(seat, p, a) game.gain(seat, 1) end)\n";
+    let a = temp_variant("one", "name: one\ndescription: t\nsource: t\nextends: base\nlua: [v.lua]\n", Some(lua));
+    let b = temp_variant("two", "name: two\ndescription: t\nsource: t\nextends: base\nlua: [v.lua]\n", Some(lua));
+    let rules = load(&[(a.clone(), arg("one")), (b.clone(), arg("two"))]).unwrap();
+    let err = Engine::new(rules).err().expect("conflict").to_string();
+    assert!(err.contains("replaced by both `one` and `two`") && err.contains("v.lua:1"), "{err}");
+    let c = temp_variant("three", "name: three\ndescription: t\nsource: t\nextends: base\noverrides: [one]\nlua: [v.lua]\n", Some(lua));
+    let rules = load(&[(a, arg("one")), (c, arg("three"))]).unwrap();
+    assert!(Engine::new(rules).is_ok());
+    // Registering a name the base has, without replace, is an error too.
+    let d = temp_variant("dup", "name: dup\ndescription: t\nsource: t\nextends: base\nlua: [v.lua]\n", Some("shogun.action(\"build\", function() end)\n"));
+    let err = Engine::new(load(&[(d, arg("dup"))]).unwrap()).err().unwrap().to_string();
+    assert!(err.contains("already registered by `base`"), "{err}");
+}
+
+#[test]
+fn a_variant_lua_error_names_its_file_and_leaves_the_state_untouched() {
+    let lua = "shogun.replace(\"action\", \"collect_taxes\", function(seat, p, a)\n  game.gain(seat, 3)\n  error(\"variant broke\")\nend)\n";
+    let dir = temp_variant("broken", "name: broken\ndescription: t\nsource: t\nextends: base\nlua: [v.lua]\n", Some(lua));
+    let engine = Engine::new(load(&[(dir, arg("broken"))]).unwrap()).unwrap();
+    let mut st = started(&engine, 4, 1);
+    let before = st.clone();
+    let p = province(&engine, "Settsu");
+    let err = shogun_lab::session::stage_action(&engine, &mut st, 0, "taxes", p, None, None).unwrap_err();
+    let EngineError::Script(e) = err else { panic!("{err}") };
+    assert!(e.file.ends_with("broken/v.lua") && e.line == 3 && e.message.contains("variant broke"), "{e}");
+    assert_eq!(st, before);
+}
+
+#[test]
+fn shipped_variants_snapshot() {
+    for name in SHIPPED {
+        let e = engine_with(&[name]);
+        let names: Vec<String> = vec!["greedy".into(), "random".into(), "greedy".into(), "random".into()];
+        let (text, summary) = shogun_lab::transcript::transcript(&e, 4, 5, &names).unwrap();
+        let value = format!("{text}\nsummary: {}\n", serde_json::to_string(&summary).unwrap());
+        insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
+            insta::assert_snapshot!(format!("variant_{name}"), value);
+        });
+    }
+}
+
+#[test]
+fn diff_shows_a_divergence_for_every_shipped_variant() {
+    for name in SHIPPED {
+        let (ok, out) = shogun(&["diff", "--seed", "1", "--variant", name, "--against"]);
+        assert!(ok, "{out}");
+        assert!(out.contains("first divergence") && out.contains("winner"), "{name}: {out}");
+    }
+    let (ok, out) = shogun(&["diff", "--seed", "1", "--against"]);
+    assert!(ok && out.contains("identical"), "{out}");
+    let (ok, out) = shogun(&["diff", "--against", "--bogus"]);
+    assert!(!ok && out.contains("unexpected `--bogus`"), "{out}");
+}
+
+#[test]
+fn unknown_variant_lists_the_available_ones() {
+    let (ok, out) = shogun(&["run", "--variant", "hard-wintr"]);
+    assert!(!ok);
+    assert!(out.contains("unknown variant `hard-wintr`") && out.contains("hard-winter") && out.contains("ro-events"), "{out}");
+}
+
+#[test]
+fn scenario_tests_pass_and_fail() {
+    let (ok, out) = shogun(&["test"]);
+    assert!(ok, "{out}");
+    assert!(out.contains("0 failed"), "{out}");
+    // A failing expectation is reported with its line, and the exit code says so.
+    let dir = temp_variant("failing", "name: failing\ndescription: t\nsource: t\nextends: base\n", None);
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    std::fs::write(
+        dir.join("tests/wrong.yaml"),
+        "description: expects too much\nsteps:\n  - chance: 2\n  - set: {seat: A, chests: 0}\n  - perform: {seat: A, action: taxes, province: Settsu}\nexpect:\n  - {seat: A, chests: 8}\n  - {province: Settsu, owner: B}\n",
+    )
+    .unwrap();
+    let (ok, out) = shogun(&["test", dir.to_str().unwrap()]);
+    assert!(!ok, "{out}");
+    assert!(out.contains("wrong.yaml:7:5: A chests: expected 8, got 7"), "{out}");
+    assert!(out.contains("Settsu owner: expected B, got A"), "{out}");
+    assert!(out.contains("0 passed, 1 failed"), "{out}");
+    // A golden transcript: missing, written with --update, then compared.
+    std::fs::remove_file(dir.join("tests/wrong.yaml")).unwrap();
+    std::fs::write(dir.join("tests/golden.yaml"), "description: pinned\nplayers: 3\nseed: 2\nsteps:\n  - play: round\nexpect:\n  - transcript: golden.txt\n").unwrap();
+    let (ok, out) = shogun(&["test", dir.to_str().unwrap()]);
+    assert!(!ok && out.contains("missing"), "{out}");
+    let (ok, out) = shogun(&["test", "--update", dir.to_str().unwrap()]);
+    assert!(ok && out.contains("wrote"), "{out}");
+    let (ok, out) = shogun(&["test", dir.to_str().unwrap()]);
+    assert!(ok, "{out}");
+    let golden = dir.join("tests/golden.txt");
+    let text = std::fs::read_to_string(&golden).unwrap();
+    std::fs::write(&golden, text.replacen("Year 1", "Year 9", 1)).unwrap();
+    let (ok, out) = shogun(&["test", dir.to_str().unwrap()]);
+    assert!(!ok && out.contains("transcript differs") && out.contains("+ == Year 1"), "{out}");
+}
