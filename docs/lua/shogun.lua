@@ -1,0 +1,279 @@
+---@meta
+-- LuaLS definitions for shogun-lab rule scripts. Point your editor at this
+-- folder (scripts/.luarc.json and variants/.luarc.json do) to get
+-- completion and checks. A test keeps this file in step with the API the
+-- Rust side registers: every `game.*` and `shogun.*` function is here.
+-- Seats, provinces, actions, events, specials and regions are 1-based.
+
+---@alias Seat integer
+---@alias Province integer
+---@alias Pile table<integer|string, integer> # [seat] = cubes, peasants = n
+
+---Read-only rules data: rules.yaml (with variant overlays); variant
+---options are in RULES.params[variant_name].
+---@type table
+RULES = {}
+---Read-only cards: CARDS.actions, CARDS.events, CARDS.specials (cards.yaml).
+---@type table
+CARDS = {}
+---Read-only map: MAP.name, MAP.regions, MAP.provinces[i] = {id, name,
+---region, region_name, tax, rice, spaces, neighbours, borders, sea_routes},
+---MAP.by_name[name] = i.
+---@type table
+MAP = {}
+---False in bulk runs (bench, lab): skip formatting narration then.
+---@type boolean
+NARRATE = true
+
+---Iterates a table in sorted key order (numbers before strings). `pairs`
+---is this too: Lua's own order differs between runs.
+---@generic K, V
+---@param t table<K, V>
+---@return fun(): K, V
+function spairs(t) end
+
+---The keys of a table, sorted.
+---@param t table
+---@return any[]
+function sorted_keys(t) end
+
+---@class shogun
+shogun = {}
+
+---Registers an action handler, named by cards.yaml `handler:`.
+---@param name string
+---@param fn fun(seat: Seat, province: Province, action: integer)
+function shogun.action(name, fn) end
+
+---Registers a continuation: receives the answer to a game.ask.
+---@param name string
+---@param fn fun(seat: Seat, choice: integer|nil, data: any)
+function shogun.continuation(name, fn) end
+
+---Registers a modifier that card effects name: returns the new value.
+---@param name string
+---@param fn fun(value: any, effect: table, ctx: table): any
+function shogun.modifier(name, fn) end
+
+---Registers a phase handler named in rules.yaml `handlers:` (winter,
+---score, year_end, battle).
+---@param name string
+---@param fn function
+function shogun.handler(name, fn) end
+
+---Registers a tower model for `towers: {x: {model: lua, script: name}}`.
+---@param name string
+---@param fn fun(thrown: Pile, inside: Pile[], random: fun(n: integer): integer): Pile, Pile[]
+function shogun.tower(name, fn) end
+
+---Declares hook names that card effects may name.
+---@param names string[]
+function shogun.hooks(names) end
+
+---Replaces a registered handler by name (a variant changing base rules).
+---@param kind "action"|"continuation"|"modifier"|"handler"|"tower"
+---@param name string
+---@param fn function
+function shogun.replace(kind, name, fn) end
+
+---The function currently registered under a name.
+---@param kind "action"|"continuation"|"modifier"|"handler"|"tower"
+---@param name string
+---@return function|nil
+function shogun.original(kind, name) end
+
+---The modifier registered under a name.
+---@param name string
+---@return function|nil
+function shogun.modifier_fn(name) end
+
+---The host API: the game state lent for one call.
+---@class game
+game = {}
+
+-- Reading -------------------------------------------------------------
+
+---@return integer
+function game.seats() end
+---@return integer
+function game.year() end
+---@return integer
+function game.season() end
+---@param p Province
+---@return Seat|nil
+function game.owner(p) end
+---Owner (or nil), armies, unrest markers, number of buildings.
+---@param p Province
+---@return Seat|nil, integer, integer, integer
+function game.province(p) end
+---@param p Province
+---@return integer
+function game.armies(p) end
+---@param p Province
+---@return integer
+function game.unrest(p) end
+---@param p Province
+---@return boolean
+function game.in_play(p) end
+---@param p Province
+---@param kind string # a building id: castle, temple, theatre
+---@return boolean
+function game.has(p, kind) end
+---@param p Province
+---@return integer
+function game.buildings(p) end
+---@param p Province
+---@return integer
+function game.free_spaces(p) end
+---Cubes in a seat's supply.
+---@param s Seat
+---@return integer
+function game.supply(s) end
+---@param s Seat
+---@return integer
+function game.chests(s) end
+---@param s Seat
+---@return integer
+function game.rice(s) end
+---@param s Seat
+---@return integer
+function game.points(s) end
+---The provinces a seat holds, as several return values.
+---@param s Seat
+---@return Province ...
+function game.provinces_of(s) end
+---@param s Seat
+---@return integer
+function game.province_count(s) end
+---The round's event card, if drawn.
+---@return integer|nil
+function game.event() end
+---The year's face-up events not yet used, as several return values.
+---@return integer ...
+function game.year_events() end
+---The special card a seat holds this round.
+---@param s Seat
+---@return integer|nil
+function game.special(s) end
+---@return Seat ...
+function game.turn_order() end
+---@return integer
+function game.peasant_supply() end
+---@return integer
+function game.unrest_supply() end
+---@param kind string
+---@return integer
+function game.building_supply(kind) end
+---Neighbours of p in play.
+---@param p Province
+---@return Province ...
+function game.targets(p) end
+---Neighbours of p in play held by s.
+---@param p Province
+---@param s Seat
+---@return Province ...
+function game.own_targets(p, s) end
+---Neighbours of p in play not held by s.
+---@param p Province
+---@param s Seat
+---@return Province ...
+function game.other_targets(p, s) end
+---Provinces and buildings a seat holds.
+---@param s Seat
+---@return integer provinces, integer buildings
+function game.holdings(s) end
+---Buildings of a kind in a region, one count per seat.
+---@param region integer
+---@param kind string
+---@return integer ...
+function game.region_buildings(region, kind) end
+---The card effects acting on a hook for a seat doing an action now, in
+---rules.modifier_order; nil when none.
+---@param hook string
+---@param s Seat|nil
+---@param action integer|nil
+---@return table[]|nil
+function game.effects(hook, s, action) end
+
+-- Changing ------------------------------------------------------------
+
+---@param s Seat
+---@param n integer
+function game.pay(s, n) end
+---@param s Seat
+---@param n integer
+function game.gain(s, n) end
+---Adds (or with a negative n removes, never below 0) rice; returns it.
+---@param s Seat
+---@param n integer
+---@return integer
+function game.add_rice(s, n) end
+---@param s Seat
+---@param n integer
+function game.set_rice(s, n) end
+---@param s Seat
+---@param n integer
+function game.add_points(s, n) end
+---Supply -> one of the seat's provinces.
+---@param s Seat
+---@param p Province
+---@param n integer
+function game.deploy(s, p, n) end
+---Between two adjacent provinces of the seat.
+---@param s Seat
+---@param from Province
+---@param to Province
+---@param n integer
+function game.move(s, from, to, n) end
+---@param p Province
+---@param kind string
+function game.build(p, kind) end
+---Adds up to n markers (as many as the supply has); returns how many.
+---@param p Province
+---@param n integer
+---@return integer
+function game.add_unrest(p, n) end
+---Removes n markers (all if nil); returns how many.
+---@param p Province
+---@param n integer|nil
+---@return integer
+function game.remove_unrest(p, n) end
+---Throws cubes with the tray's into the tower: spec is a list of
+---{seat=, n=, from=province or nil for the supply} plus `peasants`.
+---Returns the tray: [seat] = n, peasants = n.
+---@param spec table
+---@return Pile
+function game.throw(spec) end
+---@param s Seat
+---@param n integer
+function game.tray_to_supply(s, n) end
+---@param s Seat
+---@param p Province
+---@param n integer
+function game.tray_to_province(s, p, n) end
+---@param n integer|nil
+---@return integer
+function game.tray_peasants_to_supply(n) end
+---The seat takes the province card; the province must be empty of armies.
+---@param p Province
+---@param s Seat
+function game.conquer(p, s) end
+---Armies, buildings and unrest back to the supplies, the card to the deck.
+---@param p Province
+function game.neutralize(p) end
+---1..n from the game's generator.
+---@param n integer
+---@return integer
+function game.random(n) end
+---A line of narration in the transcript.
+---@param text string
+function game.log(text) end
+---Records a battle for statistics.
+---@param kind string # attack, neutral, revolt
+---@param p Province
+function game.battle(kind, p) end
+---Asks a seat a question: seat, kind, prompt, cont (continuation name),
+---data (plain data), and options: provinces = {...}, counts = {min, max},
+---pass = true.
+---@param spec table
+function game.ask(spec) end

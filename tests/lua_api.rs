@@ -1,0 +1,41 @@
+//! The documented Lua API (docs/lua/shogun.lua, docs/lua-api.md) matches
+//! what the runtime really registers.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+fn registered(table: &str) -> BTreeSet<String> {
+    let engine = common::engine();
+    let st = common::started(&engine, 4, 1);
+    let code = format!("local t = {{}} for k, v in pairs({table}) do if type(v) == 'function' then t[#t + 1] = k end end return table.concat(t, ' ')");
+    engine.runtime().eval_readonly(&st, &code).unwrap().split(' ').map(String::from).collect()
+}
+
+fn declared(prefix: &str) -> BTreeSet<String> {
+    let stub = std::fs::read_to_string(common::root().join("docs/lua/shogun.lua")).unwrap();
+    stub.lines().filter_map(|l| l.strip_prefix(&format!("function {prefix}."))).map(|l| l.split('(').next().unwrap().to_string()).collect()
+}
+
+#[test]
+fn stubs_match_the_host_api() {
+    let (got, want) = (registered("game"), declared("game"));
+    assert_eq!(got, want, "game.*: registered vs docs/lua/shogun.lua");
+}
+
+#[test]
+fn stubs_match_the_registration_api() {
+    let (got, want) = (registered("shogun"), declared("shogun"));
+    assert_eq!(got, want, "shogun.*: registered vs docs/lua/shogun.lua");
+}
+
+#[test]
+fn the_api_doc_mentions_every_function() {
+    let doc = std::fs::read_to_string(common::root().join("docs/lua-api.md")).unwrap();
+    for f in registered("game") {
+        assert!(doc.contains(&format!("game.{f}")), "docs/lua-api.md does not mention game.{f}");
+    }
+    for f in registered("shogun") {
+        assert!(doc.contains(&format!("shogun.{f}")), "docs/lua-api.md does not mention shogun.{f}");
+    }
+}
