@@ -33,6 +33,9 @@ pub struct Scenario {
     pub variants: Vec<String>,
     #[serde(default)]
     pub tower: Option<String>,
+    /// preset or draft (default: the map's).
+    #[serde(default)]
+    pub setup: Option<String>,
     /// Bots by seat for `play` steps (the last fills the rest).
     #[serde(default = "default_bots")]
     pub bots: Vec<String>,
@@ -194,7 +197,13 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
     }
     let rules = rules::load_with(setting.pack_dir, setting.map_path, &variants).map_err(|d| d.to_string())?;
     let engine = Engine::with_options(rules, sc.tower.as_deref(), Default::default()).map_err(|d| d.to_string())?;
-    let mut st = engine.new_game(sc.players, sc.seed).map_err(|e| format!("{}: {e}", path.display()))?;
+    let setup = match sc.setup.as_deref() {
+        None => engine.default_setup(sc.players),
+        Some("preset") => SetupMode::Preset,
+        Some("draft") => SetupMode::Draft,
+        Some(other) => return Err(format!("{}: setup `{other}`, expected preset or draft", path.display())),
+    };
+    let mut st = engine.new_game_with(sc.players, sc.seed, setup).map_err(|e| format!("{}: {e}", path.display()))?;
     let names: Vec<String> = (0..sc.players as usize).map(|s| sc.bots.get(s).or(sc.bots.last()).cloned().unwrap_or_else(|| "greedy".into())).collect();
     let mut bots: Vec<Option<Box<dyn crate::bots::Bot>>> = transcript::make_bots(&names, sc.seed)?.into_iter().map(Some).collect();
     let mut log = String::new();

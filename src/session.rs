@@ -180,7 +180,7 @@ pub fn stage_action(
     if st.provinces[p].owner != Some(s as u8) {
         return Err(err(format!("{} does not hold {}", engine.rules.seat_name(s), engine.rules.province_name(p))));
     }
-    if st.ask.is_some() || matches!(st.phase, Phase::Setup | Phase::GameOver | Phase::Actions { .. } | Phase::Winter | Phase::Score) {
+    if st.ask.is_some() || matches!(st.phase, Phase::Setup | Phase::Draft | Phase::Preload | Phase::GameOver | Phase::Actions { .. } | Phase::Winter | Phase::Score) {
         return Err(err("an action can be staged only between decisions of a round (after setup, before the game ends)".into()));
     }
     let event = match event {
@@ -222,6 +222,10 @@ pub fn choice(engine: &Engine, st: &GameState, text: &str) -> Result<Decision, S
     let t = text.trim();
     let wanted = if t.eq_ignore_ascii_case("pass") {
         Choice::Pass
+    } else if t.eq_ignore_ascii_case("deck") {
+        Choice::Deck
+    } else if t.eq_ignore_ascii_case("redraw") {
+        Choice::Redraw
     } else if let Some(k) = t.strip_prefix("space ") {
         Choice::Space(k.trim().parse::<u8>().map_err(|_| format!("`{t}`: space takes a number"))?.saturating_sub(1))
     } else if let Ok(n) = t.parse::<u32>() {
@@ -259,7 +263,7 @@ pub enum Until {
 
 fn phase_kind(p: &Phase) -> u8 {
     match p {
-        Phase::Setup => 0,
+        Phase::Setup | Phase::Draft | Phase::Preload => 0,
         Phase::YearStart => 1,
         Phase::RoundStart => 2,
         Phase::Planning => 3,

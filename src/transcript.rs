@@ -161,14 +161,22 @@ pub fn play(
     }
 }
 
-/// Plays one game and returns its transcript and summary.
+/// Plays one game (the map's default setup) and returns its transcript and summary.
 pub fn transcript(engine: &Engine, players: u8, seed: u64, bot_names: &[String]) -> Result<(String, Summary), EngineError> {
-    let mut st = engine.new_game(players, seed)?;
+    transcript_with(engine, players, seed, engine.default_setup(players), bot_names)
+}
+
+/// Plays one game with the given setup and returns its transcript and summary.
+pub fn transcript_with(engine: &Engine, players: u8, seed: u64, setup: SetupMode, bot_names: &[String]) -> Result<(String, Summary), EngineError> {
+    let mut st = engine.new_game_with(players, seed, setup)?;
     let mut bots = make_bots(bot_names, seed).map_err(EngineError::Setup)?;
     let mut out = String::new();
     let _ = writeln!(out, "# shogun-lab transcript");
     let _ = writeln!(out, "ruleset: {}", engine.rules.ruleset_name());
     let _ = writeln!(out, "map: {}", engine.rules.map.name);
+    if setup != engine.default_setup(players) || setup == SetupMode::Draft {
+        let _ = writeln!(out, "setup: {}", if setup == SetupMode::Draft { "draft" } else { "preset" });
+    }
     let _ = writeln!(out, "seed: {seed}");
     let seats: Vec<String> = bot_names.iter().enumerate().map(|(s, b)| format!("{} {b}", engine.rules.seat_name(s))).collect();
     let _ = writeln!(out, "players: {players} ({})", seats.join(", "));

@@ -93,6 +93,30 @@ fn two_hundred_random_games_keep_every_invariant() {
 }
 
 #[test]
+fn moon_and_draft_games_keep_every_invariant() {
+    let moon = engine_from(&root().join("scripts/base"), &root().join("maps/moon.yaml"));
+    let sun = engine();
+    for seed in 0..60u64 {
+        let players = 3 + (seed % 3) as u8;
+        let engine = if seed % 2 == 0 { &moon } else { &sun };
+        let names: Vec<String> = (0..players).map(|s| if (seed + u64::from(s)) % 3 == 0 { "greedy".into() } else { "random".into() }).collect();
+        let mut bots = make_bots(&names, seed).unwrap();
+        let mut st = engine.new_game_with(players, seed, SetupMode::Draft).unwrap();
+        loop {
+            let d = match engine.actor(&st) {
+                Actor::Terminal => break,
+                Actor::Chance => Decision::Chance,
+                Actor::Seat(s) => bots::decide(engine, &st, s as usize, bots[s as usize].as_mut()),
+                Actor::Simultaneous(seats) => bots::decide(engine, &st, seats[0] as usize, bots[seats[0] as usize].as_mut()),
+            };
+            engine.apply(&mut st, &d).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            check_everything(engine, &st);
+        }
+        assert_eq!(st.phase, Phase::GameOver);
+    }
+}
+
+#[test]
 fn illegal_decisions_are_refused_and_change_nothing() {
     let engine = engine();
     let mut st = engine.new_game(4, 5).unwrap();

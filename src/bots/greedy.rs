@@ -142,6 +142,21 @@ impl Bot for Greedy {
                 }
             }
             "turn_space" => *options.iter().min().unwrap(),
+            // Draft: the richest open card, then the biggest group.
+            "draft_card" => options
+                .iter()
+                .copied()
+                .max_by_key(|c| match c {
+                    Choice::Province(p) => {
+                        let pr = &engine.rules.map.provinces[*p as usize];
+                        i64::from(pr.tax + pr.rice) * 100 - i64::from(*p)
+                    }
+                    // A hidden card is worth about the average province.
+                    Choice::Deck => 780,
+                    _ => 0,
+                })
+                .unwrap(),
+            "draft_group" => *options.iter().max().unwrap(),
             _ => options[self.rng.below(options.len() as u32) as usize],
         }
     }

@@ -132,8 +132,9 @@ pub fn diff(args: DiffArgs) -> Result<(), String> {
     let bots = fill_bots(&args.bots, args.players)?;
     let a = args.data.engine()?;
     let b = other.engine()?;
-    let (ta, sa) = crate::transcript::transcript(&a, args.players, args.seed, &bots).map_err(|e| format!("{}: {e}", a.rules.ruleset_name()))?;
-    let (tb, sb) = crate::transcript::transcript(&b, args.players, args.seed, &bots).map_err(|e| format!("{}: {e}", b.rules.ruleset_name()))?;
+    let setup = args.data.setup_mode(&a, args.players);
+    let (ta, sa) = crate::transcript::transcript_with(&a, args.players, args.seed, setup, &bots).map_err(|e| format!("{}: {e}", a.rules.ruleset_name()))?;
+    let (tb, sb) = crate::transcript::transcript_with(&b, args.players, args.seed, setup, &bots).map_err(|e| format!("{}: {e}", b.rules.ruleset_name()))?;
     // The header names the ruleset; compare the games.
     let body = |t: &str| t.lines().filter(|l| !l.starts_with("ruleset:")).collect::<Vec<_>>().join("\n");
     println!("seed {}, {} players: {}  vs  {}", args.seed, args.players, a.rules.ruleset_name(), b.rules.ruleset_name());

@@ -25,13 +25,17 @@ impl BenchReport {
 
 /// Plays `games` games one after another on this thread.
 pub fn run_bench(engine: &Engine, games: u64, players: u8, bots: &[String], first_seed: u64, progress: bool) -> Result<BenchReport, String> {
+    run_bench_with(engine, games, players, engine.default_setup(players), bots, first_seed, progress)
+}
+
+pub fn run_bench_with(engine: &Engine, games: u64, players: u8, setup: crate::core::SetupMode, bots: &[String], first_seed: u64, progress: bool) -> Result<BenchReport, String> {
     let narrating = engine.runtime().narrating();
     engine.runtime().set_narration(false);
     let start = Instant::now();
     let (mut decisions, mut battles, mut samples, mut bytes, mut json) = (0u64, 0u64, 0u64, 0f64, 0f64);
     for g in 0..games {
         let seed = first_seed + g;
-        let mut st = engine.new_game(players, seed).map_err(|e| e.to_string())?;
+        let mut st = engine.new_game_with(players, seed, setup).map_err(|e| e.to_string())?;
         let mut bs = make_bots(bots, seed)?;
         let sample = g % 50 == 0;
         let stats = play(engine, &mut st, &mut bs, |_, _, _, after| {
@@ -68,7 +72,8 @@ pub fn command(args: BenchArgs) -> Result<(), String> {
     let engine = args.data.engine()?;
     let bots = super::fill_bots(&args.bots, args.players)?;
     eprintln!("playing {} games with {} players ({}) on one thread...", args.games, args.players, bots.join(","));
-    let r = run_bench(&engine, args.games, args.players, &bots, args.seed, true)?;
+    let setup = args.data.setup_mode(&engine, args.players);
+    let r = run_bench_with(&engine, args.games, args.players, setup, &bots, args.seed, true)?;
     println!("games:            {}", r.games);
     println!("time:             {:.3} s", r.seconds);
     println!("games/s:          {:.0}", r.games_per_second());

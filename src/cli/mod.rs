@@ -62,6 +62,10 @@ pub struct GameData {
     /// Cube tower by name, from the rules' `towers` (default: `tower.use`).
     #[arg(long, value_name = "NAME")]
     pub tower: Option<String>,
+    /// Starting provinces: preset (the map's printed positions) or draft
+    /// (default: preset where the map has one for the player count).
+    #[arg(long, value_parser = ["preset", "draft"])]
+    pub setup: Option<String>,
     /// Apply a variant from variants/ (repeatable, applied in order);
     /// options as `name:option=value,option=value`, e.g. hard-winter:loss=3.
     #[arg(long = "variant", value_name = "NAME[:OPT=V,...]")]
@@ -131,6 +135,15 @@ impl GameData {
         }
     }
 
+    /// The setup asked for, or the map's default for `players`.
+    pub fn setup_mode(&self, engine: &Engine, players: u8) -> crate::core::SetupMode {
+        match self.setup.as_deref() {
+            Some("draft") => crate::core::SetupMode::Draft,
+            Some(_) => crate::core::SetupMode::Preset,
+            None => engine.default_setup(players),
+        }
+    }
+
     /// The variants asked for, with their folders.
     pub fn variant_dirs(&self) -> Result<Vec<(PathBuf, rules::VariantArg)>, String> {
         let root = data_root(self.data.as_deref()).join("variants");
@@ -173,6 +186,9 @@ impl GameData {
                 return Err(format!("--tower: unknown tower `{t}` (known: {})", known.join(", ")));
             }
         }
+        if let Some(notice) = rules.map.assumption_notice() {
+            eprintln!("{notice}");
+        }
         Engine::with_options(rules, self.tower.as_deref(), crate::script::Limits::default()).map_err(|d| d.to_string())
     }
 }
@@ -199,7 +215,8 @@ fn fill_bots(names: &[String], players: u8) -> Result<Vec<String>, String> {
 fn run(args: RunArgs) -> Result<(), String> {
     let engine = args.data.engine()?;
     let bots = fill_bots(&args.bots, args.players)?;
-    let (text, summary) = crate::transcript::transcript(&engine, args.players, args.seed, &bots).map_err(|e| e.to_string())?;
+    let setup = args.data.setup_mode(&engine, args.players);
+    let (text, summary) = crate::transcript::transcript_with(&engine, args.players, args.seed, setup, &bots).map_err(|e| e.to_string())?;
     match args.transcript.as_deref() {
         Some("-") => print!("{text}"),
         Some(path) => std::fs::write(path, &text).map_err(|e| format!("cannot write transcript to {path}: {e}"))?,

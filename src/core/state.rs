@@ -100,6 +100,10 @@ pub enum Choice {
     Space(u8),
     /// Decline (stay, do nothing more).
     Pass,
+    /// Draft: take the top card of the hidden deck.
+    Deck,
+    /// Draft: discard both open cards and turn up two new ones.
+    Redraw,
 }
 
 /// A question a script (or the phase machine) put to a seat.
@@ -116,10 +120,41 @@ pub struct Ask {
     pub data: serde_json::Value,
 }
 
+/// How the starting provinces are chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SetupMode {
+    /// The map's printed starting positions.
+    Preset,
+    /// Players pick province cards and place their army groups in turn.
+    Draft,
+}
+
+/// The draft of starting provinces in progress.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Draft {
+    /// Face-down province cards, top first.
+    pub deck: Vec<ProvinceId>,
+    /// The face-up cards to choose from.
+    pub open: Vec<ProvinceId>,
+    /// Each seat's army groups not yet placed.
+    pub groups: Vec<Vec<u16>>,
+    /// The seat picking now.
+    pub turn: Seat,
+    /// The card taken in this pick, waiting for a group.
+    pub card: Option<ProvinceId>,
+    /// The open cards each seat faced at its previous pick.
+    pub faced: Vec<Option<Vec<ProvinceId>>>,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Phase {
-    /// Chance: place starting armies, load the tower, shuffle the events.
+    /// Chance: place starting armies (preset) or shuffle the province cards
+    /// (draft); with presets, also load the tower and shuffle the events.
     Setup,
+    /// Seats pick province cards and place army groups.
+    Draft,
+    /// Chance: load the tower and shuffle the events (after a draft).
+    Preload,
     /// Chance: turn up the year's events.
     YearStart,
     /// Chance: shuffle and lay out the action and special cards.
@@ -181,6 +216,10 @@ pub struct GameState {
     pub turn_order: Vec<Seat>,
     /// A question waiting for a seat's answer.
     pub ask: Option<Ask>,
+    pub setup: SetupMode,
+    /// The draft, while it runs.
+    #[serde(default)]
+    pub draft: Option<Draft>,
     pub rng: GameRng,
 }
 
@@ -228,6 +267,9 @@ impl GameState {
         debug_assert_eq!(rest.len(), hidden);
         v.action_row.extend(rest);
         v.event_deck.sort_unstable();
+        if let Some(d) = &mut v.draft {
+            d.deck.sort_unstable();
+        }
         v.rng = GameRng::seeded(0);
         if let Some(ask) = &v.ask
             && Some(ask.seat as usize) != seat {

@@ -5,6 +5,7 @@
 //! and replaces the original only when everything succeeded, so a failing
 //! script or an illegal decision leaves the game exactly as it was.
 
+mod draft;
 mod invariants;
 
 use std::fmt;
@@ -54,7 +55,7 @@ pub struct Engine {
     runtime: Runtime,
 }
 
-fn illegal<T>(msg: impl Into<String>) -> Result<T, EngineError> {
+pub(crate) fn illegal<T>(msg: impl Into<String>) -> Result<T, EngineError> {
     Err(EngineError::Illegal(msg.into()))
 }
 
@@ -81,14 +82,28 @@ impl Engine {
         self.runtime.tower()
     }
 
-    /// A new game before setup (the first decision is chance).
+    /// The setup a map uses unless told otherwise: its presets if it has
+    /// them for this many players, else the draft.
+    pub fn default_setup(&self, players: u8) -> SetupMode {
+        if self.rules.map.presets.contains_key(&players) { SetupMode::Preset } else { SetupMode::Draft }
+    }
+
+    /// A new game before setup (the first decision is chance), with the
+    /// map's default setup.
     pub fn new_game(&self, players: u8, seed: u64) -> Result<GameState, EngineError> {
+        self.new_game_with(players, seed, self.default_setup(players))
+    }
+
+    pub fn new_game_with(&self, players: u8, seed: u64, setup: SetupMode) -> Result<GameState, EngineError> {
         let r = &self.rules.rules;
         if players < r.players.min || players > r.players.max {
             return Err(EngineError::Setup(format!("{players} players: this ruleset is for {} to {}", r.players.min, r.players.max)));
         }
-        if !self.rules.map.presets.contains_key(&players) {
-            return Err(EngineError::Setup(format!("map `{}` has no preset starting positions for {players} players", self.rules.map.name)));
+        if setup == SetupMode::Preset && !self.rules.map.presets.contains_key(&players) {
+            return Err(EngineError::Setup(format!(
+                "map `{}` has no preset starting positions for {players} players (use the draft: --setup draft)",
+                self.rules.map.name
+            )));
         }
         let n = self.rules.map.provinces.len();
         let player = PlayerState { supply: r.components.cubes_per_player as u16, chests: r.starting_chests[&players], ..PlayerState::default() };
@@ -114,6 +129,8 @@ impl Engine {
             choose_order: Vec::new(),
             turn_order: Vec::new(),
             ask: None,
+            setup,
+            draft: None,
             rng: GameRng::seeded(seed),
         })
     }
@@ -124,7 +141,8 @@ impl Engine {
         }
         match st.phase {
             Phase::GameOver => Actor::Terminal,
-            Phase::Setup | Phase::YearStart | Phase::RoundStart | Phase::Reveal | Phase::Winter => Actor::Chance,
+            Phase::Setup | Phase::Preload | Phase::YearStart | Phase::RoundStart | Phase::Reveal | Phase::Winter => Actor::Chance,
+            Phase::Draft => Actor::Seat(st.draft.as_ref().map(|d| d.turn).unwrap_or(0)),
             Phase::Planning => Actor::Simultaneous((0..st.seats() as u8).filter(|&s| st.players[s as usize].plan.is_none()).collect()),
             Phase::ChooseSpace { idx } => Actor::Seat(st.choose_order[idx as usize]),
             // The machine never rests in these phases (see `advance`).
@@ -135,6 +153,9 @@ impl Engine {
     pub fn legal(&self, st: &GameState) -> Legal {
         if let Some(ask) = &st.ask {
             return Legal::Choose { seat: ask.seat, kind: ask.kind.clone(), prompt: ask.prompt.clone(), options: ask.options.clone() };
+        }
+        if st.phase == Phase::Draft {
+            return self.draft_legal(st);
         }
         match self.actor(st) {
             Actor::Terminal => Legal::None,
@@ -218,6 +239,8 @@ impl Engine {
             Choice::Count(n) => n.to_string(),
             Choice::Space(k) => format!("space {}", k + 1),
             Choice::Pass => "pass".into(),
+            Choice::Deck => "deck".into(),
+            Choice::Redraw => "redraw".into(),
         }
     }
 
@@ -272,6 +295,9 @@ impl Engine {
                     st.ask = r.ask;
                     return Ok(());
                 }
+                if st.phase == Phase::Draft {
+                    return self.draft_choose(st, ev, *seat, *choice);
+                }
                 let Phase::ChooseSpace { idx } = st.phase else {
                     return illegal("nobody is asked to choose now");
                 };
@@ -309,7 +335,18 @@ impl Engine {
         let r = &self.rules.rules;
         match st.phase {
             Phase::Setup => {
-                self.setup(st, ev)?;
+                ev.push(Event::Heading(format!("Setup: {} players on the {} map", st.seats(), self.rules.map.name)));
+                if st.setup == SetupMode::Preset {
+                    self.place_presets(st, ev)?;
+                    self.preload(st, ev)?;
+                    st.phase = Phase::YearStart;
+                } else {
+                    self.start_draft(st, ev);
+                    st.phase = Phase::Draft;
+                }
+            }
+            Phase::Preload => {
+                self.preload(st, ev)?;
                 st.phase = Phase::YearStart;
             }
             Phase::YearStart => {
@@ -363,10 +400,9 @@ impl Engine {
         format!("#{} {}", c.id, c.name)
     }
 
-    fn setup(&self, st: &mut GameState, ev: &mut Vec<Event>) -> Result<(), EngineError> {
+    fn place_presets(&self, st: &mut GameState, ev: &mut Vec<Event>) -> Result<(), EngineError> {
         let r = &self.rules.rules;
         let n = st.seats() as u8;
-        ev.push(Event::Heading(format!("Setup: {} players on the {} map", n, self.rules.map.name)));
         let preset = &self.rules.map.presets[&n];
         for s in 0..st.seats() {
             let mut names = Vec::new();
@@ -381,7 +417,12 @@ impl Engine {
             }
             self.note(ev, || format!("{} ({}) starts with {} war chests in {}", self.rules.seat_name(s), r.seats[s].colour, st.players[s].chests, names.join(", ")));
         }
-        // Load the tower.
+        Ok(())
+    }
+
+    /// Loads the tower and shuffles the event cards.
+    fn preload(&self, st: &mut GameState, ev: &mut Vec<Event>) -> Result<(), EngineError> {
+        let r = &self.rules.rules;
         let mut input = Pile::default();
         for s in 0..st.seats() {
             let k = (r.tower.preload.cubes_per_player as u16).min(st.players[s].supply);
@@ -475,7 +516,15 @@ impl Engine {
                 return Ok(());
             }
             match st.phase {
-                Phase::Setup | Phase::YearStart | Phase::RoundStart | Phase::Planning | Phase::Reveal | Phase::Winter | Phase::GameOver => return Ok(()),
+                Phase::Setup | Phase::Preload | Phase::YearStart | Phase::RoundStart | Phase::Planning | Phase::Reveal | Phase::Winter | Phase::GameOver => {
+                    return Ok(());
+                }
+                Phase::Draft => {
+                    if self.draft_auto(st, ev) {
+                        continue;
+                    }
+                    return Ok(());
+                }
                 Phase::ChooseSpace { idx } => {
                     if idx as usize >= st.choose_order.len() {
                         let mut order: Vec<Seat> = (0..st.seats() as u8).collect();

@@ -15,6 +15,9 @@ pub struct MapFile {
     pub provenance: String,
     pub regions: Vec<String>,
     pub provinces: Vec<ProvinceRow>,
+    /// Sea routes (adjacency across water), each listed once.
+    #[serde(default)]
+    pub sea_routes: Vec<SeaRoute>,
     /// Player count -> provinces out of play with that many players.
     #[serde(default)]
     pub out_of_play: BTreeMap<u8, Vec<String>>,
@@ -33,8 +36,15 @@ pub struct ProvinceRow {
     pub spaces: i64,
     #[serde(default)]
     pub borders: Vec<String>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct SeaRoute {
+    pub between: [String; 2],
+    /// Not known from a source: an assumption a user may correct.
     #[serde(default)]
-    pub sea_routes: Vec<String>,
+    pub assumed: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -60,11 +70,27 @@ pub struct Map {
     pub by_name: HashMap<String, usize>,
     pub out_of_play: BTreeMap<u8, Vec<usize>>,
     pub presets: BTreeMap<u8, Vec<Vec<(usize, u32)>>>,
+    /// Sea routes marked as assumed.
+    pub assumed_sea_routes: Vec<(usize, usize)>,
 }
 
 impl Map {
     pub fn province(&self, name: &str) -> Option<usize> {
         self.by_name.get(name).copied()
+    }
+
+    /// A one-line notice naming what this map assumes, if anything.
+    pub fn assumption_notice(&self) -> Option<String> {
+        if self.assumed_sea_routes.is_empty() {
+            return None;
+        }
+        let pairs: Vec<String> = self.assumed_sea_routes.iter().map(|&(a, b)| format!("{}-{}", self.provinces[a].name, self.provinces[b].name)).collect();
+        Some(format!(
+            "notice: map `{}` assumes {} sea route(s) not known from a source ({}); see its provenance",
+            self.name,
+            pairs.len(),
+            pairs.join(", ")
+        ))
     }
 
     pub fn adjacent(&self, a: usize, b: usize) -> bool {
@@ -141,10 +167,8 @@ impl Map {
                 out
             };
             let borders = resolve(&p.borders, "borders", diags);
-            let sea_routes = resolve(&p.sea_routes, "sea_routes", diags);
-            let mut neighbours: Vec<usize> = borders.iter().chain(sea_routes.iter()).copied().collect();
-            neighbours.sort_unstable();
-            neighbours.dedup();
+            let sea_routes = Vec::new();
+            let neighbours = borders.clone();
             provinces.push(Province {
                 name: p.name.clone(),
                 region,
@@ -156,21 +180,76 @@ impl Map {
                 neighbours,
             });
         }
-        // Adjacency must be stated on both sides, in the same list.
+        // Land borders must be stated on both sides.
         for (i, p) in provinces.iter().enumerate() {
-            for (field, list) in [("borders", &p.borders), ("sea_routes", &p.sea_routes)] {
-                for (j, &k) in list.iter().enumerate() {
-                    let other = &provinces[k];
-                    let back = if field == "borders" { &other.borders } else { &other.sea_routes };
-                    if !back.contains(&i) {
-                        diags.error(
-                            path,
-                            pos.of(&format!("provinces/{i}/{field}/{j}")),
-                            format!("`{}` lists `{}` in {field}, but `{}` does not list `{}` back (adjacency must be two-sided)", p.name, other.name, other.name, p.name),
-                        );
+            for (j, &k) in p.borders.iter().enumerate() {
+                let other = &provinces[k];
+                if !other.borders.contains(&i) {
+                    diags.error(
+                        path,
+                        pos.of(&format!("provinces/{i}/borders/{j}")),
+                        format!("`{}` lists `{}` in borders, but `{}` does not list `{}` back (borders must be two-sided)", p.name, other.name, other.name, p.name),
+                    );
+                }
+            }
+        }
+        let mut assumed_sea_routes = Vec::new();
+        for (r, route) in m.sea_routes.iter().enumerate() {
+            let a = lookup(&route.between[0], format!("sea_routes/{r}/between/0"), diags);
+            let b = lookup(&route.between[1], format!("sea_routes/{r}/between/1"), diags);
+            let (Some(a), Some(b)) = (a, b) else { continue };
+            if a == b {
+                diags.error(path, pos.of(&format!("sea_routes/{r}")), format!("a sea route from `{}` to itself", route.between[0]));
+                continue;
+            }
+            if provinces[a].sea_routes.contains(&b) {
+                diags.error(path, pos.of(&format!("sea_routes/{r}")), format!("the sea route {}-{} is listed twice", route.between[0], route.between[1]));
+                continue;
+            }
+            if provinces[a].borders.contains(&b) {
+                diags.warning(path, pos.of(&format!("sea_routes/{r}")), format!("{} and {} already share a land border", route.between[0], route.between[1]));
+            }
+            provinces[a].sea_routes.push(b);
+            provinces[b].sea_routes.push(a);
+            if route.assumed {
+                assumed_sea_routes.push((a.min(b), a.max(b)));
+            }
+        }
+        for p in provinces.iter_mut() {
+            p.neighbours = p.borders.iter().chain(p.sea_routes.iter()).copied().collect();
+            p.neighbours.sort_unstable();
+            p.neighbours.dedup();
+        }
+        // Every province reachable from every other; regions of one size.
+        if !provinces.is_empty() {
+            let mut seen = vec![false; provinces.len()];
+            let mut stack = vec![0usize];
+            seen[0] = true;
+            while let Some(x) = stack.pop() {
+                for &n in &provinces[x].neighbours {
+                    if !seen[n] {
+                        seen[n] = true;
+                        stack.push(n);
                     }
                 }
             }
+            let cut: Vec<&str> = provinces.iter().zip(seen.iter()).filter(|(_, s)| !**s).map(|(p, _)| p.name.as_str()).collect();
+            if !cut.is_empty() {
+                diags.error(
+                    path,
+                    pos.of("provinces"),
+                    format!("the map is not connected: {} cannot be reached from {} ({} province(s))", cut.join(", "), provinces[0].name, cut.len()),
+                );
+            }
+        }
+        let mut sizes: BTreeMap<usize, usize> = BTreeMap::new();
+        for p in &provinces {
+            *sizes.entry(p.region).or_default() += 1;
+        }
+        let counts: Vec<usize> = (0..m.regions.len()).map(|r| sizes.get(&r).copied().unwrap_or(0)).collect();
+        if counts.iter().any(|&c| c != counts[0]) {
+            let desc: Vec<String> = m.regions.iter().zip(counts.iter()).map(|(r, c)| format!("{r} {c}")).collect();
+            diags.warning(path, pos.of("regions"), format!("regions differ in size: {}", desc.join(", ")));
         }
         let mut out_of_play = BTreeMap::new();
         for (n, list) in &m.out_of_play {
@@ -227,6 +306,7 @@ impl Map {
             by_name,
             out_of_play,
             presets,
+            assumed_sea_routes,
         })
     }
 }

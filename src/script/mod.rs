@@ -597,7 +597,7 @@ impl Runtime {
             Choice::Province(p) => Value::Integer(i64::from(p) + 1),
             Choice::Count(n) => Value::Integer(i64::from(n)),
             Choice::Space(s) => Value::Integer(i64::from(s) + 1),
-            Choice::Pass => Value::Nil,
+            Choice::Pass | Choice::Deck | Choice::Redraw => Value::Nil,
         };
         let data = value::to_lua(&self.lua, &ask.data).map_err(|e| ScriptError::from_lua(&e))?;
         self.invoke(state, events, f, (i64::from(ask.seat) + 1, choice, data))
