@@ -3,6 +3,7 @@
 //! See ARCHITECTURE.md for the code map and the invariants.
 
 pub mod bots;
+pub mod check;
 pub mod cli;
 pub mod core;
 pub mod engine;

@@ -41,6 +41,12 @@ pub enum Command {
     /// Run scenario files (tests/*.yaml of packs and variants).
     #[command(after_help = "Examples:\n  shogun test                          # every shipped variant and the base pack\n  shogun test variants/hard-winter\n  shogun test variants/my-rule --update   # rewrite golden transcripts")]
     Test(authoring::TestArgs),
+    /// Check maps, rules packs and variants; every problem with its location.
+    #[command(after_help = "Examples:\n  shogun check                      # everything shipped\n  shogun check maps/moon.yaml variants/hard-winter\n  shogun check my-pack/")]
+    Check(CheckArgs),
+    /// Print a map: provinces by region, values, neighbours, exclusions.
+    #[command(after_help = "Examples:\n  shogun map --map moon\n  shogun map --map sun --players 3")]
+    Map(MapArgs),
     /// Play one seeded game under two rulesets and show where they part.
     #[command(after_help = "Examples:\n  shogun diff --seed 7 --variant ro-events --against\n  shogun diff --seed 3 --variant hard-winter:loss=4 --against --variant hard-winter")]
     Diff(authoring::DiffArgs),
@@ -108,6 +114,86 @@ pub struct BenchArgs {
     /// First seed (games use seed, seed+1, ...).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Maps (YAML files), rules packs or variant folders (default: everything shipped).
+    pub paths: Vec<PathBuf>,
+    /// Folder holding maps/, scripts/ and variants/.
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct MapArgs {
+    #[command(flatten)]
+    pub data: GameData,
+    /// Mark the provinces out of play with this many players.
+    #[arg(long)]
+    pub players: Option<u8>,
+}
+
+fn check(args: CheckArgs) -> Result<(), String> {
+    let root = data_root(args.data.as_deref());
+    let targets = if args.paths.is_empty() {
+        crate::check::shipped(&root)
+    } else {
+        args.paths.iter().map(|p| crate::check::classify(p)).collect::<Result<Vec<_>, _>>()?
+    };
+    let (mut errors, mut warnings) = (0, 0);
+    for t in &targets {
+        let d = crate::check::check(&root, t);
+        let (e, w) = crate::check::tally(&d);
+        errors += e;
+        warnings += w;
+        let kind = match t {
+            crate::check::Target::Map(_) => "map",
+            crate::check::Target::Pack(_) => "pack",
+            crate::check::Target::Variant(_) => "variant",
+        };
+        println!("{} {kind} {}", if e > 0 { "FAIL" } else { "ok  " }, t.path().display());
+        for x in &d {
+            println!("  {x}");
+        }
+    }
+    println!("checked {} target(s): {errors} error(s), {warnings} warning(s)", targets.len());
+    if errors > 0 { Err(format!("{errors} error(s)")) } else { Ok(()) }
+}
+
+fn map_view(args: MapArgs) -> Result<(), String> {
+    let path = args.data.map_path();
+    let root = data_root(args.data.data.as_deref());
+    let rules = rules::load(&root.join("scripts/base"), &path).map_err(|d| d.to_string())?;
+    let m = &rules.map;
+    let out: Vec<usize> = args.players.and_then(|n| m.out_of_play.get(&n).cloned()).unwrap_or_default();
+    println!("{} ({}): {} provinces in {} regions", m.title, m.name, m.provinces.len(), m.regions.len());
+    if let Some(n) = m.assumption_notice() {
+        println!("{n}");
+    }
+    for (r, region) in m.regions.iter().enumerate() {
+        println!("\n{region}");
+        println!("  {:<13} {:>3} {:>4} {:>6}  neighbours (~ sea route)", "province", "tax", "rice", "spaces");
+        let mut ps: Vec<usize> = (0..m.provinces.len()).filter(|&p| m.provinces[p].region == r).collect();
+        ps.sort_by_key(|&p| m.provinces[p].name.clone());
+        for p in ps {
+            let pr = &m.provinces[p];
+            let mut ns: Vec<String> = pr.borders.iter().map(|&n| m.provinces[n].name.clone()).collect();
+            ns.extend(pr.sea_routes.iter().map(|&n| {
+                let assumed = m.assumed_sea_routes.contains(&(p.min(n), p.max(n)));
+                format!("~{}{}", m.provinces[n].name, if assumed { " (assumed)" } else { "" })
+            }));
+            let mark = if out.contains(&p) { " [out of play]" } else { "" };
+            println!("  {:<13} {:>3} {:>4} {:>6}  {}{mark}", pr.name, pr.tax, pr.rice, pr.spaces, ns.join(", "));
+        }
+    }
+    let excl: Vec<String> = m.out_of_play.iter().map(|(n, ps)| format!("{n} players: {}", ps.iter().map(|&p| m.provinces[p].name.as_str()).collect::<Vec<_>>().join(", "))).collect();
+    if !excl.is_empty() {
+        println!("\nout of play with {}", excl.join("; "));
+    }
+    let presets: Vec<String> = m.presets.keys().map(|n| n.to_string()).collect();
+    println!("preset starting positions for: {}", if presets.is_empty() { "none (draft only)".to_string() } else { format!("{} players", presets.join(", ")) });
+    Ok(())
 }
 
 /// The folder with maps/ and scripts/.
@@ -244,6 +330,8 @@ pub fn main() -> ExitCode {
         Command::Tower(a) => tower::command(a),
         Command::Test(a) => authoring::test(a),
         Command::Diff(a) => authoring::diff(a),
+        Command::Check(a) => check(a),
+        Command::Map(a) => map_view(a),
     };
     let _ = std::io::stdout().flush();
     match result {

@@ -47,6 +47,8 @@ pub struct Rules {
     pub lua: Vec<LuaSource>,
     /// Variants applied on top of the pack, in order.
     pub variants: Vec<LoadedVariant>,
+    /// Problems that do not stop a game (shown by `shogun check`).
+    pub warnings: Vec<Diagnostic>,
 }
 
 impl Rules {
@@ -185,12 +187,11 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
         map_file.value = serde_yaml::from_value(mv).expect("checked above");
     }
     let map = Map::from_file(&map_file, &mut diags);
-    let Some(map) = map else {
-        return Err(diags);
-    };
     check_rules(&rules, &mut diags);
     check_cards(&cards, &rules.value, &mut diags);
-    check_presets(&map, &map_file, &rules.value, &mut diags);
+    if let Some(map) = &map {
+        check_presets(map, &map_file, &rules.value, &mut diags);
+    }
     let mut lua = Vec::new();
     for (i, name) in rules.value.lua.iter().enumerate() {
         let path = pack_dir.join(name);
@@ -200,6 +201,9 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
         }
     }
     lua.extend(variant_lua);
+    let Some(map) = map else {
+        return Err(diags);
+    };
     if diags.has_errors() {
         return Err(diags);
     }
@@ -214,6 +218,7 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
         cards_pos: cards.pos,
         lua,
         variants: loaded,
+        warnings: diags.0,
     })
 }
 

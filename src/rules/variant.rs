@@ -278,7 +278,27 @@ fn step<'a>(v: &'a mut Value, seg: &Seg, path: &str) -> Result<&'a mut Value, St
             .iter_mut()
             .find(|item| item.as_mapping().and_then(|m| m.get(Value::String(f.clone()))).is_some_and(|x| scalar_eq(x, want)))
             .ok_or_else(|| format!("`{path}`: no list element with {f} = {want}")),
-        (seg, _) => Err(format!("`{path}`: {seg:?} does not fit the base's structure here")),
+        (seg, v) => Err(format!("`{path}`: {} cannot be applied to {}", describe_seg(seg), describe_value(v))),
+    }
+}
+
+fn describe_seg(seg: &Seg) -> String {
+    match seg {
+        Seg::Key(k) => format!("the key `{k}`"),
+        Seg::Index(i) => format!("the index [{i}]"),
+        Seg::Field(f, v) => format!("the selector [{f}={v}]"),
+    }
+}
+
+fn describe_value(v: &Value) -> &'static str {
+    match v {
+        Value::Mapping(_) => "a mapping",
+        Value::Sequence(_) => "a list",
+        Value::String(_) => "a string",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Null => "nothing",
+        _ => "a tagged value",
     }
 }
 
@@ -336,7 +356,7 @@ pub fn apply(doc: &mut Value, op: &Op, options: &BTreeMap<String, f64>) -> Resul
                     .ok_or_else(|| format!("`{path}`: no list element with {f} = {want}"))?;
                 s.remove(i);
             }
-            (seg, _) => return Err(format!("`{path}`: {seg:?} does not fit the base's structure here")),
+            (seg, v) => return Err(format!("`{path}`: {} cannot be applied to {}", describe_seg(seg), describe_value(v))),
         },
     }
     Ok(())

@@ -208,6 +208,8 @@ pub struct Runtime {
     limits: Limits,
     /// Towers registered by scripts (shogun.tower).
     towers: Table,
+    /// Registered functions nothing names (for `shogun check`).
+    pub warnings: Vec<crate::rules::Diagnostic>,
 }
 
 /// A tower written in Lua: `function(thrown, inside, random) -> landed, inside`.
@@ -390,6 +392,17 @@ impl Runtime {
             }
         };
         shared.step_limit.set(limits.instructions_per_call.saturating_mul(20));
+        // Syntax first, in every file, so that all of them are reported.
+        for src in &rules.lua {
+            if let Err(e) = lua.load(&src.source).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text).into_function() {
+                let se = ScriptError::from_lua(&e);
+                let file = if se.file.is_empty() { src.path.clone() } else { se.file.clone().into() };
+                diags.error(&file, (se.line.max(1), 1), format!("Lua syntax: {}", se.message));
+            }
+        }
+        if diags.has_errors() {
+            return Err(diags);
+        }
         let set_loading: Function = prelude.get("set_loading").expect("prelude set_loading");
         for src in &rules.lua {
             if let Err(e) = set_loading.call::<()>((src.pack.as_str(), src.overrides.clone())) {
@@ -482,7 +495,36 @@ impl Runtime {
         let h = &rules.rules.handlers;
         let (winter, score, year_end) = (phase("winter", &h.winter), phase("score", &h.score), phase("year_end", &h.year_end));
         let battle = phase("battle", &h.battle);
+        let mut warnings = Vec::new();
+        let unused = |table: &Table, used: &dyn Fn(&str) -> bool, what: &str, warnings: &mut Vec<crate::rules::Diagnostic>| {
+            for (name, f) in table.pairs::<String, Function>().flatten() {
+                if !used(&name) {
+                    let info = f.info();
+                    let file = info.source.as_deref().map(|s| s.trim_start_matches('@').to_string()).unwrap_or_default();
+                    warnings.push(crate::rules::Diagnostic {
+                        file: file.into(),
+                        line: info.line_defined.unwrap_or(1).max(1),
+                        column: 1,
+                        severity: crate::rules::Severity::Warning,
+                        message: format!("Lua {what} `{name}` is registered but nothing names it"),
+                    });
+                }
+            }
+        };
+        let cards = &rules.cards;
+        unused(&actions_t, &|n| cards.actions.iter().any(|a| a.handler == n), "action", &mut warnings);
+        unused(
+            &modifiers,
+            &|n| cards.events.iter().flat_map(|e| &e.effects).chain(cards.specials.iter().flat_map(|c| &c.effects)).chain(rules.rules.effects.iter()).any(|e| e.modifier == n),
+            "modifier",
+            &mut warnings,
+        );
+        let hn = &rules.rules.handlers;
+        unused(&phase_t, &|n| [&hn.winter, &hn.score, &hn.year_end, &hn.battle].iter().any(|x| x.as_str() == n), "handler", &mut warnings);
+        unused(&towers_t, &|n| rules.rules.towers.values().any(|t| t.script.as_deref() == Some(n)), "tower", &mut warnings);
+        warnings.sort_by(|a, b| (&a.file, a.line, &a.message).cmp(&(&b.file, b.line, &b.message)));
         if diags.has_errors() {
+            diags.0.extend(warnings);
             return Err(diags);
         }
         let continuations: HashMap<String, Function> = conts.pairs::<String, Function>().filter_map(|kv| kv.ok()).collect();
@@ -499,6 +541,7 @@ impl Runtime {
             handlers: Handlers { actions, continuations, winter: winter.unwrap(), score: score.unwrap(), year_end: year_end.unwrap(), battle: battle.unwrap() },
             limits,
             towers: towers_t,
+            warnings,
         })
         .and_then(|rt| match rt.set_tower(tower_name) {
             Ok(()) => Ok(rt),

@@ -1,0 +1,87 @@
+//! `shogun check`: shipped data passes; deliberately broken fixtures give
+//! the expected diagnostics (snapshotted).
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use shogun_lab::check::{self, Target};
+
+#[test]
+fn everything_shipped_passes_without_warnings() {
+    let root = root();
+    let targets = check::shipped(&root);
+    assert!(targets.len() >= 9, "{targets:?}");
+    for t in &targets {
+        let d = check::check(&root, t);
+        assert!(d.is_empty(), "{}:\n{}", t.path().display(), d.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n"));
+    }
+}
+
+fn render(root: &Path, targets: &[Target], replace: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    for t in targets {
+        out.push_str(&format!("{}\n", t.path().display()));
+        for d in check::check(root, t) {
+            let mut line = d.to_string();
+            for (from, to) in replace {
+                line = line.replace(from, to);
+            }
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
+    out
+}
+
+#[test]
+fn broken_fixtures_give_the_expected_diagnostics() {
+    // Integration tests run in the crate's folder: relative paths keep the
+    // snapshot free of machine-specific prefixes.
+    let root = Path::new(".");
+    let mut targets = Vec::new();
+    for f in ["problems", "presets", "syntax", "types", "unknown-key"] {
+        targets.push(check::classify(Path::new(&format!("tests/fixtures/broken/maps/{f}.yaml"))).unwrap());
+    }
+    for v in ["bad-overlay", "bad-lua"] {
+        targets.push(check::classify(Path::new(&format!("tests/fixtures/broken/variants/{v}"))).unwrap());
+    }
+    // Pack problems: a copy of the base pack with Lua handlers gone astray.
+    let (pack, _) = copy_data("check-handlers");
+    edit(&pack.join("cards.yaml"), "handler: collect_rice", "handler: collect_ricee");
+    edit(&pack.join("cards.yaml"), "{hook: tax_yield, modifier: at_most, value: 5}", "{hook: taxes_yield, modifier: at_most, value: 5}");
+    std::fs::write(pack.join("extra.lua"), "shogun.action(\"unused_action\", function() end)\n").unwrap();
+    edit(&pack.join("rules.yaml"), "lua: [lib.lua,", "lua: [extra.lua, lib.lua,");
+    edit(&pack.join("rules.yaml"), "  score: score\n", "  score: scoring\n");
+    let (syntax_pack, _) = copy_data("check-syntax");
+    let text = std::fs::read_to_string(syntax_pack.join("battle.lua")).unwrap();
+    std::fs::write(syntax_pack.join("battle.lua"), text.replacen("if a > def then", "if a > def", 1)).unwrap();
+    let mut out = render(root, &targets, &[]);
+    out.push_str(&render(root, &[Target::Pack(pack.clone())], &[(pack.to_str().unwrap(), "<pack>")]).replace(pack.to_str().unwrap(), "<pack>"));
+    out.push_str(&render(root, &[Target::Pack(syntax_pack.clone())], &[(syntax_pack.to_str().unwrap(), "<pack>")]).replace(syntax_pack.to_str().unwrap(), "<pack>"));
+    insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
+        insta::assert_snapshot!("check_broken_fixtures", out);
+    });
+    // Every kind of problem the check promises is among them.
+    for needle in [
+        "syntax",
+        "unknown field",
+        "invalid type",
+        "defined twice",
+        "unknown province",
+        "does not list",
+        "not connected",
+        "regions differ in size",
+        "spaces is 4",
+        "tax is -4",
+        "do not match the army groups",
+        "no Lua handler `collect_ricee`",
+        "unknown hook `taxes_yield`",
+        "is registered but nothing names it",
+        "no Lua handler `scoring`",
+        "Lua syntax",
+        "the base has no key",
+    ] {
+        assert!(out.contains(needle), "no diagnostic mentions {needle:?}:\n{out}");
+    }
+}
