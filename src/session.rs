@@ -321,3 +321,94 @@ pub fn play_until(
         steps += 1;
     }
 }
+
+/// A decision as one line of text, for save files and history:
+/// `chance`, `A choose Kozuke`, `A plan taxes:Settsu castle:Noto bid:2`.
+pub fn format_decision(engine: &Engine, d: &Decision) -> String {
+    match d {
+        Decision::Chance => "chance".into(),
+        Decision::Choose { seat, choice } => format!("{} choose {}", engine.rules.seat_name(*seat as usize), engine.choice_name(*choice)),
+        Decision::Plan { seat, plan } => {
+            let mut parts = vec![format!("{} plan", engine.rules.seat_name(*seat as usize))];
+            for (a, slot) in plan.slots.iter().enumerate() {
+                if let Some(c) = slot {
+                    parts.push(format!("{}:{}", engine.rules.cards.actions[a].id, card_text(engine, *c)));
+                }
+            }
+            if let Some(c) = plan.bid {
+                parts.push(format!("bid:{}", card_text(engine, c)));
+            }
+            parts.join(" ")
+        }
+    }
+}
+
+fn card_text(engine: &Engine, c: Card) -> String {
+    match c {
+        Card::Province(p) => engine.rules.province_name(p as usize).to_string(),
+        Card::Chest(v) => v.to_string(),
+    }
+}
+
+/// A card by text: a chest value or a province name.
+pub fn card(engine: &Engine, text: &str) -> Result<Card, String> {
+    match text.trim().parse::<u8>() {
+        Ok(v) => Ok(Card::Chest(v)),
+        Err(_) => province(engine, text).map(|p| Card::Province(p as u16)),
+    }
+}
+
+/// Reads what `format_decision` writes.
+pub fn parse_decision(engine: &Engine, st: &GameState, line: &str) -> Result<Decision, String> {
+    let line = line.trim();
+    if line == "chance" {
+        return Ok(Decision::Chance);
+    }
+    let (who, rest) = line.split_once(' ').ok_or_else(|| format!("`{line}`: expected `chance`, `SEAT choose ...` or `SEAT plan ...`"))?;
+    let s = seat(engine, st, who)? as u8;
+    let rest = rest.trim();
+    if let Some(answer) = rest.strip_prefix("choose ") {
+        let a = answer.trim();
+        let choice = if a == "pass" {
+            Choice::Pass
+        } else if a == "deck" {
+            Choice::Deck
+        } else if a == "redraw" {
+            Choice::Redraw
+        } else if let Some(k) = a.strip_prefix("space ") {
+            Choice::Space(k.trim().parse::<u8>().map_err(|_| format!("`{a}`: bad space"))?.saturating_sub(1))
+        } else if let Ok(n) = a.parse::<u32>() {
+            Choice::Count(n)
+        } else {
+            Choice::Province(province(engine, a)? as u16)
+        };
+        return Ok(Decision::Choose { seat: s, choice });
+    }
+    if let Some(slots) = rest.strip_prefix("plan") {
+        let mut plan = Plan { slots: vec![None; engine.rules.cards.actions.len()], bid: None };
+        for item in slots.split_whitespace() {
+            let (k, v) = item.split_once(':').ok_or_else(|| format!("`{item}`: expected action:card or bid:card"))?;
+            let c = card(engine, v)?;
+            if k == "bid" {
+                plan.bid = Some(c);
+            } else {
+                let a = engine.rules.action_index(k).ok_or_else(|| format!("no action `{k}`"))?;
+                plan.slots[a] = Some(c);
+            }
+        }
+        return Ok(Decision::Plan { seat: s, plan });
+    }
+    Err(format!("`{line}`: expected `SEAT choose ...` or `SEAT plan ...`"))
+}
+
+/// A short fingerprint of a state (FNV-1a over its JSON), to notice when a
+/// replay under changed rules parts from the recorded game.
+pub fn fingerprint(st: &GameState) -> String {
+    let json = serde_json::to_vec(st).unwrap_or_default();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in json {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x100_0000_01b3);
+    }
+    format!("{h:016x}")
+}

@@ -5,6 +5,7 @@ use crate::engine::Engine;
 /// A simple sensible heuristic: collect from the best provinces, attack
 /// where it is clearly stronger, reinforce threatened borders, build when
 /// it can afford to.
+#[derive(Clone)]
 pub struct Greedy {
     rng: GameRng,
 }
@@ -42,6 +43,10 @@ fn best_attack(engine: &Engine, st: &GameState, seat: usize, p: usize) -> Option
 }
 
 impl Bot for Greedy {
+    fn boxed_clone(&self) -> Box<dyn Bot> {
+        Box::new(self.clone())
+    }
+
     fn name(&self) -> &'static str {
         "greedy"
     }

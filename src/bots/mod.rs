@@ -15,6 +15,8 @@ use crate::engine::Engine;
 
 pub trait Bot {
     fn name(&self) -> &'static str;
+    /// A copy with the same generator state (for undo in the REPL).
+    fn boxed_clone(&self) -> Box<dyn Bot>;
     /// A plan for `seat` (the engine checks it; an invalid one is a bug).
     fn plan(&mut self, engine: &Engine, view: &GameState, seat: usize) -> Plan;
     /// One of `options` (never empty).

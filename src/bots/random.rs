@@ -4,6 +4,7 @@ use crate::engine::Engine;
 
 /// Uniform over legal choices; its plans put a random sensible province on
 /// most action spaces, so its games build, collect and fight.
+#[derive(Clone)]
 pub struct RandomBot {
     rng: GameRng,
 }
@@ -15,6 +16,10 @@ impl RandomBot {
 }
 
 impl Bot for RandomBot {
+    fn boxed_clone(&self) -> Box<dyn Bot> {
+        Box::new(self.clone())
+    }
+
     fn name(&self) -> &'static str {
         "random"
     }

@@ -16,20 +16,25 @@ use crate::rules;
 #[derive(Parser, Debug)]
 #[command(
     name = "shogun",
+    args_conflicts_with_subcommands = true,
     version,
     about = "A rules sandbox and variant lab for Dirk Henn's board game Shogun",
     long_about = "A rules sandbox and variant lab for Dirk Henn's board game Shogun (2006).\n\n\
 The game lives in data and scripts: maps in maps/*.yaml, the rules pack in scripts/base/ \
 (YAML for every number, Lua for behaviour). Edit them and the next run plays by the new rules.",
-    after_help = "Examples:\n  shogun run --players 4 --seed 7 --transcript -\n  shogun run --players 3 --seed 1 --bots greedy,random,random --json\n  shogun bench --games 2000"
+    after_help = "Examples:\n  shogun                                   # the REPL on the default game\n  shogun run --players 4 --seed 7 --transcript -\n  shogun run --players 3 --seed 1 --bots greedy,random,random --json\n  shogun bench --games 2000"
 )]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Open the REPL on a game: step through it, play any seat, undo, save,
+    /// reload the rules, ask what if. `shogun` alone does this with defaults.
+    #[command(after_help = "Examples:\n  shogun                                   # Sun, 4 players, seat 1 human, others greedy\n  shogun play --map moon --players 3 --seats human,human,random\n  shogun play --seed 7 --variant hard-winter < session.txt   # script mode")]
+    Play(crate::repl::PlayArgs),
     /// Play one full game with bots and print its transcript or summary.
     #[command(after_help = "Examples:\n  shogun run --seed 7 --transcript -\n  shogun run --players 5 --bots random --json\n  shogun run --players 3 --seed 2 --transcript game.txt")]
     Run(RunArgs),
@@ -53,7 +58,7 @@ pub enum Command {
 }
 
 /// Where the game data lives and which map and rules to load.
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct GameData {
     /// Map: a name from maps/ (`sun`) or a path to a map YAML file.
     #[arg(long, default_value = "sun")]
@@ -324,7 +329,8 @@ pub fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
-    let result = match cli.command {
+    let result = match cli.command.unwrap_or(Command::Play(crate::repl::PlayArgs::default())) {
+        Command::Play(a) => crate::repl::run(a),
         Command::Run(a) => run(a),
         Command::Bench(a) => bench::command(a),
         Command::Tower(a) => tower::command(a),

@@ -164,7 +164,7 @@ impl Engine {
             Actor::Seat(seat) => Legal::Choose {
                 seat,
                 kind: "turn_space".into(),
-                prompt: format!("{}: choose a turn-order space", self.rules.seat_name(seat as usize)),
+                prompt: "choose a turn-order space".into(),
                 options: self.free_spaces(st).into_iter().map(Choice::Space).collect(),
             },
         }

@@ -210,6 +210,7 @@ pub struct Runtime {
     towers: Table,
     /// Registered functions nothing names (for `shogun check`).
     pub warnings: Vec<crate::rules::Diagnostic>,
+    tower_name: RefCell<String>,
 }
 
 /// A tower written in Lua: `function(thrown, inside, random) -> landed, inside`.
@@ -542,6 +543,7 @@ impl Runtime {
             limits,
             towers: towers_t,
             warnings,
+            tower_name: RefCell::new(String::new()),
         })
         .and_then(|rt| match rt.set_tower(tower_name) {
             Ok(()) => Ok(rt),
@@ -572,7 +574,13 @@ impl Runtime {
             Rc::from(crate::tower::build(spec).map_err(|e| format!("tower `{name}`: {e}"))?)
         };
         *self.shared.tower.borrow_mut() = model;
+        *self.tower_name.borrow_mut() = name.to_string();
         Ok(())
+    }
+
+    /// The name (in the rules' `towers`) of the tower in use.
+    pub fn tower_name(&self) -> String {
+        self.tower_name.borrow().clone()
     }
 
     /// The tower games use now.
@@ -653,6 +661,21 @@ impl Runtime {
             PhaseHandler::YearEnd => &self.handlers.year_end,
         };
         self.invoke(state, events, f, ())
+    }
+
+    /// Whether `code` is an unfinished chunk (more lines may complete it).
+    pub fn incomplete(&self, code: &str) -> bool {
+        for c in [code.to_string(), format!("return {code}")] {
+            match self.lua.load(&c).set_name("=eval").set_mode(ChunkMode::Text).into_function() {
+                Ok(_) => return false,
+                Err(mlua::Error::SyntaxError { incomplete_input: true, .. }) => continue,
+                Err(_) => {}
+            }
+        }
+        matches!(
+            self.lua.load(code).set_name("=eval").set_mode(ChunkMode::Text).into_function(),
+            Err(mlua::Error::SyntaxError { incomplete_input: true, .. })
+        )
     }
 
     /// Evaluates a Lua chunk against a read-only view of `state` and returns

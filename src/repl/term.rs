@@ -1,0 +1,237 @@
+//! The REPL at a terminal (rustyline: history, completion, hints, colour)
+//! or reading commands from standard input (script mode).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::Args;
+use rustyline::completion::{Completer, Pair};
+use rustyline::highlight::Highlighter;
+use rustyline::hint::Hinter;
+use rustyline::history::DefaultHistory;
+use rustyline::validate::Validator;
+use rustyline::{Context, Editor, Helper};
+
+use super::{COMMANDS, Config, Repl};
+use crate::cli::GameData;
+
+#[derive(Args, Debug, Clone)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    pub data: GameData,
+    #[arg(long, default_value_t = 4)]
+    pub players: u8,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Who plays each seat: human, greedy or random, comma separated; the
+    /// last fills the rest (default: seat 1 human, the others greedy).
+    #[arg(long, value_delimiter = ',')]
+    pub seats: Vec<String>,
+    /// Script mode: carry on after a failing command (exit status 1 at the end).
+    #[arg(long)]
+    pub keep_going: bool,
+}
+
+impl Default for PlayArgs {
+    fn default() -> Self {
+        PlayArgs {
+            data: GameData { map: "sun".into(), rules: None, data: None, tower: None, setup: None, variants: Vec::new() },
+            players: 4,
+            seed: 1,
+            seats: Vec::new(),
+            keep_going: false,
+        }
+    }
+}
+
+fn seats(args: &PlayArgs) -> Result<Vec<String>, String> {
+    let mut v: Vec<String> = if args.seats.is_empty() { vec!["human".into(), "greedy".into()] } else { args.seats.clone() };
+    for s in &v {
+        if s != "human" && !crate::bots::BOT_NAMES.contains(&s.as_str()) {
+            return Err(format!("--seats: `{s}` is not human or a bot ({})", crate::bots::BOT_NAMES.join(", ")));
+        }
+    }
+    if v.len() > args.players as usize {
+        return Err(format!("--seats names {} seats for {} players", v.len(), args.players));
+    }
+    while v.len() < args.players as usize {
+        v.push(v.last().cloned().unwrap());
+    }
+    Ok(v)
+}
+
+/// Completion and hints from the commands and the game's words.
+struct ReplHelper {
+    words: Vec<String>,
+}
+
+impl Completer for ReplHelper {
+    type Candidate = Pair;
+    fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<Pair>)> {
+        let before = &line[..pos];
+        let start = before.rfind(char::is_whitespace).map(|i| i + 1).unwrap_or(0);
+        let word = &before[start..];
+        let pool: Vec<&str> = if start == 0 { COMMANDS.iter().map(|c| c.0).collect() } else { self.words.iter().map(|s| s.as_str()).collect() };
+        let mut out: Vec<Pair> = pool
+            .into_iter()
+            .filter(|w| w.to_lowercase().starts_with(&word.to_lowercase()))
+            .map(|w| Pair { display: w.to_string(), replacement: w.to_string() })
+            .collect();
+        out.sort_by(|a, b| a.display.cmp(&b.display));
+        out.dedup_by(|a, b| a.display == b.display);
+        Ok((start, out))
+    }
+}
+
+impl Hinter for ReplHelper {
+    type Hint = String;
+    fn hint(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> Option<String> {
+        if pos < line.len() || line.is_empty() {
+            return None;
+        }
+        if !line.contains(' ') {
+            let c = COMMANDS.iter().find(|c| c.0.starts_with(line) && c.0 != line)?;
+            return Some(c.0[line.len()..].to_string());
+        }
+        let (cmd, _) = line.split_once(' ')?;
+        let c = COMMANDS.iter().find(|c| c.0 == cmd)?;
+        if line.trim_end() == cmd { Some(format!("  e.g. {}", c.3)) } else { None }
+    }
+}
+
+impl Highlighter for ReplHelper {}
+impl Validator for ReplHelper {}
+impl Helper for ReplHelper {}
+
+fn history_file() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_DATA_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))?;
+    let dir = base.join("shogun-lab");
+    std::fs::create_dir_all(&dir).ok()?;
+    Some(dir.join("history"))
+}
+
+fn banner(repl: &Repl) -> String {
+    let e = repl.engine();
+    let humans: Vec<String> = repl.config.seats.iter().enumerate().filter(|(_, s)| *s == "human").map(|(i, _)| format!("{} ({})", e.rules.seat_name(i), e.rules.rules.seats[i].colour)).collect();
+    format!(
+        "shogun-lab — {} players on the {} map, seed {}, rules {}\nyou play {}. `help` lists the commands; `next` moves the game on.",
+        repl.config.players,
+        e.rules.map.name,
+        repl.config.seed,
+        e.rules.ruleset_name(),
+        if humans.is_empty() { "no seat (bots only)".into() } else { humans.join(", ") }
+    )
+}
+
+/// Whether a `lua` command still needs lines.
+fn unfinished(repl: &Repl, line: &str) -> bool {
+    line.trim_start().strip_prefix("lua ").is_some_and(|code| repl.engine().runtime().incomplete(code))
+}
+
+pub fn run(args: PlayArgs) -> Result<(), String> {
+    let config = Config { seats: seats(&args)?, data: args.data.clone(), players: args.players, seed: args.seed };
+    let mut repl = Repl::new(config)?;
+    if std::io::stdin().is_terminal() {
+        interactive(&mut repl)
+    } else {
+        script(&mut repl, args.keep_going)
+    }
+}
+
+fn script(repl: &mut Repl, keep_going: bool) -> Result<(), String> {
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout().lock();
+    let mut failed = 0;
+    let mut pending = String::new();
+    for line in stdin.lock().lines() {
+        let line = line.map_err(|e| format!("cannot read standard input: {e}"))?;
+        if !pending.is_empty() {
+            pending.push('\n');
+            pending.push_str(&line);
+        } else {
+            pending = line;
+        }
+        if unfinished(repl, &pending) {
+            continue;
+        }
+        let cmd = std::mem::take(&mut pending);
+        let _ = writeln!(out, "> {cmd}");
+        match repl.exec(&cmd) {
+            Ok(text) => {
+                if !text.is_empty() {
+                    let _ = writeln!(out, "{text}");
+                }
+            }
+            Err(e) => {
+                let _ = writeln!(out, "error: {e}");
+                failed += 1;
+                if !keep_going {
+                    let _ = out.flush();
+                    return Err(format!("stopped at the first failing command: {cmd}"));
+                }
+            }
+        }
+        if repl.done {
+            break;
+        }
+    }
+    if !pending.is_empty() {
+        return Err("the input ended inside an unfinished Lua chunk".into());
+    }
+    if failed > 0 { Err(format!("{failed} command(s) failed")) } else { Ok(()) }
+}
+
+fn interactive(repl: &mut Repl) -> Result<(), String> {
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let (bold, red, dim, reset) = if color { ("\x1b[1m", "\x1b[31m", "\x1b[2m", "\x1b[0m") } else { ("", "", "", "") };
+    let mut ed: Editor<ReplHelper, DefaultHistory> = Editor::new().map_err(|e| e.to_string())?;
+    ed.set_helper(Some(ReplHelper { words: repl.words() }));
+    let history = history_file();
+    if let Some(h) = &history {
+        let _ = ed.load_history(h);
+    }
+    println!("{bold}{}{reset}", banner(repl));
+    let w = repl.waiting();
+    if !w.is_empty() {
+        println!("{w}");
+    }
+    loop {
+        let prompt = repl.prompt();
+        let mut line = match ed.readline(&prompt) {
+            Ok(l) => l,
+            Err(rustyline::error::ReadlineError::Interrupted) => continue,
+            Err(rustyline::error::ReadlineError::Eof) => break,
+            Err(e) => return Err(e.to_string()),
+        };
+        while unfinished(repl, &line) {
+            match ed.readline("...> ") {
+                Ok(more) => {
+                    line.push('\n');
+                    line.push_str(&more);
+                }
+                Err(_) => break,
+            }
+        }
+        if !line.trim().is_empty() {
+            let _ = ed.add_history_entry(line.as_str());
+        }
+        match repl.exec(&line) {
+            Ok(text) if !text.is_empty() => println!("{text}"),
+            Ok(_) => {}
+            Err(e) => println!("{red}error:{reset} {e}"),
+        }
+        if line.trim_start().starts_with("reload") || line.trim_start().starts_with("load") {
+            if let Some(h) = ed.helper_mut() {
+                h.words = repl.words();
+            }
+        }
+        if repl.done {
+            break;
+        }
+        let _ = dim;
+    }
+    if let Some(h) = &history {
+        let _ = ed.save_history(h);
+    }
+    Ok(())
+}

@@ -1,0 +1,214 @@
+//! What the REPL shows: the board, a province, a player, the tower, the
+//! events, the action row, the turn order. Each from one seat's eyes (or
+//! everything, in the god view).
+
+use std::fmt::Write as _;
+
+use crate::core::*;
+use crate::engine::Engine;
+
+fn seat_label(engine: &Engine, s: Option<Seat>) -> String {
+    s.map(|s| engine.rules.seat_name(s as usize).to_string()).unwrap_or_else(|| "-".into())
+}
+
+fn buildings(engine: &Engine, p: &ProvinceState) -> String {
+    let kinds = &engine.rules.rules.components.buildings;
+    let v: Vec<&str> = kinds.iter().enumerate().filter(|(k, _)| p.has(*k)).map(|(_, b)| b.id.as_str()).collect();
+    if v.is_empty() { "-".into() } else { v.join(",") }
+}
+
+pub fn board(engine: &Engine, st: &GameState, region: Option<&str>) -> Result<String, String> {
+    let m = &engine.rules.map;
+    let regions: Vec<usize> = match region {
+        Some(r) => vec![m.regions.iter().position(|x| x.eq_ignore_ascii_case(r)).ok_or_else(|| format!("no region `{r}` (regions: {})", m.regions.join(", ")))?],
+        None => (0..m.regions.len()).collect(),
+    };
+    let mut out = String::new();
+    for r in regions {
+        let _ = writeln!(out, "{}", m.regions[r]);
+        let _ = writeln!(out, "  {:<13} {:>5} {:>6} {:>6}  {:<22} tax rice", "province", "owner", "armies", "unrest", "buildings");
+        let mut ps: Vec<usize> = (0..m.provinces.len()).filter(|&p| m.provinces[p].region == r).collect();
+        ps.sort_by(|a, b| m.provinces[*a].name.cmp(&m.provinces[*b].name));
+        for p in ps {
+            let pr = &st.provinces[p];
+            let info = &m.provinces[p];
+            if !st.in_play[p] {
+                let _ = writeln!(out, "  {:<13} (out of play)", info.name);
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "  {:<13} {:>5} {:>6} {:>6}  {:<22} {:>3} {:>4}",
+                info.name,
+                seat_label(engine, pr.owner),
+                pr.armies,
+                pr.unrest,
+                format!("{} ({} space{})", buildings(engine, pr), info.spaces, if info.spaces == 1 { "" } else { "s" }),
+                info.tax,
+                info.rice
+            );
+        }
+    }
+    Ok(out.trim_end().to_string())
+}
+
+pub fn province(engine: &Engine, st: &GameState, p: usize) -> String {
+    let m = &engine.rules.map;
+    let info = &m.provinces[p];
+    let pr = &st.provinces[p];
+    let mut ns: Vec<String> = info.borders.iter().map(|&n| m.provinces[n].name.clone()).collect();
+    ns.extend(info.sea_routes.iter().map(|&n| format!("~{}", m.provinces[n].name)));
+    format!(
+        "{} ({} region){}\n  owner {}, armies {}, unrest {}, buildings {} of {} space(s)\n  tax {}, rice {}\n  neighbours: {}",
+        info.name,
+        m.regions[info.region],
+        if st.in_play[p] { "" } else { " — out of play" },
+        seat_label(engine, pr.owner),
+        pr.armies,
+        pr.unrest,
+        buildings(engine, pr),
+        info.spaces,
+        info.tax,
+        info.rice,
+        ns.join(", ")
+    )
+}
+
+pub fn player(engine: &Engine, st: &GameState, s: usize, god: bool, viewer: Option<usize>) -> String {
+    let p = &st.players[s];
+    let provinces: Vec<String> = st.provinces_of(s).map(|q| format!("{} {}", engine.rules.province_name(q), st.provinces[q].armies)).collect();
+    let special = st.special_of(s).map(|c| engine.rules.cards.specials[c as usize].name.clone()).unwrap_or_else(|| "-".into());
+    let mut out = format!(
+        "{} ({}): supply {} cubes, {} war chests, {} rice, {} points, special {}\n  provinces ({}): {}",
+        engine.rules.seat_name(s),
+        engine.rules.rules.seats[s].colour,
+        p.supply,
+        p.chests,
+        p.rice,
+        p.points,
+        special,
+        provinces.len(),
+        provinces.join(", ")
+    );
+    match &p.plan {
+        Some(plan) if god || viewer == Some(s) => {
+            let _ = write!(out, "\n  plan: {}", plan_text(engine, plan));
+        }
+        Some(_) => out.push_str("\n  plan: made (secret)"),
+        None => {}
+    }
+    out
+}
+
+pub fn plan_text(engine: &Engine, plan: &Plan) -> String {
+    let mut parts = Vec::new();
+    for (a, slot) in plan.slots.iter().enumerate() {
+        let c = match slot {
+            Some(Card::Province(p)) => engine.rules.province_name(*p as usize).to_string(),
+            Some(Card::Chest(v)) => format!("chest {v}"),
+            None => "-".into(),
+        };
+        parts.push(format!("{} {c}", engine.rules.cards.actions[a].id));
+    }
+    let bid = match plan.bid {
+        Some(Card::Province(p)) => engine.rules.province_name(p as usize).to_string(),
+        Some(Card::Chest(v)) => v.to_string(),
+        None => "-".into(),
+    };
+    format!("{}; bid {bid}", parts.join(", "))
+}
+
+pub fn tower(engine: &Engine, st: &GameState, god: bool) -> String {
+    let pile = |p: &Pile| -> String {
+        let mut v: Vec<String> = (0..st.seats()).filter(|&s| p.seats[s] > 0).map(|s| format!("{} {}", engine.rules.seat_name(s), p.seats[s])).collect();
+        if p.peasants > 0 {
+            v.push(format!("peasants {}", p.peasants));
+        }
+        if v.is_empty() { "empty".into() } else { v.join(", ") }
+    };
+    let mut out = format!("tower `{}`\n", engine.runtime().tower_name());
+    if god {
+        for (i, l) in st.tower.iter().enumerate() {
+            let _ = writeln!(out, "  level {}: {}", i + 1, pile(l));
+        }
+    } else {
+        let mut all = Pile::default();
+        for l in &st.tower {
+            all.add(l);
+        }
+        let _ = writeln!(out, "  inside (known from the counts): {}", pile(&all));
+    }
+    let _ = write!(out, "  tray: {}", pile(&st.tray));
+    if !st.forced_throws.is_empty() {
+        let _ = write!(out, "\n  forced next: {}", st.forced_throws.iter().map(&pile).collect::<Vec<_>>().join(" | "));
+    }
+    out
+}
+
+pub fn events(engine: &Engine, st: &GameState) -> String {
+    let name = |e: u8| {
+        let c = &engine.rules.cards.events[e as usize];
+        format!("#{} {} — {} (winter: {} rice)", c.id, c.name, c.text, c.rice_loss)
+    };
+    let mut out = String::new();
+    match st.event {
+        Some(e) => {
+            let _ = writeln!(out, "in force: {}", name(e));
+        }
+        None => out.push_str("in force: none yet\n"),
+    }
+    let _ = write!(out, "still to come this year:");
+    if st.year_events.is_empty() {
+        out.push_str(" none");
+    }
+    for e in &st.year_events {
+        let _ = write!(out, "\n  {}", name(*e));
+    }
+    out
+}
+
+pub fn actions(engine: &Engine, st: &GameState) -> String {
+    if st.action_row.is_empty() {
+        return "no action cards laid out yet".into();
+    }
+    let current = match st.phase {
+        Phase::Actions { card, .. } => Some(card as usize),
+        _ => None,
+    };
+    let mut out = String::from("action cards in order:");
+    for (i, &a) in st.action_row.iter().enumerate() {
+        let name = if i < st.actions_revealed as usize { engine.rules.cards.actions[a as usize].name.clone() } else { "(face down)".into() };
+        let mark = if current == Some(i) { "  <- now" } else { "" };
+        let _ = write!(out, "\n  {:>2}. {name}{mark}", i + 1);
+    }
+    out
+}
+
+pub fn order(engine: &Engine, st: &GameState) -> String {
+    let mut out = String::from("turn-order spaces:");
+    for (k, sp) in st.special_row.iter().enumerate() {
+        let who = st.players.iter().position(|p| p.space == Some(k as u8)).map(|s| engine.rules.seat_name(s).to_string()).unwrap_or_else(|| "-".into());
+        let card = sp.map(|c| engine.rules.cards.specials[c as usize].name.clone()).unwrap_or_else(|| "-".into());
+        let _ = write!(out, "\n  {}. {card}: {who}", k + 1);
+    }
+    let bids: Vec<String> = (0..st.seats())
+        .filter_map(|s| {
+            st.players[s].revealed_bid.map(|b| {
+                format!(
+                    "{} {}",
+                    engine.rules.seat_name(s),
+                    match b {
+                        Card::Chest(v) => v.to_string(),
+                        Card::Province(_) => "a province card".into(),
+                    }
+                )
+            })
+        })
+        .collect();
+    if !bids.is_empty() {
+        let _ = write!(out, "\nbids: {}", bids.join(", "));
+    }
+    let t: Vec<&str> = st.turn_order.iter().map(|&s| engine.rules.seat_name(s as usize)).collect();
+    let _ = write!(out, "\nturn order: {}", if t.is_empty() { "not set yet".to_string() } else { t.join(", ") });
+    out
+}

@@ -1,0 +1,224 @@
+//! The REPL: script-mode sessions (snapshotted), save/load, reload under
+//! changed rules, Lua and what-if edits, and an interactive check through
+//! a pseudo-terminal (completion, history).
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::*;
+use shogun_lab::cli::GameData;
+use shogun_lab::repl::{Config, Repl};
+
+fn repl_with(rules: Option<&Path>, seats: &[&str], seed: u64) -> Repl {
+    let data = GameData { map: "sun".into(), rules: rules.map(Path::to_path_buf), data: Some(root()), ..GameData::default() };
+    Repl::new(Config { data, players: seats.len() as u8, seed, seats: seats.iter().map(|s| s.to_string()).collect() }).unwrap()
+}
+
+fn session(stdin: &str, args: &[&str]) -> (bool, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shogun"))
+        .args(args)
+        .env("SHOGUN_DATA", root())
+        .env("HOME", std::env::temp_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+fn snap(name: &str, value: &str) {
+    insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
+        insta::assert_snapshot!(name, value);
+    });
+}
+
+#[test]
+fn script_session_stepping_and_deciding() {
+    let script = "\
+status
+next
+next
+next
+options
+plan taxes Settsu
+plan castle Noto
+plan deploy5 Yamato
+plan attack_a Awa-Shikoku
+plan bid 1
+plan castle Settsu
+plan done
+next
+next
+order
+options
+2
+next
+player A
+actions
+events
+board purple
+view god
+player B
+tower
+";
+    let (ok, out) = session(script, &["play", "--seed", "3"]);
+    assert!(ok, "{out}");
+    snap("repl_stepping_and_deciding", &out);
+}
+
+#[test]
+fn script_session_undo_redo_and_history() {
+    let script = "next\nnext\nnext\nplan auto\nplan done\nstep 3\nhistory\nundo 2\nhistory\nredo\nhistory\nundo 99\nundo\n";
+    let (ok, out) = session(script, &["play", "--seed", "4"]);
+    assert!(!ok, "the last undo fails: nothing to undo");
+    assert!(out.contains("error: nothing to undo"), "{out}");
+    snap("repl_undo_redo", &out);
+}
+
+#[test]
+fn script_mode_stops_at_the_first_error_unless_keep_going() {
+    let (ok, out) = session("status\nbogus\nstatus\n", &["play"]);
+    assert!(!ok);
+    assert_eq!(out.matches("> status").count(), 1, "{out}");
+    assert!(out.contains("unknown command `bogus`"));
+    let (ok, out) = session("status\nbogus\nprovince Setsu\nstatus\n", &["play", "--keep-going"]);
+    assert!(!ok);
+    assert_eq!(out.matches("> status").count(), 2, "{out}");
+    assert!(out.contains("did you mean `Settsu`?"), "{out}");
+}
+
+#[test]
+fn save_then_load_gives_the_identical_state() {
+    let mut r = repl_with(None, &["human", "greedy", "random"], 9);
+    for cmd in ["next", "next", "next", "plan auto", "plan done", "round", "set Settsu armies=4", "force A=1", "round"] {
+        r.exec(cmd).unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    }
+    let before = r.state().clone();
+    let file = std::env::temp_dir().join(format!("shogun-save-{}.yaml", std::process::id()));
+    r.exec(&format!("save {}", file.display())).unwrap();
+    let mut other = repl_with(None, &["human", "greedy", "greedy"], 1);
+    let msg = other.exec(&format!("load {}", file.display())).unwrap();
+    assert!(msg.contains("the replay matches the recorded game"), "{msg}");
+    assert_eq!(other.state(), &before);
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("edit: set Settsu armies=4") && text.contains("decide: A plan"), "{text}");
+    // A broken save file is refused and the game stays as it was.
+    std::fs::write(&file, "shogun_lab_save: 1\nbogus: 2\n").unwrap();
+    let err = other.exec(&format!("load {}", file.display())).unwrap_err();
+    assert!(err.contains("unknown field `bogus`") || err.contains("missing field"), "{err}");
+    assert_eq!(other.state(), &before);
+}
+
+#[test]
+fn reload_replays_under_changed_rules_and_reports_the_divergence() {
+    let (pack, _) = copy_data("reload");
+    let mut r = repl_with(Some(&pack), &["greedy", "greedy", "greedy", "greedy"], 7);
+    r.exec("round").unwrap();
+    let n = r.exec("history").unwrap().lines().count();
+    // Unchanged rules: the same game.
+    let msg = r.exec("reload").unwrap();
+    assert!(msg.contains("the replay matches"), "{msg}");
+    // A castle now costs 1: the same decisions, another game.
+    edit(&pack.join("cards.yaml"), "handler: build, cost: 3,", "handler: build, cost: 1,");
+    let msg = r.exec("reload").unwrap();
+    assert!(msg.contains("the replay diverged at entry"), "{msg}");
+    assert_eq!(r.exec("history").unwrap().lines().count(), n, "every entry was still legal");
+    snap("repl_reload_divergence", &msg);
+    // Broken rules: reported with file and line; the previous rules stay.
+    let before = r.state().clone();
+    std::fs::write(pack.join("winter.lua"), "shogun.handler(\"winter\", function()\n  local x = \nend)\n").unwrap();
+    let err = r.exec("reload").unwrap_err();
+    assert!(err.contains("previous rules stay active") && err.contains("winter.lua:3"), "{err}");
+    assert_eq!(r.state(), &before);
+    assert!(r.exec("next").is_ok());
+}
+
+#[test]
+fn lua_is_read_only_and_errors_change_nothing() {
+    let mut r = repl_with(None, &["human", "greedy", "greedy", "greedy"], 2);
+    r.exec("next").unwrap();
+    let before = r.state().clone();
+    assert_eq!(r.exec("lua game.chests(1)").unwrap(), before.players[0].chests.to_string());
+    assert_eq!(r.exec("lua local n = 0 for p = 1, #MAP.provinces do n = n + game.armies(p) end return n").unwrap(), before.provinces.iter().map(|p| u32::from(p.armies)).sum::<u32>().to_string());
+    let err = r.exec("lua error('boom')").unwrap_err();
+    assert!(err.contains("boom"), "{err}");
+    let err = r.exec("lua game.gain(1, 5)").unwrap_err();
+    assert!(err.contains("not allowed here"), "{err}");
+    let err = r.exec("lua x = 1").unwrap_err();
+    assert!(err.contains("cannot set global"), "{err}");
+    assert_eq!(r.state(), &before);
+    assert!(r.engine().runtime().incomplete("for i = 1, 3 do"));
+    assert!(!r.engine().runtime().incomplete("return 1"));
+}
+
+#[test]
+fn what_if_edits_are_recorded_and_undone() {
+    let mut r = repl_with(None, &["human", "greedy", "greedy", "greedy"], 2);
+    for c in ["next", "next", "next"] {
+        r.exec(c).unwrap();
+    }
+    let settsu = province(r.engine(), "Settsu");
+    r.exec("set Settsu owner=B armies=3 unrest=2 buildings=castle").unwrap();
+    let p = r.state().provinces[settsu];
+    assert_eq!((p.owner, p.armies, p.unrest, p.buildings.count_ones()), (Some(1), 3, 2, 1));
+    r.exec("set A chests=40 rice=3").unwrap();
+    assert_eq!(r.state().players[0].chests, 40);
+    r.exec("force A=2 B=1 peasants=1").unwrap();
+    assert_eq!(r.state().forced_throws.len(), 1);
+    assert!(r.exec("history").unwrap().contains("edit: set Settsu owner=B armies=3 unrest=2 buildings=castle"));
+    // Bad edits are refused whole.
+    let before = r.state().clone();
+    assert!(r.exec("set Settsu armies=999").unwrap_err().contains("cubes in supply"));
+    assert!(r.exec("set Settsu colour=red").is_err());
+    assert!(r.exec("set Iwami owner=A").is_ok() || r.state().seats() == 3);
+    r.exec("undo").unwrap();
+    assert_eq!(r.state(), &before);
+    r.exec("undo 3").unwrap();
+    assert_eq!(r.state().provinces[settsu].owner, Some(0));
+}
+
+#[test]
+fn bare_shogun_opens_the_repl_on_the_default_game() {
+    let (ok, out) = session("status\n", &[]);
+    assert!(ok, "{out}");
+    assert!(out.contains("map sun, 4 players, seed 1") && out.contains("seats: A human, B greedy, C greedy, D greedy"), "{out}");
+}
+
+#[test]
+fn interactive_completion_and_history_through_a_pty() {
+    let home = std::env::temp_dir().join(format!("shogun-pty-home-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let start = |home: &Path| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_shogun"));
+        cmd.env("SHOGUN_DATA", root()).env("HOME", home).env("XDG_DATA_HOME", home.join("data")).env("TERM", "xterm").env("NO_COLOR", "1");
+        rexpect::session::spawn_command(cmd, Some(15_000)).unwrap()
+    };
+    let mut p = start(&home);
+    p.exp_string("`help` lists the commands").unwrap();
+    // Tab completes a command...
+    p.send("stat\t").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("seats: A human").unwrap();
+    // ...and a province name.
+    p.send("province Sett\t").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("Settsu (purple region)").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_eof().unwrap();
+    let history = std::fs::read_to_string(home.join("data/shogun-lab/history")).unwrap();
+    assert!(history.contains("province Settsu"), "{history}");
+    // A new session recalls the last command (`quit`) with the up arrow:
+    // the session ends only if the history brought it back.
+    let mut p = start(&home);
+    p.exp_string("`help` lists the commands").unwrap();
+    p.send("\x1b[A").unwrap();
+    p.send_line("").unwrap();
+    p.exp_eof().unwrap();
+}
