@@ -56,9 +56,25 @@ fn broken_fixtures_give_the_expected_diagnostics() {
     let (syntax_pack, _) = copy_data("check-syntax");
     let text = std::fs::read_to_string(syntax_pack.join("battle.lua")).unwrap();
     std::fs::write(syntax_pack.join("battle.lua"), text.replacen("if a > def then", "if a > def", 1)).unwrap();
+    // Line numbers inside the base pack's own Lua change whenever it is
+    // edited; the pack part of the snapshot shows them as `N`.
+    let base_lines = |text: String| -> String {
+        text.lines()
+            .map(|l| match (l.find("<pack>/"), l.find(".lua:")) {
+                (Some(_), Some(i)) if !l.contains("extra.lua") => {
+                    let rest = &l[i + 5..];
+                    let digits = rest.chars().take_while(|c| c.is_ascii_digit()).count();
+                    format!("{}.lua:N{}", &l[..i], &rest[digits..])
+                }
+                _ => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n"
+    };
     let mut out = render(root, &targets, &[]);
-    out.push_str(&render(root, &[Target::Pack(pack.clone())], &[(pack.to_str().unwrap(), "<pack>")]).replace(pack.to_str().unwrap(), "<pack>"));
-    out.push_str(&render(root, &[Target::Pack(syntax_pack.clone())], &[(syntax_pack.to_str().unwrap(), "<pack>")]).replace(syntax_pack.to_str().unwrap(), "<pack>"));
+    out.push_str(&base_lines(render(root, &[Target::Pack(pack.clone())], &[]).replace(pack.to_str().unwrap(), "<pack>")));
+    out.push_str(&base_lines(render(root, &[Target::Pack(syntax_pack.clone())], &[]).replace(syntax_pack.to_str().unwrap(), "<pack>")));
     insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
         insta::assert_snapshot!("check_broken_fixtures", out);
     });

@@ -175,18 +175,22 @@ fn same_seed_same_game() {
 
 #[test]
 fn quiet_and_narrated_runs_reach_the_same_states() {
+    // Narration must never change the game: scripts skip it in bulk runs.
     let engine = engine();
-    let names: Vec<String> = vec!["random".into(); 3];
-    let run = |narrate: bool| {
-        engine.runtime().set_narration(narrate);
-        let mut st = engine.new_game(3, 21).unwrap();
-        let mut b = make_bots(&names, 21).unwrap();
-        let mut states = Vec::new();
-        shogun_lab::transcript::play(&engine, &mut st, &mut b, |_, _, _, after| states.push(after.clone())).unwrap();
-        states
-    };
-    let quiet = run(false);
-    let loud = run(true);
-    engine.runtime().set_narration(true);
-    assert_eq!(quiet, loud);
+    for seed in 20..32u64 {
+        let players = 3 + (seed % 3) as u8;
+        let names: Vec<String> = (0..players).map(|s| if s % 2 == 0 { "random".into() } else { "greedy".into() }).collect();
+        let run = |narrate: bool| {
+            engine.runtime().set_narration(narrate);
+            let mut st = engine.new_game(players, seed).unwrap();
+            let mut b = make_bots(&names, seed).unwrap();
+            let mut states = Vec::new();
+            shogun_lab::transcript::play(&engine, &mut st, &mut b, |_, _, _, after| states.push(after.clone())).unwrap();
+            states
+        };
+        let quiet = run(false);
+        let loud = run(true);
+        engine.runtime().set_narration(true);
+        assert_eq!(quiet, loud, "seed {seed}");
+    }
 }

@@ -13,10 +13,11 @@ shogun.action("build", function(seat, p, a)
   if game.chests(seat) < cost then return skip(seat, p, "cannot pay " .. cost) end
   game.pay(seat, cost)
   game.build(p, kind)
-  note("%s builds a %s in %s for %d", seat_name(seat), kind, pname(p), cost)
+  if NARRATE then note("%s builds a %s in %s for %d", seat_name(seat), kind, pname(p), cost) end
   local calm = modify("after_build", 0, { seat = seat, province = p, action = a })
   if calm > 0 and game.unrest(p) > 0 then
-    note("unrest in %s calms: %d marker(s) removed", pname(p), game.remove_unrest(p, calm))
+    local removed = game.remove_unrest(p, calm)
+    if NARRATE then note("unrest in %s calms: %d marker(s) removed", pname(p), removed) end
   end
 end)
 
@@ -28,8 +29,10 @@ local function collect(seat, p, a, field, hook, what)
   local amount = modify(hook, MAP.provinces[p][field], { seat = seat, province = p, action = a })
   if field == "tax" then game.gain(seat, amount) else game.add_rice(seat, amount) end
   local added = game.add_unrest(p, 1)
-  note("%s collects %d %s in %s%s", seat_name(seat), amount, what, pname(p),
-    added > 0 and string.format(" (unrest now %d)", game.unrest(p)) or "")
+  if NARRATE then
+    note("%s collects %d %s in %s%s", seat_name(seat), amount, what, pname(p),
+      added > 0 and string.format(" (unrest now %d)", game.unrest(p)) or "")
+  end
 end
 
 shogun.action("collect_taxes", function(seat, p, a) collect(seat, p, a, "tax", "tax_yield", "war chests") end)
@@ -44,7 +47,7 @@ local function deploy(seat, p, a)
   if game.supply(seat) < n then skip(seat, p, "only " .. game.supply(seat) .. " cubes in supply") return nil end
   game.pay(seat, cost)
   game.deploy(seat, p, n)
-  note("%s deploys %d in %s for %d (now %d)", seat_name(seat), n, pname(p), cost, game.armies(p))
+  if NARRATE then note("%s deploys %d in %s for %d (now %d)", seat_name(seat), n, pname(p), cost, game.armies(p)) end
   return n
 end
 
@@ -65,7 +68,7 @@ end)
 shogun.continuation("deploy_move_to", function(seat, to, data)
   if to == nil then return end
   game.move(seat, data.from, to, 1)
-  note("%s moves 1 army from %s to %s", seat_name(seat), pname(data.from), pname(to))
+  if NARRATE then note("%s moves 1 army from %s to %s", seat_name(seat), pname(data.from), pname(to)) end
 end)
 
 local function move_count(seat, n, data)
@@ -73,7 +76,7 @@ local function move_count(seat, n, data)
   local owner = game.owner(to)
   if owner == seat then
     game.move(seat, data.from, to, n)
-    note("%s moves %d from %s to %s", seat_name(seat), n, pname(data.from), pname(to))
+    if NARRATE then note("%s moves %d from %s to %s", seat_name(seat), n, pname(data.from), pname(to)) end
   elseif owner == nil then
     neutral_battle(seat, data.from, to, n, data.action)
   else

@@ -45,9 +45,11 @@ function attack(seat, defender, from, to, n, action)
   local dn = game.armies(to)
   local unrest = game.unrest(to) > 0
   if NARRATE then
-    note("%s attacks %s (%s, %d armies) from %s with %d%s%s", seat_name(seat), pname(to), seat_name(defender), dn,
-      pname(from), n, xa > 0 and string.format(" +%d from supply", xa) or "",
-      xd > 0 and string.format("; %s adds %d from supply", seat_name(defender), xd) or "")
+    if NARRATE then
+      note("%s attacks %s (%s, %d armies) from %s with %d%s%s", seat_name(seat), pname(to), seat_name(defender), dn,
+        pname(from), n, xa > 0 and string.format(" +%d from supply", xa) or "",
+        xd > 0 and string.format("; %s adds %d from supply", seat_name(defender), xd) or "")
+    end
   end
   local spec = { { seat = seat, from = from, n = n }, { seat = defender, from = to, n = dn } }
   if xa > 0 then spec[#spec + 1] = { seat = seat, n = xa } end
@@ -62,16 +64,16 @@ function attack(seat, defender, from, to, n, action)
   if outcome == "attacker" then
     game.conquer(to, seat)
     game.tray_to_province(seat, to, a_left)
-    note("%s wins %d:%d and holds %s with %d", seat_name(seat), a, d + (unrest and 0 or p), pname(to), a_left)
+    if NARRATE then note("%s wins %d:%d and holds %s with %d", seat_name(seat), a, d + (unrest and 0 or p), pname(to), a_left) end
   elseif outcome == "defender" then
     game.tray_to_province(defender, to, d_left)
-    note("%s defends %d:%d and keeps %s with %d", seat_name(defender), d + (unrest and 0 or p), a, pname(to), d_left)
+    if NARRATE then note("%s defends %d:%d and keeps %s with %d", seat_name(defender), d + (unrest and 0 or p), a, pname(to), d_left) end
   else
     game.neutralize(to)
     if d == 0 then
-      note("no defending army landed: %s becomes neutral", pname(to))
+      if NARRATE then note("no defending army landed: %s becomes neutral", pname(to)) end
     else
-      note("tie %d:%d: %s loses its buildings and armies and becomes neutral", a, d + (unrest and 0 or p), pname(to))
+      if NARRATE then note("tie %d:%d: %s loses its buildings and armies and becomes neutral", a, d + (unrest and 0 or p), pname(to)) end
     end
   end
   -- Peasants who counted go back to the general supply.
@@ -86,8 +88,10 @@ function neutral_battle(seat, from, to, n, action)
     game.peasant_supply()))
   local unrest = game.unrest(to) > 0
   if NARRATE then
-    note("%s enters neutral %s from %s with %d%s against %d peasant(s)", seat_name(seat), pname(to), pname(from), n,
-      xa > 0 and string.format(" +%d from supply", xa) or "", k)
+    if NARRATE then
+      note("%s enters neutral %s from %s with %d%s against %d peasant(s)", seat_name(seat), pname(to), pname(from), n,
+        xa > 0 and string.format(" +%d from supply", xa) or "", k)
+    end
   end
   local spec = { { seat = seat, from = from, n = n }, peasants = k }
   if xa > 0 then spec[#spec + 1] = { seat = seat, n = xa } end
@@ -98,9 +102,9 @@ function neutral_battle(seat, from, to, n, action)
   if outcome == "attacker" then
     game.conquer(to, seat)
     game.tray_to_province(seat, to, a_left)
-    note("%s takes %s with %d", seat_name(seat), pname(to), a_left)
+    if NARRATE then note("%s takes %s with %d", seat_name(seat), pname(to), a_left) end
   else
-    note("%s stays neutral (%d:%d)", pname(to), a, unrest and 0 or p)
+    if NARRATE then note("%s stays neutral (%d:%d)", pname(to), a, unrest and 0 or p) end
   end
   if not unrest then game.tray_peasants_to_supply() end
 end
@@ -110,7 +114,7 @@ function revolt(seat, p, peasants, why)
   game.battle("revolt", p)
   local k = math.min(peasants, game.peasant_supply())
   local dn = game.armies(p)
-  note("revolt in %s (%s): %d peasant(s) against %d armies", pname(p), why, k, dn)
+  if NARRATE then note("revolt in %s (%s): %d peasant(s) against %d armies", pname(p), why, k, dn) end
   local tray = game.throw({ { seat = seat, from = p, n = dn }, peasants = k })
   local d, q = tray[seat], tray.peasants
   local outcome, _, d_left = battle_outcome("revolt", 0, d, q, false)
@@ -118,10 +122,10 @@ function revolt(seat, p, peasants, why)
   game.tray_to_supply(seat, d - d_left)
   if outcome == "attacker" then
     game.neutralize(p)
-    note("the peasants win %d:%d: %s becomes neutral", q, d, pname(p))
+    if NARRATE then note("the peasants win %d:%d: %s becomes neutral", q, d, pname(p)) end
     return false
   end
   game.tray_to_province(seat, p, d_left)
-  note("%s puts down the revolt %d:%d and keeps %s with %d", seat_name(seat), d, q, pname(p), d_left)
+  if NARRATE then note("%s puts down the revolt %d:%d and keeps %s with %d", seat_name(seat), d, q, pname(p), d_left) end
   return true
 end

@@ -78,11 +78,11 @@ pub(crate) fn action_kind(engine: &Engine, a: usize) -> ActionKind {
 
 /// Whether a province could carry out an action of this kind (roughly:
 /// bots use it to avoid plans that would certainly be skipped).
-pub(crate) fn feasible(engine: &Engine, st: &GameState, seat: usize, a: usize, p: usize, chests: i64) -> bool {
+pub(crate) fn feasible(engine: &Engine, st: &GameState, seat: usize, a: usize, kind: ActionKind, p: usize, chests: i64) -> bool {
     let card = &engine.rules.cards.actions[a];
     let prov = &st.provinces[p];
     let spaces = engine.rules.map.provinces[p].spaces;
-    match action_kind(engine, a) {
+    match kind {
         ActionKind::Build(k) => !prov.has(k) && prov.building_count() < spaces && st.buildings[k] > 0 && chests >= card.cost,
         ActionKind::Deploy | ActionKind::DeployMove => chests >= card.cost && st.players[seat].supply >= 5,
         ActionKind::MoveAttack => prov.armies >= 2,

@@ -1,4 +1,4 @@
-use super::{feasible, Bot};
+use super::{action_kind, feasible, Bot};
 use crate::core::*;
 use crate::engine::Engine;
 
@@ -31,11 +31,12 @@ impl Bot for RandomBot {
         let mut order: Vec<usize> = (0..n).collect();
         self.rng.shuffle(&mut order);
         let mut chests = view.players[seat].chests;
+        let kinds: Vec<_> = (0..n).map(|a| action_kind(engine, a)).collect();
         for a in order {
             if free.is_empty() || self.rng.chance(0.2) {
                 continue;
             }
-            let fits: Vec<usize> = free.iter().copied().filter(|&p| feasible(engine, view, seat, a, p, chests)).collect();
+            let fits: Vec<usize> = free.iter().copied().filter(|&p| feasible(engine, view, seat, a, kinds[a], p, chests)).collect();
             if fits.is_empty() {
                 continue;
             }
