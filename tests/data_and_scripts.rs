@@ -204,3 +204,43 @@ fn bad_arguments_to_run_are_refused() {
     assert!(matches!(engine.new_game(2, 1), Err(EngineError::Setup(_))));
     assert!(matches!(engine.new_game(6, 1), Err(EngineError::Setup(_))));
 }
+
+/// ARCHITECTURE.md's absences, checked on the source.
+#[test]
+fn the_core_reads_no_files_and_uses_no_other_randomness() {
+    fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                files(&p, out);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    let src = root().join("src");
+    let mut core = Vec::new();
+    for d in ["core", "engine", "script", "tower", "bots"] {
+        files(&src.join(d), &mut core);
+    }
+    core.push(src.join("session.rs"));
+    core.push(src.join("transcript.rs"));
+    for f in &core {
+        let text = std::fs::read_to_string(f).unwrap();
+        assert!(!text.contains("std::fs"), "{} touches files", f.display());
+        assert!(!text.contains("SystemTime") && !text.contains("Instant::now"), "{} reads the clock", f.display());
+    }
+    let mut all = Vec::new();
+    files(&src, &mut all);
+    for f in &all {
+        let text = std::fs::read_to_string(f).unwrap();
+        assert!(!text.contains("StdRng") && !text.contains("thread_rng") && !text.contains("rand::rng()"), "{} uses another generator", f.display());
+    }
+    let mut lua = Vec::new();
+    files(&root().join("scripts"), &mut lua);
+    files(&root().join("variants"), &mut lua);
+    for f in lua.iter().filter(|f| f.extension().is_some_and(|x| x == "lua")) {
+        let text = std::fs::read_to_string(f).unwrap();
+        assert!(!text.contains("math.random"), "{} uses math.random", f.display());
+    }
+}

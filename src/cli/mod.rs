@@ -112,8 +112,10 @@ pub struct BenchArgs {
     /// Games to play.
     #[arg(long, default_value_t = 1000)]
     pub games: u64,
+    /// Number of players.
     #[arg(long, default_value_t = 4)]
     pub players: u8,
+    /// Bots by seat, comma separated (the last fills the rest).
     #[arg(long, default_value = "random", value_delimiter = ',')]
     pub bots: Vec<String>,
     /// First seed (games use seed, seed+1, ...).

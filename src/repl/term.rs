@@ -19,8 +19,10 @@ use crate::cli::GameData;
 pub struct PlayArgs {
     #[command(flatten)]
     pub data: GameData,
+    /// Number of players.
     #[arg(long, default_value_t = 4)]
     pub players: u8,
+    /// Seed of the game's generator.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Who plays each seat: human, greedy or random, comma separated; the
