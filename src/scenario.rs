@@ -233,7 +233,7 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
             }
         } else if let Some(until) = &step.play {
             let u = match until.as_str() {
-                "step" => Until::Step,
+                "step" => Until::Steps(1),
                 "phase" => Until::Phase,
                 "round" => Until::Round,
                 "winter" => Until::Winter,

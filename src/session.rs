@@ -249,8 +249,8 @@ pub fn choice(engine: &Engine, st: &GameState, text: &str) -> Result<Decision, S
 /// How far `play_until` goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Until {
-    /// One decision.
-    Step,
+    /// This many decisions.
+    Steps(usize),
     /// The next change of phase (a new round, planning, actions, winter...).
     Phase,
     /// The start of the next round (or winter).
@@ -276,10 +276,56 @@ fn phase_kind(p: &Phase) -> u8 {
     }
 }
 
-/// Lets bots (and chance) play on. `bots[seat]` is the bot playing a seat,
-/// or `None` for a seat a person plays: play stops when such a seat must
-/// decide. Calls `each` with the state before every decision, the decision
-/// and its events. Returns how many decisions were made.
+/// Where play started, to tell when `Until` is reached.
+#[derive(Clone, Copy, Debug)]
+pub struct Mark {
+    phase: u8,
+    year: u8,
+    season: u8,
+}
+
+impl Mark {
+    pub fn of(st: &GameState) -> Mark {
+        Mark { phase: phase_kind(&st.phase), year: st.year, season: st.season }
+    }
+
+    /// Whether `st`, `steps` decisions after the mark, is where `until` stops.
+    pub fn reached(&self, until: Until, st: &GameState, steps: usize) -> bool {
+        if st.phase == Phase::GameOver {
+            return true;
+        }
+        match until {
+            Until::Steps(n) => steps >= n,
+            Until::Phase => steps > 0 && phase_kind(&st.phase) != self.phase,
+            Until::Round => {
+                steps > 0
+                    && ((st.year, st.season) != (self.year, self.season) || st.phase == Phase::Winter)
+                    && matches!(st.phase, Phase::RoundStart | Phase::Winter | Phase::YearStart)
+            }
+            Until::Winter => steps > 0 && st.phase == Phase::Winter,
+            Until::End => false,
+        }
+    }
+}
+
+/// The decision chance or a bot makes now, or `None` when a seat without
+/// a bot (a person) must decide, or the game is over. `bots[seat]` is the
+/// seat's bot, `None` for a person.
+pub fn next_decision(engine: &Engine, st: &GameState, bots: &mut [Option<Box<dyn Bot>>]) -> Option<Decision> {
+    match engine.actor(st) {
+        Actor::Terminal => None,
+        Actor::Chance => Some(Decision::Chance),
+        Actor::Seat(s) => bots.get_mut(s as usize).and_then(|b| b.as_mut()).map(|b| bots::decide(engine, st, s as usize, b.as_mut())),
+        Actor::Simultaneous(seats) => {
+            let s = seats.iter().map(|s| *s as usize).find(|s| bots.get(*s).is_some_and(|b| b.is_some()))?;
+            Some(bots::decide(engine, st, s, bots[s].as_mut().unwrap().as_mut()))
+        }
+    }
+}
+
+/// Lets bots (and chance) play on until `until`, or until a seat without a
+/// bot must decide. Calls `each` with the state before every decision, the
+/// decision and its events. Returns how many decisions were made.
 pub fn play_until(
     engine: &Engine,
     st: &mut GameState,
@@ -287,39 +333,16 @@ pub fn play_until(
     bots: &mut [Option<Box<dyn Bot>>],
     mut each: impl FnMut(&GameState, &Decision, &[Event]),
 ) -> Result<usize, EngineError> {
-    let start_phase = phase_kind(&st.phase);
-    let start = (st.year, st.season);
+    let mark = Mark::of(st);
     let mut steps = 0;
-    loop {
-        let done = match until {
-            Until::Step => steps >= 1,
-            Until::Phase => steps > 0 && phase_kind(&st.phase) != start_phase,
-            Until::Round => steps > 0 && ((st.year, st.season) != start || st.phase == Phase::Winter) && matches!(st.phase, Phase::RoundStart | Phase::Winter | Phase::YearStart | Phase::GameOver),
-            Until::Winter => steps > 0 && matches!(st.phase, Phase::Winter | Phase::GameOver),
-            Until::End => st.phase == Phase::GameOver,
-        };
-        if done {
-            return Ok(steps);
-        }
-        let d = match engine.actor(st) {
-            Actor::Terminal => return Ok(steps),
-            Actor::Chance => Decision::Chance,
-            Actor::Seat(s) => match bots.get_mut(s as usize).and_then(|b| b.as_mut()) {
-                Some(b) => bots::decide(engine, st, s as usize, b.as_mut()),
-                None => return Ok(steps),
-            },
-            Actor::Simultaneous(seats) => {
-                let Some(s) = seats.iter().map(|s| *s as usize).find(|s| bots.get(*s).is_some_and(|b| b.is_some())) else {
-                    return Ok(steps);
-                };
-                bots::decide(engine, st, s, bots[s].as_mut().unwrap().as_mut())
-            }
-        };
+    while !mark.reached(until, st, steps) {
+        let Some(d) = next_decision(engine, st, bots) else { break };
         let before = st.clone();
         let events = engine.apply(st, &d)?;
         each(&before, &d, &events);
         steps += 1;
     }
+    Ok(steps)
 }
 
 /// A decision as one line of text, for save files and history:

@@ -183,6 +183,13 @@ fn scripts_are_sandboxed() {
     // A read-only view cannot change the game.
     let err = rt.eval_readonly(&st, "game.gain(1, 5)").unwrap_err();
     assert!(err.message.contains("not allowed here"), "{err}");
+    // No hash-order walks, no finalizers or weak tables, no addresses.
+    assert!(rt.eval_readonly(&st, "return next").unwrap_err().message.contains("undefined global `next`"));
+    let err = rt.eval_readonly(&st, "setmetatable({}, {__gc = function() end})").unwrap_err();
+    assert!(err.message.contains("__gc and __mode are not allowed"), "{err}");
+    assert!(rt.eval_readonly(&st, "setmetatable({}, {__mode = 'k'})").is_err());
+    assert_eq!(rt.eval_readonly(&st, "return tostring({})").unwrap(), "table");
+    assert_eq!(rt.eval_readonly(&st, "return tostring(setmetatable({}, {__index = {}})) .. ' ' .. tostring(string.len)").unwrap(), "table function");
     // Reading works, and iteration is sorted.
     assert_eq!(rt.eval_readonly(&st, "return game.chests(1)").unwrap(), st.players[0].chests.to_string());
     assert_eq!(rt.eval_readonly(&st, "local t = {} for k in pairs({c=1, a=2, b=3}) do t[#t+1] = k end return table.concat(t)").unwrap(), "abc");

@@ -111,6 +111,7 @@ fn facing_the_same_open_cards_again_allows_a_redraw() {
     let d = st.draft.as_ref().unwrap();
     assert_eq!(d.open.len(), 2);
     assert!(d.open.iter().all(|p| !open.contains(p)), "two new cards");
+    assert!(open.iter().all(|p| d.discarded.contains(p) && !d.deck.contains(p)), "the discarded cards leave the draft");
     assert!(no_redraw(&st), "only once per pick");
     // The deck's order is hidden from views.
     let v = st.view(Some(1));

@@ -45,11 +45,9 @@ function attack(seat, defender, from, to, n, action)
   local dn = game.armies(to)
   local unrest = game.unrest(to) > 0
   if NARRATE then
-    if NARRATE then
-      note("%s attacks %s (%s, %d armies) from %s with %d%s%s", seat_name(seat), pname(to), seat_name(defender), dn,
-        pname(from), n, xa > 0 and string.format(" +%d from supply", xa) or "",
-        xd > 0 and string.format("; %s adds %d from supply", seat_name(defender), xd) or "")
-    end
+    note("%s attacks %s (%s, %d armies) from %s with %d%s%s", seat_name(seat), pname(to), seat_name(defender), dn,
+      pname(from), n, xa > 0 and string.format(" +%d from supply", xa) or "",
+      xd > 0 and string.format("; %s adds %d from supply", seat_name(defender), xd) or "")
   end
   local spec = { { seat = seat, from = from, n = n }, { seat = defender, from = to, n = dn } }
   if xa > 0 then spec[#spec + 1] = { seat = seat, n = xa } end
@@ -88,10 +86,8 @@ function neutral_battle(seat, from, to, n, action)
     game.peasant_supply()))
   local unrest = game.unrest(to) > 0
   if NARRATE then
-    if NARRATE then
-      note("%s enters neutral %s from %s with %d%s against %d peasant(s)", seat_name(seat), pname(to), pname(from), n,
-        xa > 0 and string.format(" +%d from supply", xa) or "", k)
-    end
+    note("%s enters neutral %s from %s with %d%s against %d peasant(s)", seat_name(seat), pname(to), pname(from), n,
+      xa > 0 and string.format(" +%d from supply", xa) or "", k)
   end
   local spec = { { seat = seat, from = from, n = n }, peasants = k }
   if xa > 0 then spec[#spec + 1] = { seat = seat, n = xa } end

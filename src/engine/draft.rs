@@ -24,7 +24,7 @@ impl Engine {
                 groups.iter().map(|g| g.to_string()).collect::<Vec<_>>().join(", ")
             )
         });
-        st.draft = Some(Draft { deck, open, groups: vec![groups; n as usize], turn: 0, card: None, faced: vec![None; n as usize] });
+        st.draft = Some(Draft { deck, open, groups: vec![groups; n as usize], turn: 0, card: None, faced: vec![None; n as usize], discarded: Vec::new() });
         if let Some(d) = &st.draft {
             let names: Vec<&str> = d.open.iter().map(|&p| self.rules.province_name(p as usize)).collect();
             self.note(ev, || format!("open cards: {}", names.join(", ")));
@@ -77,7 +77,7 @@ impl Engine {
             Choice::Redraw => {
                 let old: Vec<ProvinceId> = std::mem::take(&mut d.open);
                 d.open = d.deck.drain(..2).collect();
-                d.deck.extend(old);
+                d.discarded.extend(old);
                 d.faced[seat as usize] = None;
                 let names: Vec<&str> = d.open.iter().map(|&p| self.rules.province_name(p as usize)).collect();
                 let line = format!("{name} discards both open cards; new open cards: {}", names.join(", "));
@@ -103,8 +103,12 @@ impl Engine {
                 self.note(ev, || line);
             }
             Choice::Count(g) => {
-                let p = d.card.take().expect("a card was taken") as usize;
                 let g = g as u16;
+                if st.players[seat as usize].supply < g {
+                    return Err(EngineError::Setup(format!("seat {} has too few cubes for its army groups", seat + 1)));
+                }
+                let d = st.draft.as_mut().expect("draft");
+                let p = d.card.take().expect("a card was taken") as usize;
                 let groups = &mut d.groups[seat as usize];
                 let i = groups.iter().position(|&x| x == g).expect("checked option");
                 groups.remove(i);
@@ -146,13 +150,14 @@ impl Engine {
     }
 
     /// Makes forced draft moves (a single group size left); true if it did.
-    pub(super) fn draft_auto(&self, st: &mut GameState, ev: &mut Vec<Event>) -> bool {
-        let Some(d) = &st.draft else { return false };
+    pub(super) fn draft_auto(&self, st: &mut GameState, ev: &mut Vec<Event>) -> Result<bool, EngineError> {
+        let Some(d) = &st.draft else { return Ok(false) };
         if let (Some(_), Legal::Choose { seat, options, .. }) = (d.card, self.draft_legal(st)) {
             if options.len() == 1 {
-                return self.draft_choose(st, ev, seat, options[0]).is_ok();
+                self.draft_choose(st, ev, seat, options[0])?;
+                return Ok(true);
             }
         }
-        false
+        Ok(false)
     }
 }

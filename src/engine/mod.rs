@@ -520,7 +520,7 @@ impl Engine {
                     return Ok(());
                 }
                 Phase::Draft => {
-                    if self.draft_auto(st, ev) {
+                    if self.draft_auto(st, ev)? {
                         continue;
                     }
                     return Ok(());

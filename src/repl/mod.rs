@@ -234,45 +234,16 @@ impl Repl {
     }
 
     /// Lets bots and chance play until `until`, or until a human must act.
-    fn advance(&mut self, until: Until, limit: usize) -> Result<String, String> {
-        let start_phase = std::mem::discriminant(&self.state().phase);
-        let start = (self.state().year, self.state().season);
+    fn advance(&mut self, until: Until) -> Result<String, String> {
+        let mark = session::Mark::of(self.state());
         let mut out: Vec<String> = Vec::new();
         let mut steps = 0;
-        loop {
-            let st = self.state();
-            let done = match until {
-                Until::Step => steps >= limit,
-                Until::Phase => steps > 0 && std::mem::discriminant(&st.phase) != start_phase,
-                Until::Round => steps > 0 && (st.year, st.season) != start && matches!(st.phase, Phase::RoundStart | Phase::Winter | Phase::YearStart | Phase::GameOver),
-                Until::Winter => steps > 0 && matches!(st.phase, Phase::Winter | Phase::GameOver),
-                Until::End => st.phase == Phase::GameOver,
-            };
-            if done || st.phase == Phase::GameOver {
-                break;
-            }
-            let d = match self.engine.actor(st) {
-                Actor::Terminal => break,
-                Actor::Chance => Decision::Chance,
-                Actor::Seat(s) => {
-                    if self.is_human(s as usize) {
-                        break;
-                    }
-                    let mut bots = clone_bots(&self.timeline[self.cursor].bots);
-                    let b = bots[s as usize].as_mut().expect("a bot plays this seat");
-                    let d = bots::decide(&self.engine, st, s as usize, b.as_mut());
-                    self.timeline[self.cursor].bots = bots;
-                    d
-                }
-                Actor::Simultaneous(seats) => {
-                    let Some(s) = seats.iter().map(|&s| s as usize).find(|&s| !self.is_human(s)) else { break };
-                    let mut bots = clone_bots(&self.timeline[self.cursor].bots);
-                    let b = bots[s].as_mut().expect("a bot plays this seat");
-                    let d = bots::decide(&self.engine, st, s, b.as_mut());
-                    self.timeline[self.cursor].bots = bots;
-                    d
-                }
-            };
+        while !mark.reached(until, self.state(), steps) {
+            // Seats a person plays have no bot. The bots' generators move on
+            // with the decision, so the moment keeps the advanced copies.
+            let mut bots = clone_bots(&self.timeline[self.cursor].bots);
+            let Some(d) = session::next_decision(&self.engine, self.state(), &mut bots) else { break };
+            self.timeline[self.cursor].bots = bots;
             out.extend(self.decide(d)?);
             steps += 1;
         }
@@ -345,12 +316,12 @@ impl Repl {
             "status" => Ok(self.status()),
             "step" | "s" => {
                 let n = args.first().map(|a| a.parse::<usize>().map_err(|_| format!("step takes a number, not `{a}`"))).transpose()?.unwrap_or(1);
-                self.advance(Until::Step, n)
+                self.advance(Until::Steps(n))
             }
-            "next" | "phase" => self.advance(Until::Phase, 0),
-            "round" => self.advance(Until::Round, 0),
-            "winter" => self.advance(Until::Winter, 0),
-            "end" => self.advance(Until::End, 0),
+            "next" | "phase" => self.advance(Until::Phase),
+            "round" => self.advance(Until::Round),
+            "winter" => self.advance(Until::Winter),
+            "end" => self.advance(Until::End),
             "options" | "o" => Ok(self.options()),
             "choose" | "c" => {
                 if rest.is_empty() {

@@ -28,9 +28,12 @@ impl Shared {
             return Err(rt("the game state is only lent to scripts during a call".into()));
         }
         // SAFETY: `Runtime::invoke` sets the pointer from a `&mut GameState`
-        // it does not touch until the Lua call returns, and clears it after.
-        // Host functions never call back into Lua, so only one of them holds
-        // this reference at a time.
+        // it does not touch until the Lua call returns, and a guard clears it
+        // after (even on a panic). Only one host function runs at a time:
+        // `reg` refuses re-entry (a host function that allocates may run Lua
+        // again only through finalizers or metamethods, and the sandbox
+        // refuses `__gc`; reads of script tables are raw), so at most one
+        // reference derived from the pointer is alive.
         Ok(unsafe { &mut *p })
     }
 
@@ -101,7 +104,22 @@ where
     F: Fn(&Lua, &Shared, A) -> mlua::Result<R> + 'static,
 {
     let sh = sh.clone();
-    t.set(name, lua.create_function(move |lua, a: A| f(lua, &sh, a))?)
+    t.set(
+        name,
+        lua.create_function(move |lua, a: A| {
+            if sh.busy.replace(true) {
+                return Err(rt(format!("game.{name} was called while another game.* call was running")));
+            }
+            struct Done<'a>(&'a std::cell::Cell<bool>);
+            impl Drop for Done<'_> {
+                fn drop(&mut self) {
+                    self.0.set(false);
+                }
+            }
+            let _done = Done(&sh.busy);
+            f(lua, &sh, a)
+        })?,
+    )
 }
 
 fn list<I: IntoIterator<Item = i64>>(lua: &Lua, items: I) -> mlua::Result<Table> {
@@ -606,7 +624,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
             }
         }
         if let Some(c) = spec.raw_get::<Option<Table>>(&k.counts)? {
-            let (lo, hi): (i64, i64) = (c.get(1)?, c.get(2)?);
+            let (lo, hi): (i64, i64) = (c.raw_get(1)?, c.raw_get(2)?);
             if lo < 0 || hi < lo || hi > 10_000 {
                 return Err(rt(format!("game.ask: counts {{{lo}, {hi}}} is not a range")));
             }

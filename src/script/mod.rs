@@ -124,8 +124,10 @@ pub(crate) struct Shared {
     continuations: RefCell<Vec<String>>,
     /// When set, host functions that change the state refuse (REPL queries).
     read_only: Cell<bool>,
-    /// When false, scripts skip their narration (`game.narrating()`).
+    /// When false, scripts skip their narration (`NARRATE`).
     pub(crate) narrate: Cell<bool>,
+    /// Set while a host function runs (re-entry is refused).
+    pub(crate) busy: Cell<bool>,
     /// Hook name -> which card effects act on it (the modifier pipeline).
     hooks: HashMap<String, HookEffects>,
     /// Read-only Lua tables of every card effect, built once.
@@ -191,6 +193,26 @@ pub(crate) struct Scratch {
     ask: Option<Ask>,
 }
 
+/// Lends a state to the VM for one call; takes it back when dropped,
+/// whatever happens in between (a panic included).
+struct Lend<'a> {
+    shared: &'a Shared,
+    previous: *mut GameState,
+}
+
+impl<'a> Lend<'a> {
+    fn new(shared: &'a Shared, state: &'a mut GameState) -> Lend<'a> {
+        let previous = shared.state.replace(state as *mut GameState);
+        Lend { shared, previous }
+    }
+}
+
+impl Drop for Lend<'_> {
+    fn drop(&mut self) {
+        self.shared.state.set(self.previous);
+    }
+}
+
 /// The handlers the engine calls, resolved once at load.
 struct Handlers {
     actions: Vec<Function>,
@@ -220,7 +242,8 @@ struct LuaTower {
     name: String,
     levels: usize,
     func: Function,
-    lua: Lua,
+    /// Weak: the VM holds the tower (through `Shared`), not the other way.
+    lua: mlua::WeakLua,
     shared: std::rc::Weak<Shared>,
 }
 
@@ -260,22 +283,30 @@ impl TowerModel for LuaTower {
     }
     fn throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
         let shared = self.shared.upgrade().ok_or("the Lua runtime is gone")?;
+        let lua = self.lua.try_upgrade().ok_or("the Lua runtime is gone")?;
         if shared.state.get().is_null() {
             shared.steps.set(0);
         }
+        struct InTower<'a>(&'a Cell<bool>);
+        impl Drop for InTower<'_> {
+            fn drop(&mut self) {
+                self.0.set(false);
+            }
+        }
         shared.in_tower.set(true);
-        let result = self.lua.scope(|scope| {
+        let _in_tower = InTower(&shared.in_tower);
+        let result = lua.scope(|scope| {
             let random = scope.create_function_mut(|_, n: i64| {
                 if !(1..=i64::from(u32::MAX)).contains(&n) {
                     return Err(mlua::Error::RuntimeError(format!("random: n must be >= 1, got {n}")));
                 }
                 Ok(i64::from(rng.below(n as u32)) + 1)
             })?;
-            let levels = self.lua.create_table()?;
+            let levels = lua.create_table()?;
             for (i, l) in inside.iter().enumerate() {
-                levels.raw_set(i + 1, pile_table(&self.lua, l)?)?;
+                levels.raw_set(i + 1, pile_table(&lua, l)?)?;
             }
-            let (landed, after): (Table, Table) = self.func.call((pile_table(&self.lua, &input)?, levels, random))?;
+            let (landed, after): (Table, Table) = self.func.call((pile_table(&lua, &input)?, levels, random))?;
             let landed = table_pile(&landed)?;
             let mut new_inside = Vec::new();
             for level in after.sequence_values::<Table>() {
@@ -283,7 +314,6 @@ impl TowerModel for LuaTower {
             }
             Ok((landed, new_inside))
         });
-        shared.in_tower.set(false);
         let (landed, new_inside) = result.map_err(|e| {
             let se = ScriptError::from_lua(&e);
             format!("Lua tower `{}`: {}{}", self.name, if se.file.is_empty() { String::new() } else { format!("{}:{}: ", se.file, se.line) }, se.message)
@@ -334,6 +364,7 @@ impl Runtime {
             continuations: RefCell::new(Vec::new()),
             read_only: Cell::new(false),
             narrate: Cell::new(true),
+            busy: Cell::new(false),
             hooks: hook_index(&rules),
             effect_tables: RefCell::new(EffectTables::default()),
             keys: RefCell::new(None),
@@ -569,7 +600,7 @@ impl Runtime {
             if !(0.0..=16.0).contains(&levels) || levels.fract() != 0.0 {
                 return Err(format!("tower `{name}`: levels is {levels}, expected a whole number 0..=16"));
             }
-            Rc::new(LuaTower { name: name.to_string(), levels: levels as usize, func, lua: self.lua.clone(), shared: Rc::downgrade(&self.shared) })
+            Rc::new(LuaTower { name: name.to_string(), levels: levels as usize, func, lua: self.lua.weak(), shared: Rc::downgrade(&self.shared) })
         } else {
             Rc::from(crate::tower::build(spec).map_err(|e| format!("tower `{name}`: {e}"))?)
         };
@@ -621,10 +652,11 @@ impl Runtime {
 
     /// Lends `state` to the VM, calls `f`, and takes the state back.
     fn invoke(&self, state: &mut GameState, events: &mut Vec<Event>, f: &Function, args: impl IntoLuaMulti) -> Result<CallResult, ScriptError> {
-        self.shared.state.set(state as *mut GameState);
-        self.shared.steps.set(0);
-        let result = f.call::<()>(args);
-        self.shared.state.set(std::ptr::null_mut());
+        let result = {
+            let _lent = Lend::new(&self.shared, state);
+            self.shared.steps.set(0);
+            f.call::<()>(args)
+        };
         let mut scratch = self.shared.scratch.borrow_mut();
         let ask = scratch.ask.take();
         events.append(&mut scratch.events);
@@ -686,11 +718,9 @@ impl Runtime {
         let f = self.lua.load(code).set_name("=eval").set_mode(ChunkMode::Text).into_function();
         let result = match f {
             Ok(f) => {
-                self.shared.state.set(&mut copy as *mut GameState);
+                let _lent = Lend::new(&self.shared, &mut copy);
                 self.shared.steps.set(0);
-                let r = f.call::<Value>(());
-                self.shared.state.set(std::ptr::null_mut());
-                r.map(|v| describe(&v))
+                f.call::<Value>(()).map(|v| describe(&v))
             }
             Err(e) => Err(e),
         };

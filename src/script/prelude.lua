@@ -89,6 +89,7 @@ function shogun.modifier_fn(name)
 end
 
 local raw_pairs = pairs
+local raw_setmetatable = setmetatable
 local function key_less(a, b)
   local ta, tb = type(a), type(b)
   if ta ~= tb then return ta < tb end
@@ -120,13 +121,35 @@ local function freeze(t)
   if type(t) ~= "table" then return t end
   local real = {}
   for k, v in raw_pairs(t) do real[k] = freeze(v) end
-  return setmetatable({}, {
+  return raw_setmetatable({}, {
     __index = real,
     __newindex = function(_, k) error("rules data is read-only (tried to set `" .. tostring(k) .. "`)", 2) end,
     __len = function() return #real end,
     __pairs = function() return spairs(real) end,
     __metatable = false,
   })
+end
+
+-- Finalizers and weak tables would let the garbage collector's timing
+-- reach the game (and run script code at arbitrary moments): refused.
+function setmetatable(t, mt)
+  if type(mt) == "table" and (rawget(mt, "__gc") ~= nil or rawget(mt, "__mode") ~= nil) then
+    error("setmetatable: __gc and __mode are not allowed in rule scripts", 2)
+  end
+  return raw_setmetatable(t, mt)
+end
+
+-- Addresses differ between runs: tostring shows only the type of tables,
+-- functions and the like.
+local raw_tostring = tostring
+function tostring(v)
+  local ty = type(v)
+  if ty == "table" or ty == "function" or ty == "thread" or ty == "userdata" then
+    local mt = getmetatable(v)
+    if ty == "table" and type(mt) == "table" and rawget(mt, "__tostring") then return raw_tostring(v) end
+    return ty
+  end
+  return raw_tostring(v)
 end
 
 local function seal(names)
@@ -136,7 +159,9 @@ local function seal(names)
   local set = rawset
   set(_G, "rawget", nil)
   set(_G, "rawset", nil)
-  setmetatable(_G, {
+  -- `next` walks tables in hash order, which differs between runs.
+  set(_G, "next", nil)
+  raw_setmetatable(_G, {
     __newindex = function(_, k)
       error("cannot set global `" .. tostring(k) .. "` during play: scripts keep no state between calls", 2)
     end,

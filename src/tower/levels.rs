@@ -51,8 +51,13 @@ impl TowerModel for Levels {
             // A stuck cube stays only if nothing shakes it loose: with k
             // passing cubes, it comes loose with 1 - (1 - loosen)^k.
             let q = if self.per_cube {
-                let k = passed.total() as i32;
-                if k == 0 { 0.0 } else { 1.0 - (1.0 - self.loosen).powi(k) }
+                // Repeated multiplication, not powi: powi's result may differ
+                // between platforms and builds, and games must not.
+                let mut stay = 1.0;
+                for _ in 0..passed.total() {
+                    stay *= 1.0 - self.loosen;
+                }
+                1.0 - stay
             } else {
                 self.loosen
             };

@@ -154,7 +154,14 @@ pub fn throw_in(model: &dyn TowerModel, st: &mut GameState, input: Pile) -> Resu
 pub fn force(model: &dyn TowerModel, inside: &mut Vec<Pile>, tray: &mut Pile, mut input: Pile, want: Pile) -> Result<Pile, String> {
     let keep = model.levels().max(1);
     if inside.len() != keep {
+        // A state made under another model: keep every cube, on the top level.
+        let mut all = Pile::default();
+        for l in inside.iter() {
+            all.add(l);
+        }
+        inside.clear();
         inside.resize(keep, Pile::default());
+        inside[0] = all;
     }
     input.add(tray);
     let mut work = inside.clone();
