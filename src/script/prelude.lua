@@ -90,6 +90,7 @@ end
 
 local raw_pairs = pairs
 local raw_setmetatable = setmetatable
+local raw_get = rawget
 local function key_less(a, b)
   local ta, tb = type(a), type(b)
   if ta ~= tb then return ta < tb end
@@ -133,7 +134,7 @@ end
 -- Finalizers and weak tables would let the garbage collector's timing
 -- reach the game (and run script code at arbitrary moments): refused.
 function setmetatable(t, mt)
-  if type(mt) == "table" and (rawget(mt, "__gc") ~= nil or rawget(mt, "__mode") ~= nil) then
+  if type(mt) == "table" and (raw_get(mt, "__gc") ~= nil or raw_get(mt, "__mode") ~= nil) then
     error("setmetatable: __gc and __mode are not allowed in rule scripts", 2)
   end
   return raw_setmetatable(t, mt)
@@ -146,7 +147,7 @@ function tostring(v)
   local ty = type(v)
   if ty == "table" or ty == "function" or ty == "thread" or ty == "userdata" then
     local mt = getmetatable(v)
-    if ty == "table" and type(mt) == "table" and rawget(mt, "__tostring") then return raw_tostring(v) end
+    if ty == "table" and type(mt) == "table" and raw_get(mt, "__tostring") then return raw_tostring(v) end
     return ty
   end
   return raw_tostring(v)
