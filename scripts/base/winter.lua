@@ -42,6 +42,9 @@ shogun.continuation("winter_revolt", function(seat, p, data)
 end)
 
 shogun.handler("winter", function()
+  -- The year's last remaining event sets the rice loss. With the base
+  -- calendar exactly one is left; if a variant leaves more, the one turned
+  -- up last counts.
   local left = { game.year_events() }
   local loss = 0
   if #left > 0 then
