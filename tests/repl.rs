@@ -146,6 +146,16 @@ fn lua_is_read_only_and_errors_change_nothing() {
     let before = r.state().clone();
     assert_eq!(r.exec("lua game.chests(1)").unwrap(), before.players[0].chests.to_string());
     assert_eq!(r.exec("lua local n = 0 for p = 1, #MAP.provinces do n = n + game.armies(p) end return n").unwrap(), before.provinces.iter().map(|p| u32::from(p.armies)).sum::<u32>().to_string());
+    // A whole plan written at once, then locked in.
+    let mut q = repl_with(None, &["human", "greedy", "greedy", "greedy"], 2);
+    for c in ["next", "next", "next"] {
+        q.exec(c).unwrap();
+    }
+    let shown = q.exec("plan taxes:Settsu castle:Noto bid:1").unwrap();
+    assert!(shown.contains("castle Noto") && shown.contains("taxes Settsu") && shown.ends_with("bid 1"), "{shown}");
+    assert!(q.exec("plan taxes:Kozuke").is_err(), "A does not hold Kozuke");
+    q.exec("plan done").unwrap();
+    assert!(q.exec("history 1").unwrap().contains("A plan castle:Noto taxes:Settsu bid:1"));
     let err = r.exec("lua error('boom')").unwrap_err();
     assert!(err.contains("boom"), "{err}");
     let err = r.exec("lua game.gain(1, 5)").unwrap_err();

@@ -112,7 +112,7 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     ("end", "end", "play on to the end of the game", "end"),
     ("options", "options", "the legal decisions for the seat to act, numbered (choose with the number)", "options"),
     ("choose", "choose ANSWER", "answer the question: a province, a number, pass, deck, redraw, space N (or type the option's number alone)", "choose Kozuke"),
-    ("plan", "plan [show|auto|clear|done] | plan ACTION PROVINCE|- | plan bid VALUE|PROVINCE|-", "edit the secret plan of the human seat to plan, then lock it in with `plan done`", "plan taxes Settsu"),
+    ("plan", "plan [show|auto|clear|done] | plan ACTION PROVINCE|- | plan bid VALUE|PROVINCE|- | plan ACTION:PROVINCE... bid:VALUE", "edit the secret plan of the human seat to plan (one space, or all at once), then lock it in with `plan done`", "plan taxes Settsu"),
     ("board", "board [region]", "provinces by region: owner, armies, unrest, buildings", "board red"),
     ("province", "province NAME", "one province in detail", "province Settsu"),
     ("player", "player [SEAT]", "a player's supply, chests, rice, points, provinces (and plan, if you may see it)", "player B"),
@@ -554,6 +554,21 @@ impl Repl {
             ["bid", v] => {
                 draft.bid = if *v == "-" { None } else { Some(session::card(&self.engine, v)?) };
             }
+            // A whole plan at once, as history shows it: plan taxes:Settsu castle:Noto bid:2
+            items if items.iter().all(|i| i.contains(':')) => {
+                let line = format!("{} plan {}", name, items.join(" "));
+                let Decision::Plan { plan, .. } = session::parse_decision(&self.engine, self.state(), &line)? else {
+                    unreachable!("a plan line reads as a plan")
+                };
+                for card in plan.slots.iter().chain(std::iter::once(&plan.bid)).flatten() {
+                    if let Card::Province(p) = card {
+                        if self.state().provinces[*p as usize].owner != Some(s as u8) {
+                            return Err(format!("{name} does not hold {}", self.engine.rules.province_name(*p as usize)));
+                        }
+                    }
+                }
+                self.drafts[s] = Some(plan);
+            }
             [action, v] => {
                 let a = self.engine.rules.action_index(action).ok_or_else(|| {
                     let ids: Vec<String> = self.engine.rules.cards.actions.iter().map(|a| a.id.clone()).collect();
@@ -579,7 +594,7 @@ impl Repl {
                 }
                 draft.slots[a] = c;
             }
-            _ => return Err("usage: plan [show|auto|clear|done] | plan ACTION PROVINCE|- | plan bid VALUE|PROVINCE|-".into()),
+            _ => return Err("usage: plan [show|auto|clear|done] | plan ACTION PROVINCE|- | plan bid VALUE|PROVINCE|- | plan ACTION:PROVINCE... bid:VALUE".into()),
         }
         let draft = self.drafts[s].as_ref().unwrap();
         Ok(format!("{name}'s plan (not locked in): {}", views::plan_text(&self.engine, draft)))
