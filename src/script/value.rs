@@ -24,31 +24,33 @@ pub fn to_json(v: &Value, depth: usize) -> mlua::Result<Json> {
         Value::Number(n) => Number::from_f64(*n).map(Json::Number).ok_or_else(|| err(format!("game.ask: data holds the number {n}")))?,
         Value::String(s) => Json::String(s.to_str()?.to_string()),
         Value::Table(t) => {
-            let len = t.raw_len();
-            let mut count = 0usize;
-            let mut string_keys = true;
-            t.for_each(|k: Value, _: Value| {
-                count += 1;
-                string_keys &= matches!(k, Value::String(_));
+            // One pass over the table, then decide what it is.
+            let mut pairs: Vec<(Value, Value)> = Vec::new();
+            t.for_each(|k: Value, v: Value| {
+                pairs.push((k, v));
                 Ok(())
             })?;
-            if count == 0 {
+            let len = t.raw_len();
+            if pairs.is_empty() {
                 Json::Array(Vec::new())
-            } else if count == len {
-                let mut out = Vec::with_capacity(len);
-                for i in 1..=len {
-                    out.push(to_json(&t.raw_get::<Value>(i)?, depth + 1)?);
+            } else if pairs.len() == len {
+                let mut out = vec![Json::Null; len];
+                for (k, v) in &pairs {
+                    match k {
+                        Value::Integer(i) if *i >= 1 && (*i as usize) <= len => out[*i as usize - 1] = to_json(v, depth + 1)?,
+                        _ => return Err(err("game.ask: data tables must be lists or have string keys".into())),
+                    }
                 }
                 Json::Array(out)
-            } else if string_keys {
-                let mut out = Map::new();
-                t.for_each(|k: String, v: Value| {
-                    out.insert(k, to_json(&v, depth + 1)?);
-                    Ok(())
-                })?;
-                Json::Object(out)
             } else {
-                return Err(err("game.ask: data tables must be lists or have string keys".into()));
+                let mut out = Map::new();
+                for (k, v) in &pairs {
+                    let Value::String(k) = k else {
+                        return Err(err("game.ask: data tables must be lists or have string keys".into()));
+                    };
+                    out.insert(k.to_str()?.to_string(), to_json(v, depth + 1)?);
+                }
+                Json::Object(out)
             }
         }
         other => return Err(err(format!("game.ask: data cannot hold a {}", other.type_name()))),
@@ -65,19 +67,10 @@ pub fn to_lua(lua: &Lua, v: &Json) -> mlua::Result<Value> {
             None => Value::Number(n.as_f64().unwrap_or(0.0)),
         },
         Json::String(s) => Value::String(lua.create_string(s)?),
-        Json::Array(items) => {
-            let t = lua.create_table_with_capacity(items.len(), 0)?;
-            for (i, item) in items.iter().enumerate() {
-                t.raw_set(i + 1, to_lua(lua, item)?)?;
-            }
-            Value::Table(t)
-        }
+        Json::Array(items) => Value::Table(lua.create_sequence_from(items.iter().map(|i| to_lua(lua, i)).collect::<mlua::Result<Vec<_>>>()?)?),
         Json::Object(map) => {
-            let t = lua.create_table_with_capacity(0, map.len())?;
-            for (k, item) in map {
-                t.raw_set(k.as_str(), to_lua(lua, item)?)?;
-            }
-            Value::Table(t)
+            let pairs = map.iter().map(|(k, v)| Ok((k.as_str(), to_lua(lua, v)?))).collect::<mlua::Result<Vec<_>>>()?;
+            Value::Table(lua.create_table_from(pairs)?)
         }
     })
 }
