@@ -78,6 +78,9 @@ fn collect(paths: &[PathBuf], root: &Path) -> Result<Vec<(PathBuf, Option<PathBu
 }
 
 pub fn test(args: TestArgs) -> Result<(), String> {
+    if !args.data.variants.is_empty() || args.data.tower.is_some() || args.data.setup.is_some() {
+        return Err("shogun test takes variants, tower and setup from each scenario file (`variants:`, `tower:`, `setup:`), not from the command line".into());
+    }
     let root = data_root(args.data.data.as_deref());
     let files = collect(&args.paths, &root)?;
     if files.is_empty() {
