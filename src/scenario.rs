@@ -162,14 +162,6 @@ pub struct Setting<'a> {
     pub variants_dir: &'a Path,
 }
 
-fn owner_of(engine: &Engine, st: &GameState, text: &str) -> Result<Option<usize>, String> {
-    if text.eq_ignore_ascii_case("none") || text.eq_ignore_ascii_case("neutral") {
-        Ok(None)
-    } else {
-        session::seat(engine, st, text).map(Some)
-    }
-}
-
 /// Runs one scenario file. `own` is the variant the file belongs to.
 pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> Result<Report, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
@@ -204,16 +196,12 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
         Some(other) => return Err(format!("{}: setup `{other}`, expected preset or draft", path.display())),
     };
     let mut st = engine.new_game_with(sc.players, sc.seed, setup).map_err(|e| format!("{}: {e}", path.display()))?;
-    let names: Vec<String> = (0..sc.players as usize).map(|s| sc.bots.get(s).or(sc.bots.last()).cloned().unwrap_or_else(|| "greedy".into())).collect();
+    let names = crate::bots::fill_seats(&sc.bots, sc.players, false, &format!("{}: bots", path.display()))?;
     let mut bots: Vec<Option<Box<dyn crate::bots::Bot>>> = transcript::make_bots(&names, sc.seed)?.into_iter().map(Some).collect();
     let mut log = String::new();
     let seats = sc.players as usize;
     let record = |log: &mut String, before: &GameState, d: &Decision, ev: &[Event]| {
-        if let Some(line) = transcript::decision_line(&engine, before.ask.as_ref().map(|a| a.kind.as_str()), d) {
-            log.push_str(&line);
-            log.push('\n');
-        }
-        transcript::render(&engine, seats, ev, log);
+        transcript::narrate(&engine, seats, before.ask.as_ref().map(|a| a.kind.as_str()), d, ev, log);
     };
     for (i, step) in sc.steps.iter().enumerate() {
         let here = at(i, "steps");
@@ -246,7 +234,7 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
                 (Some(p), None) => {
                     let p = session::province(&engine, p).map_err(fail)?;
                     let owner = match &set.owner {
-                        Some(o) => Some(owner_of(&engine, &st, o).map_err(fail)?),
+                        Some(o) => Some(session::owner(&engine, &st, o).map_err(fail)?),
                         None => None,
                     };
                     session::set_province(&engine, &mut st, p, owner, set.armies, set.unrest, set.buildings.as_deref()).map_err(fail)?;
@@ -292,7 +280,7 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
             let prov = st.provinces[p];
             let name = engine.rules.province_name(p).to_string();
             if let Some(o) = &e.owner {
-                let want = owner_of(&engine, &st, o).map_err(|m| format!("{here}: {m}"))?;
+                let want = session::owner(&engine, &st, o).map_err(|m| format!("{here}: {m}"))?;
                 let label = |x: Option<usize>| x.map(|s| engine.rules.seat_name(s).to_string()).unwrap_or_else(|| "none".into());
                 check(&format!("{name} owner"), label(prov.owner.map(|o| o as usize)), label(want));
             }

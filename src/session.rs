@@ -24,6 +24,12 @@ pub fn seat(engine: &Engine, st: &GameState, text: &str) -> Result<usize, String
     Err(format!("no seat `{t}` (seats: {})", names.join(", ")))
 }
 
+/// A province's owner by name: a seat, or `none` / `neutral` / `-`.
+pub fn owner(engine: &Engine, st: &GameState, text: &str) -> Result<Option<usize>, String> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("none") || t.eq_ignore_ascii_case("neutral") || t == "-" { Ok(None) } else { seat(engine, st, t).map(Some) }
+}
+
 /// A province by name (case-insensitive), with a suggestion when misspelt.
 pub fn province(engine: &Engine, text: &str) -> Result<usize, String> {
     let t = text.trim();

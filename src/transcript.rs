@@ -75,6 +75,16 @@ pub fn decision_line(engine: &Engine, asked: Option<&str>, d: &Decision) -> Opti
     }
 }
 
+/// Appends a decision (if it reads as a line) and its events to `out`:
+/// the transcript's words, shared by `run`, scenarios and the REPL.
+pub fn narrate(engine: &Engine, seats: usize, asked: Option<&str>, d: &Decision, events: &[Event], out: &mut String) {
+    if let Some(line) = decision_line(engine, asked, d) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    render(engine, seats, events, out);
+}
+
 /// One seat's result.
 #[derive(Clone, Debug, Serialize)]
 pub struct SeatResult {
@@ -181,13 +191,7 @@ pub fn transcript_with(engine: &Engine, players: u8, seed: u64, setup: SetupMode
     let seats: Vec<String> = bot_names.iter().enumerate().map(|(s, b)| format!("{} {b}", engine.rules.seat_name(s))).collect();
     let _ = writeln!(out, "players: {players} ({})", seats.join(", "));
     let n = players as usize;
-    let stats = play(engine, &mut st, &mut bots, |d, asked, events, _| {
-        if let Some(line) = decision_line(engine, asked, d) {
-            out.push_str(&line);
-            out.push('\n');
-        }
-        render(engine, n, events, &mut out);
-    })?;
+    let stats = play(engine, &mut st, &mut bots, |d, asked, events, _| narrate(engine, n, asked, d, events, &mut out))?;
     let sum = summary(engine, &st, seed, bot_names, &stats);
     let _ = writeln!(out, "\nwinner: {}", sum.winner.join(", "));
     let _ = writeln!(

@@ -33,6 +33,28 @@ pub fn by_name(name: &str, seed: u64) -> Result<Box<dyn Bot>, String> {
     }
 }
 
+/// Who plays each of `players` seats, from a list naming the first ones:
+/// the last name fills the rest. `human` is allowed where `allow_human`.
+/// `flag` names the option in messages (`--bots`, `--seats`, `bots:`).
+pub fn fill_seats(names: &[String], players: u8, allow_human: bool, flag: &str) -> Result<Vec<String>, String> {
+    let Some(last) = names.last() else {
+        return Err(format!("{flag} needs at least one name"));
+    };
+    if names.len() > players as usize {
+        return Err(format!("{flag} names {} seats for {players} players", names.len()));
+    }
+    for n in names {
+        let known = BOT_NAMES.contains(&n.as_str()) || (allow_human && n == "human");
+        if !known {
+            let kinds = if allow_human { format!("human, {}", BOT_NAMES.join(", ")) } else { BOT_NAMES.join(", ") };
+            return Err(format!("{flag}: unknown player `{n}` (available: {kinds})"));
+        }
+    }
+    let mut v = names.to_vec();
+    v.resize(players as usize, last.clone());
+    Ok(v)
+}
+
 /// The decision `bots[seat]` makes for the current position (which must not
 /// be chance or terminal). For simultaneous planning, pass the seat to plan.
 pub fn decide(engine: &Engine, st: &GameState, seat: usize, bot: &mut dyn Bot) -> Decision {

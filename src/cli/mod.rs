@@ -287,22 +287,7 @@ impl GameData {
 }
 
 fn fill_bots(names: &[String], players: u8) -> Result<Vec<String>, String> {
-    if names.is_empty() {
-        return Err("--bots needs at least one bot name".into());
-    }
-    if names.len() > players as usize {
-        return Err(format!("--bots names {} bots for {players} players", names.len()));
-    }
-    for n in names {
-        if !crate::bots::BOT_NAMES.contains(&n.as_str()) {
-            return Err(format!("unknown bot `{n}` (available: {})", crate::bots::BOT_NAMES.join(", ")));
-        }
-    }
-    let mut v = names.to_vec();
-    while v.len() < players as usize {
-        v.push(names.last().unwrap().clone());
-    }
-    Ok(v)
+    crate::bots::fill_seats(names, players, false, "--bots")
 }
 
 fn run(args: RunArgs) -> Result<(), String> {

@@ -216,14 +216,11 @@ impl Repl {
         let asked = st.ask.as_ref().map(|a| a.kind.clone());
         let events = self.engine.apply(&mut st, &d).map_err(|e| e.to_string())?;
         let mut text = String::new();
-        if let Some(l) = transcript::decision_line(&self.engine, asked.as_deref(), &d) {
-            text.push_str(&l);
-            text.push('\n');
-        }
+        // Plans are secret until the reveal; the REPL says that one was made.
         if let Decision::Plan { seat, .. } = &d {
             text.push_str(&format!("  {} locks in a plan (secret until the reveal)\n", self.engine.rules.seat_name(*seat as usize)));
         }
-        transcript::render(&self.engine, st.seats(), &events, &mut text);
+        transcript::narrate(&self.engine, st.seats(), asked.as_deref(), &d, &events, &mut text);
         let lines: Vec<String> = text.lines().map(String::from).collect();
         let bots = clone_bots(&self.timeline[self.cursor].bots);
         if let Decision::Plan { seat, .. } = d {
@@ -784,7 +781,7 @@ pub fn apply_edit(engine: &Engine, st: &mut GameState, line: &str) -> Result<(),
             let (mut owner, mut armies, mut unrest, mut buildings) = (None, None, None, None);
             for (k, v) in pairs {
                 match k {
-                    "owner" => owner = Some(if v == "none" || v == "-" { None } else { Some(session::seat(engine, st, v)?) }),
+                    "owner" => owner = Some(session::owner(engine, st, v)?),
                     "armies" => armies = Some(v.parse().map_err(|_| format!("`armies={v}`: a number is expected"))?),
                     "unrest" => unrest = Some(v.parse().map_err(|_| format!("`unrest={v}`: a number is expected"))?),
                     "buildings" => buildings = Some(if v == "-" || v == "none" { Vec::new() } else { v.split(',').map(String::from).collect::<Vec<_>>() }),

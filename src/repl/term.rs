@@ -47,19 +47,8 @@ impl Default for PlayArgs {
 }
 
 fn seats(args: &PlayArgs) -> Result<Vec<String>, String> {
-    let mut v: Vec<String> = if args.seats.is_empty() { vec!["human".into(), "greedy".into()] } else { args.seats.clone() };
-    for s in &v {
-        if s != "human" && !crate::bots::BOT_NAMES.contains(&s.as_str()) {
-            return Err(format!("--seats: `{s}` is not human or a bot ({})", crate::bots::BOT_NAMES.join(", ")));
-        }
-    }
-    if v.len() > args.players as usize {
-        return Err(format!("--seats names {} seats for {} players", v.len(), args.players));
-    }
-    while v.len() < args.players as usize {
-        v.push(v.last().cloned().unwrap());
-    }
-    Ok(v)
+    let given: Vec<String> = if args.seats.is_empty() { vec!["human".into(), "greedy".into()] } else { args.seats.clone() };
+    crate::bots::fill_seats(&given, args.players, true, "--seats")
 }
 
 /// Completion and hints from the commands and the game's words.

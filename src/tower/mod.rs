@@ -84,22 +84,33 @@ pub fn validate(spec: &TowerSpec) -> Result<(), String> {
     build(spec).map(|_| ())
 }
 
+/// Gives `inside` exactly `levels` levels (a state made under another
+/// model). Every cube stays: on the top level, or, with no levels at all,
+/// in the returned pile for the caller to throw.
+fn regroup(inside: &mut Vec<Pile>, levels: usize) -> Pile {
+    if inside.len() == levels {
+        return Pile::default();
+    }
+    let mut all = Pile::default();
+    for l in inside.iter() {
+        all.add(l);
+    }
+    inside.clear();
+    inside.resize(levels, Pile::default());
+    match inside.first_mut() {
+        Some(top) => {
+            *top = all;
+            Pile::default()
+        }
+        None => all,
+    }
+}
+
 /// Throws `input` plus everything in the tray; the tray then holds what
 /// landed. Checks that no cube was created or lost, whatever the model.
 pub fn throw(model: &dyn TowerModel, inside: &mut Vec<Pile>, tray: &mut Pile, mut input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
-    if inside.len() != model.levels() {
-        // A state made under another model: its cubes stay, levels adapt.
-        let mut all = Pile::default();
-        for l in inside.iter() {
-            all.add(l);
-        }
-        inside.clear();
-        inside.resize(model.levels(), Pile::default());
-        match inside.first_mut() {
-            Some(top) => *top = all,
-            None => input.add(&all),
-        }
-    }
+    // A tower without levels drops what was inside with this throw.
+    input.add(&regroup(inside, model.levels()));
     input.add(tray);
     let mut before = input;
     for level in inside.iter() {
@@ -152,17 +163,7 @@ pub fn throw_in(model: &dyn TowerModel, st: &mut GameState, input: Pile) -> Resu
 /// what was thrown first, then from the tower's levels top down; thrown
 /// cubes that do not land stick on the top level.
 pub fn force(model: &dyn TowerModel, inside: &mut Vec<Pile>, tray: &mut Pile, mut input: Pile, want: Pile) -> Result<Pile, String> {
-    let keep = model.levels().max(1);
-    if inside.len() != keep {
-        // A state made under another model: keep every cube, on the top level.
-        let mut all = Pile::default();
-        for l in inside.iter() {
-            all.add(l);
-        }
-        inside.clear();
-        inside.resize(keep, Pile::default());
-        inside[0] = all;
-    }
+    regroup(inside, model.levels().max(1));
     input.add(tray);
     let mut work = inside.clone();
     for c in 0..=MAX_SEATS {
