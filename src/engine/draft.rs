@@ -1,9 +1,9 @@
 //! The draft of starting provinces (RULES.md, Setup 3): shuffle the
-//! province cards face down and turn up two; in turn, starting with seat 1,
-//! each player takes an open card or the top hidden card and places one of
-//! his remaining army groups (his choice) there. A taken open card is
-//! replaced from the deck; a player facing the same two open cards as at
-//! his previous pick may discard both and turn up two new ones.
+//! province cards face down and turn up `draft.open_cards` (two); in turn,
+//! starting with seat 1, each player takes an open card or the top hidden
+//! card and places one of his remaining army groups (his choice) there. A
+//! taken open card is replaced from the deck; a player facing the same open
+//! cards as at his previous pick may discard them and turn up new ones.
 
 use super::{Engine, EngineError, illegal};
 use crate::core::*;
@@ -14,7 +14,8 @@ impl Engine {
         let n = st.seats() as u8;
         let mut deck: Vec<ProvinceId> = (0..st.provinces.len() as u16).filter(|&p| st.in_play[p as usize]).collect();
         st.rng.shuffle(&mut deck);
-        let open: Vec<ProvinceId> = deck.drain(..2.min(deck.len())).collect();
+        let k = (r.draft.open_cards as usize).min(deck.len());
+        let open: Vec<ProvinceId> = deck.drain(..k).collect();
         let used = r.army_groups_used.get(&n).copied().unwrap_or(r.army_groups.len());
         let groups: Vec<u16> = r.army_groups.iter().take(used).map(|&g| g as u16).collect();
         self.note(ev, || {
@@ -55,7 +56,8 @@ impl Engine {
         if !d.deck.is_empty() {
             options.push(Choice::Deck);
         }
-        if d.deck.len() >= 2 && d.open.len() == 2 && d.faced[seat as usize].as_deref() == Some(&Self::sorted(&d.open)[..]) {
+        let k = self.rules.rules.draft.open_cards as usize;
+        if d.deck.len() >= k && d.open.len() == k && d.faced[seat as usize].as_deref() == Some(&Self::sorted(&d.open)[..]) {
             options.push(Choice::Redraw);
         }
         Legal::Choose { seat, kind: "draft_card".into(), prompt: "take an open card or the top hidden card".into(), options }
@@ -76,7 +78,7 @@ impl Engine {
         match choice {
             Choice::Redraw => {
                 let old: Vec<ProvinceId> = std::mem::take(&mut d.open);
-                d.open = d.deck.drain(..2).collect();
+                d.open = d.deck.drain(..self.rules.rules.draft.open_cards as usize).collect();
                 d.discarded.extend(old);
                 d.faced[seat as usize] = None;
                 let names: Vec<&str> = d.open.iter().map(|&p| self.rules.province_name(p as usize)).collect();

@@ -254,6 +254,9 @@ fn check_rules(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
             _ => {}
         }
     }
+    if !(1..=20).contains(&r.draft.open_cards) {
+        d.error(p, at("draft/open_cards"), format!("draft.open_cards is {}, expected 1..=20", r.draft.open_cards));
+    }
     for (i, g) in r.army_groups.iter().enumerate() {
         if *g < 1 {
             d.error(p, at(&format!("army_groups/{i}")), format!("army group of {g}, expected at least 1"));

@@ -14,6 +14,7 @@ pub struct RulesFile {
     pub starting_chests: BTreeMap<u8, i64>,
     pub army_groups: Vec<i64>,
     pub army_groups_used: BTreeMap<u8, usize>,
+    pub draft: DraftRules,
     pub components: Components,
     pub tower: TowerConfig,
     pub towers: BTreeMap<String, TowerSpec>,
@@ -44,6 +45,13 @@ pub struct PlayerRange {
 pub struct SeatRow {
     pub name: String,
     pub colour: String,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub struct DraftRules {
+    /// Province cards face up to choose from (a redraw turns up as many).
+    pub open_cards: i64,
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone)]
