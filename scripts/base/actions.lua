@@ -28,7 +28,7 @@ local function collect(seat, p, a, field, hook, what)
   if unrest > 0 and not revolt(seat, p, unrest, "collecting " .. what) then return end
   local amount = modify(hook, MAP.provinces[p][field], { seat = seat, province = p, action = a })
   if field == "tax" then game.gain(seat, amount) else game.add_rice(seat, amount) end
-  local added = game.add_unrest(p, 1)
+  local added = game.add_unrest(p, RULES.params.unrest_per_collection)
   if NARRATE then
     note("%s collects %d %s in %s%s", seat_name(seat), amount, what, pname(p),
       added > 0 and string.format(" (unrest now %d)", game.unrest(p)) or "")
@@ -55,20 +55,24 @@ shogun.action("deploy", function(seat, p, a) deploy(seat, p, a) end)
 
 -- Deploy 1, then that cube may move to an adjacent province of his own.
 shogun.action("deploy_move", function(seat, p, a)
-  if not deploy(seat, p, a) then return end
+  local n = deploy(seat, p, a)
+  if not n then return end
   local own = { game.own_targets(p, seat) }
   if #own == 0 then return end
   game.ask {
     seat = seat, kind = "deploy_move", cont = "deploy_move_to", provinces = own, pass = true,
     prompt = "move the new army on to a neighbouring province of yours, or pass",
-    data = { from = p },
+    data = { from = p, n = n },
   }
 end)
 
 shogun.continuation("deploy_move_to", function(seat, to, data)
   if to == nil then return end
-  game.move(seat, data.from, to, 1)
-  if NARRATE then note("%s moves 1 army from %s to %s", seat_name(seat), pname(data.from), pname(to)) end
+  -- The deployed cubes, and only they, may move on.
+  game.move(seat, data.from, to, data.n)
+  if NARRATE then
+    note("%s moves %d arm%s from %s to %s", seat_name(seat), data.n, data.n == 1 and "y" or "ies", pname(data.from), pname(to))
+  end
 end)
 
 local function move_count(seat, n, data)
@@ -85,7 +89,8 @@ local function move_count(seat, n, data)
 end
 
 shogun.action("move_attack", function(seat, p, a)
-  if game.armies(p) < 2 then return skip(seat, p, "needs at least 2 armies to move") end
+  local behind = RULES.params.armies_left_behind
+  if game.armies(p) <= behind then return skip(seat, p, "needs more than " .. behind .. " armies to move") end
   local targets = { game.own_targets(p, seat) }
   local guards = game.effects("can_attack", seat, a)
   for _, q in ipairs({ game.other_targets(p, seat) }) do
@@ -102,7 +107,7 @@ shogun.action("move_attack", function(seat, p, a)
 end)
 
 shogun.continuation("move_target", function(seat, to, data)
-  local most = game.armies(data.from) - 1
+  local most = game.armies(data.from) - RULES.params.armies_left_behind
   local next = { from = data.from, to = to, action = data.action }
   if most == 1 then return move_count(seat, 1, next) end
   game.ask {

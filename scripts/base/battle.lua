@@ -82,7 +82,7 @@ end
 function neutral_battle(seat, from, to, n, action)
   game.battle("neutral", to)
   local xa = extra("attacker_extra", seat, { seat = seat, province = to, source = from, action = action })
-  local k = math.max(0, math.min(modify("neutral_peasants", 1, { seat = seat, province = to, action = action }),
+  local k = math.max(0, math.min(modify("neutral_peasants", RULES.params.neutral_peasants, { seat = seat, province = to, action = action }),
     game.peasant_supply()))
   local unrest = game.unrest(to) > 0
   if NARRATE then

@@ -6,7 +6,7 @@ local function collect_first(seat, p, a, field, hook, what)
   if field == "tax" then game.gain(seat, amount) else game.add_rice(seat, amount) end
   note("%s collects %d %s in %s before the peasants rise", seat_name(seat), amount, what, pname(p))
   if unrest > 0 and not revolt(seat, p, unrest, "collecting " .. what) then return end
-  game.add_unrest(p, 1)
+  game.add_unrest(p, RULES.params.unrest_per_collection)
 end
 
 shogun.replace("action", "collect_taxes", function(seat, p, a)
