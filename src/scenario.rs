@@ -183,7 +183,12 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
         let arg: VariantArg = v.parse().map_err(|e| format!("{}: {e}", at(i, "variants")))?;
         let dir = setting.variants_dir.join(&arg.name);
         if !dir.join("variant.yaml").is_file() {
-            return Err(format!("{}: unknown variant `{}` (available: {})", at(i, "variants"), arg.name, rules::variant::available(setting.variants_dir).join(", ")));
+            return Err(format!(
+                "{}: unknown variant `{}` (available: {})",
+                at(i, "variants"),
+                arg.name,
+                rules::variant::available(setting.variants_dir).join(", ")
+            ));
         }
         variants.push((dir, arg));
     }
@@ -291,7 +296,8 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
                 check(&format!("{name} unrest"), prov.unrest.to_string(), u.to_string());
             }
             if let Some(b) = &e.buildings {
-                let mut got: Vec<String> = engine.rules.rules.components.buildings.iter().enumerate().filter(|(k, _)| prov.has(*k)).map(|(_, b)| b.id.clone()).collect();
+                let mut got: Vec<String> =
+                    engine.rules.rules.components.buildings.iter().enumerate().filter(|(k, _)| prov.has(*k)).map(|(_, b)| b.id.clone()).collect();
                 let mut want = b.clone();
                 got.sort();
                 want.sort();
@@ -315,20 +321,23 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
             }
         }
         if let Some(w) = &e.winner {
-            let won: Vec<String> = engine.standings(&st).iter().filter(|(_, r)| *r == 1).map(|(s, _)| engine.rules.seat_name(*s as usize).to_string()).collect();
+            let won: Vec<String> =
+                engine.standings(&st).iter().filter(|(_, r)| *r == 1).map(|(s, _)| engine.rules.seat_name(*s as usize).to_string()).collect();
             check("winner", won.join(","), w.clone());
         }
-        if let Some(t) = &e.transcript_contains {
-            if !log.contains(t.as_str()) {
-                report.failures.push(format!("{here}: the transcript does not contain {t:?}"));
-            }
+        if let Some(t) = &e.transcript_contains
+            && !log.contains(t.as_str())
+        {
+            report.failures.push(format!("{here}: the transcript does not contain {t:?}"));
         }
         if let Some(golden) = &e.transcript {
             let gpath = path.parent().unwrap_or(Path::new(".")).join(golden);
             let text = format!("# {}\n# ruleset: {}\n{log}", sc.description.trim(), engine.rules.ruleset_name());
             match std::fs::read_to_string(&gpath) {
                 Ok(old) if old == text => {}
-                Ok(old) if !update => report.failures.push(format!("{here}: transcript differs from {}:\n{}", gpath.display(), first_difference(&old, &text, 3))),
+                Ok(old) if !update => {
+                    report.failures.push(format!("{here}: transcript differs from {}:\n{}", gpath.display(), first_difference(&old, &text, 3)))
+                }
                 Err(_) if !update => report.failures.push(format!("{here}: golden transcript {} is missing (run with --update to write it)", gpath.display())),
                 _ => {
                     std::fs::write(&gpath, &text).map_err(|e| format!("{here}: cannot write {}: {e}", gpath.display()))?;

@@ -10,10 +10,11 @@ use crate::engine::{Engine, EngineError};
 /// A seat by name (`A`) or number (`1`).
 pub fn seat(engine: &Engine, st: &GameState, text: &str) -> Result<usize, String> {
     let t = text.trim();
-    if let Ok(n) = t.parse::<usize>() {
-        if n >= 1 && n <= st.seats() {
-            return Ok(n - 1);
-        }
+    if let Ok(n) = t.parse::<usize>()
+        && n >= 1
+        && n <= st.seats()
+    {
+        return Ok(n - 1);
     }
     for s in 0..st.seats() {
         if engine.rules.seat_name(s).eq_ignore_ascii_case(t) || engine.rules.rules.seats[s].colour.eq_ignore_ascii_case(t) {
@@ -99,9 +100,10 @@ pub fn set_province(
     if let Some(list) = buildings {
         mask = 0;
         for b in list {
-            let k = engine.rules.building_index(b).ok_or_else(|| {
-                format!("no building kind `{b}` (kinds: {})", kinds.iter().map(|k| k.id.as_str()).collect::<Vec<_>>().join(", "))
-            })?;
+            let k = engine
+                .rules
+                .building_index(b)
+                .ok_or_else(|| format!("no building kind `{b}` (kinds: {})", kinds.iter().map(|k| k.id.as_str()).collect::<Vec<_>>().join(", ")))?;
             mask |= 1 << k;
         }
     }
@@ -126,14 +128,13 @@ pub fn set_province(
     }
     next.provinces[p].buildings = mask;
     // The province card: a planned action on a lost card is void.
-    if cur.owner != next.provinces[p].owner {
-        if let Some(o) = cur.owner {
-            if let Some(plan) = &mut next.players[o as usize].plan {
-                for slot in plan.slots.iter_mut() {
-                    if *slot == Some(Card::Province(p as u16)) {
-                        *slot = None;
-                    }
-                }
+    if cur.owner != next.provinces[p].owner
+        && let Some(o) = cur.owner
+        && let Some(plan) = &mut next.players[o as usize].plan
+    {
+        for slot in plan.slots.iter_mut() {
+            if *slot == Some(Card::Province(p as u16)) {
+                *slot = None;
             }
         }
     }
@@ -186,7 +187,9 @@ pub fn stage_action(
     if st.provinces[p].owner != Some(s as u8) {
         return Err(err(format!("{} does not hold {}", engine.rules.seat_name(s), engine.rules.province_name(p))));
     }
-    if st.ask.is_some() || matches!(st.phase, Phase::Setup | Phase::Draft | Phase::Preload | Phase::GameOver | Phase::Actions { .. } | Phase::Winter | Phase::Score) {
+    if st.ask.is_some()
+        || matches!(st.phase, Phase::Setup | Phase::Draft | Phase::Preload | Phase::GameOver | Phase::Actions { .. } | Phase::Winter | Phase::Score)
+    {
         return Err(err("an action can be staged only between decisions of a round (after setup, before the game ends)".into()));
     }
     let event = match event {

@@ -72,7 +72,11 @@ fn a_changed_lua_rule_changes_the_game() {
 fn bad_map_data_is_reported_with_locations() {
     let (pack, map) = copy_data("badmap");
     edit(&map, "borders: [Wakasa, Omi, Mino, Hida, Kaga]", "borders: [Wakasa, Omii, Mino, Hida, Kaga]");
-    edit(&map, "{name: Noto, region: brown, tax: 5, rice: 2, spaces: 2, borders: [Etchu, Kaga]", "{name: Noto, region: brown, tax: 5, rice: 2, spaces: 4, borders: [Etchu]");
+    edit(
+        &map,
+        "{name: Noto, region: brown, tax: 5, rice: 2, spaces: 2, borders: [Etchu, Kaga]",
+        "{name: Noto, region: brown, tax: 5, rice: 2, spaces: 4, borders: [Etchu]",
+    );
     edit(&map, "  3: [Izumo,", "  3: [Izumoo,");
     let msg = load_errors(&pack, &map);
     let lines: Vec<&str> = msg.lines().collect();
@@ -135,7 +139,11 @@ fn lua_syntax_errors_name_file_and_line() {
 #[test]
 fn a_script_error_leaves_the_state_untouched() {
     let (pack, map) = copy_data("boom");
-    edit(&pack.join("actions.lua"), "local function collect(seat, p, a, field, hook, what)\n", "local function collect(seat, p, a, field, hook, what)\n  game.gain(seat, 100)\n  error(\"boom in collect\")\n");
+    edit(
+        &pack.join("actions.lua"),
+        "local function collect(seat, p, a, field, hook, what)\n",
+        "local function collect(seat, p, a, field, hook, what)\n  game.gain(seat, 100)\n  error(\"boom in collect\")\n",
+    );
     let engine = engine_from(&pack, &map);
     let mut st = started(&engine, 4, 1);
     // Set up the action by hand, then resume: the error must undo everything.
@@ -171,7 +179,18 @@ fn scripts_are_sandboxed() {
     let engine = engine();
     let st = started(&engine, 4, 1);
     let rt = engine.runtime();
-    for code in ["return io", "return os", "return package", "return debug", "return require", "return load", "return dofile", "return math.random", "return string.dump", "return collectgarbage"] {
+    for code in [
+        "return io",
+        "return os",
+        "return package",
+        "return debug",
+        "return require",
+        "return load",
+        "return dofile",
+        "return math.random",
+        "return string.dump",
+        "return collectgarbage",
+    ] {
         let r = rt.eval_readonly(&st, code);
         assert!(matches!(r.as_deref(), Ok("nil")) || r.is_err(), "{code} -> {r:?}");
     }

@@ -17,7 +17,16 @@ fn the_moon_map_has_its_regions_exclusions_and_assumed_sea_routes() {
     assert_eq!(map.provinces.len(), 45);
     let region = |name: &str| map.regions[map.provinces[map.province(name).unwrap()].region].clone();
     // The eight provinces that change region on the Moon side.
-    for (p, r) in [("Hitachi", "yellow"), ("Shinano", "red"), ("Mimasaka", "red"), ("Sanuki", "green"), ("Echizen", "brown"), ("Owari", "purple"), ("Wakasa", "brown"), ("Kai", "red")] {
+    for (p, r) in [
+        ("Hitachi", "yellow"),
+        ("Shinano", "red"),
+        ("Mimasaka", "red"),
+        ("Sanuki", "green"),
+        ("Echizen", "brown"),
+        ("Owari", "purple"),
+        ("Wakasa", "brown"),
+        ("Kai", "red"),
+    ] {
         assert_eq!(region(p), r, "{p}");
     }
     let out: Vec<&str> = map.out_of_play[&3].iter().map(|&p| map.provinces[p].name.as_str()).collect();

@@ -145,7 +145,10 @@ fn lua_is_read_only_and_errors_change_nothing() {
     r.exec("next").unwrap();
     let before = r.state().clone();
     assert_eq!(r.exec("lua game.chests(1)").unwrap(), before.players[0].chests.to_string());
-    assert_eq!(r.exec("lua local n = 0 for p = 1, #MAP.provinces do n = n + game.armies(p) end return n").unwrap(), before.provinces.iter().map(|p| u32::from(p.armies)).sum::<u32>().to_string());
+    assert_eq!(
+        r.exec("lua local n = 0 for p = 1, #MAP.provinces do n = n + game.armies(p) end return n").unwrap(),
+        before.provinces.iter().map(|p| u32::from(p.armies)).sum::<u32>().to_string()
+    );
     // A whole plan written at once, then locked in.
     let mut q = repl_with(None, &["human", "greedy", "greedy", "greedy"], 2);
     for c in ["next", "next", "next"] {

@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use shogun_lab::bots;
 use shogun_lab::core::*;
-use shogun_lab::engine::{check_invariants, Engine};
+use shogun_lab::engine::{Engine, check_invariants};
 use shogun_lab::transcript::make_bots;
 
 fn check_everything(engine: &Engine, st: &GameState) {
@@ -45,9 +45,10 @@ fn check_views(st: &GameState) {
         let v = st.view(Some(seat));
         for (s, p) in v.players.iter().enumerate() {
             if s != seat
-                && let Some(plan) = &p.plan {
-                    assert!(plan.slots.iter().all(|c| c.is_none()) && plan.bid.is_none(), "seat {seat} sees seat {s}'s plan");
-                }
+                && let Some(plan) = &p.plan
+            {
+                assert!(plan.slots.iter().all(|c| c.is_none()) && plan.bid.is_none(), "seat {seat} sees seat {s}'s plan");
+            }
         }
         assert_eq!(v.players[seat].plan, st.players[seat].plan);
     }

@@ -110,7 +110,18 @@ fn bad_tower_parameters_are_refused() {
 fn odds_under_passthrough_are_certain() {
     let engine = engine();
     engine.runtime().set_tower("passthrough").unwrap();
-    let q = odds::OddsQuery { attack: 4, defend: 3, peasants: 0, unrest: false, castle: false, preload: None, preload_cubes: 7, preload_peasants: 10, trials: 200, seed: 1 };
+    let q = odds::OddsQuery {
+        attack: 4,
+        defend: 3,
+        peasants: 0,
+        unrest: false,
+        castle: false,
+        preload: None,
+        preload_cubes: 7,
+        preload_peasants: 10,
+        trials: 200,
+        seed: 1,
+    };
     let rt = engine.runtime();
     let o = odds::odds(engine.tower().as_ref(), &q, |k, a, d, p, u| rt.battle_outcome(k, a, d, p, u).map_err(|e| e.to_string())).unwrap();
     assert_eq!(o.attacker_wins.p, 1.0);

@@ -95,7 +95,11 @@ fn overlays_set_add_and_remove() {
 
 #[test]
 fn an_overlay_naming_a_missing_key_is_an_error_with_file_and_line() {
-    let dir = temp_variant("typo", "name: typo\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - set: {path: winter.rice_per_provinc, value: 2}\n", None);
+    let dir = temp_variant(
+        "typo",
+        "name: typo\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - set: {path: winter.rice_per_provinc, value: 2}\n",
+        None,
+    );
     let err = load(&[(dir.clone(), arg("typo"))]).unwrap_err();
     assert!(err.contains("variant.yaml:7:") && err.contains("no key `rice_per_provinc`"), "{err}");
     // An unknown option, and a value out of range.
@@ -106,8 +110,16 @@ fn an_overlay_naming_a_missing_key_is_an_error_with_file_and_line() {
 
 #[test]
 fn composition_applies_in_order() {
-    let a = temp_variant("first", "name: first\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - set: {path: starting_chests.4, value: 20}\n", None);
-    let b = temp_variant("second", "name: second\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - set: {path: starting_chests.4, value: 30}\n", None);
+    let a = temp_variant(
+        "first",
+        "name: first\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - set: {path: starting_chests.4, value: 20}\n",
+        None,
+    );
+    let b = temp_variant(
+        "second",
+        "name: second\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - set: {path: starting_chests.4, value: 30}\n",
+        None,
+    );
     let ab = load(&[(a.clone(), arg("first")), (b.clone(), arg("second"))]).unwrap();
     let ba = load(&[(b, arg("second")), (a, arg("first"))]).unwrap();
     assert_eq!(ab.rules.starting_chests[&4], 30);
@@ -199,7 +211,8 @@ fn scenario_tests_pass_and_fail() {
     assert!(out.contains("0 passed, 1 failed"), "{out}");
     // A golden transcript: missing, written with --update, then compared.
     std::fs::remove_file(dir.join("tests/wrong.yaml")).unwrap();
-    std::fs::write(dir.join("tests/golden.yaml"), "description: pinned\nplayers: 3\nseed: 2\nsteps:\n  - play: round\nexpect:\n  - transcript: golden.txt\n").unwrap();
+    std::fs::write(dir.join("tests/golden.yaml"), "description: pinned\nplayers: 3\nseed: 2\nsteps:\n  - play: round\nexpect:\n  - transcript: golden.txt\n")
+        .unwrap();
     let (ok, out) = shogun(&["test", dir.to_str().unwrap()]);
     assert!(!ok && out.contains("missing"), "{out}");
     let (ok, out) = shogun(&["test", "--update", dir.to_str().unwrap()]);

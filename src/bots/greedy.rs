@@ -1,4 +1,4 @@
-use super::{action_kind, ActionKind, Bot};
+use super::{ActionKind, Bot, action_kind};
 use crate::core::*;
 use crate::engine::Engine;
 
@@ -121,7 +121,13 @@ impl Bot for Greedy {
             }
             pick(&mut slots, &mut used, a, p);
         }
-        let bid = if me.chests >= 10 { Some(Card::Chest(2)) } else if me.chests >= 5 { Some(Card::Chest(1)) } else { Some(Card::Chest(0)) };
+        let bid = if me.chests >= 10 {
+            Some(Card::Chest(2))
+        } else if me.chests >= 5 {
+            Some(Card::Chest(1))
+        } else {
+            Some(Card::Chest(0))
+        };
         let bid = bid.filter(|c| matches!(c, Card::Chest(v) if engine.rules.rules.components.chest_cards.contains(&i64::from(*v))));
         Plan { slots, bid }
     }

@@ -1,4 +1,4 @@
-use super::{action_kind, feasible, Bot};
+use super::{Bot, action_kind, feasible};
 use crate::core::*;
 use crate::engine::Engine;
 

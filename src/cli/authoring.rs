@@ -150,7 +150,12 @@ pub fn diff(args: DiffArgs) -> Result<(), String> {
     println!("outcome:");
     println!("  {:<8} {:>18} {:>18}", "", "first", "second");
     for (x, y) in sa.seats.iter().zip(sb.seats.iter()) {
-        println!("  {:<8} {:>18} {:>18}", x.seat, format!("{} pts, {} ch, #{}", x.points, x.chests, x.rank), format!("{} pts, {} ch, #{}", y.points, y.chests, y.rank));
+        println!(
+            "  {:<8} {:>18} {:>18}",
+            x.seat,
+            format!("{} pts, {} ch, #{}", x.points, x.chests, x.rank),
+            format!("{} pts, {} ch, #{}", y.points, y.chests, y.rank)
+        );
     }
     println!("  {:<8} {:>18} {:>18}", "winner", sa.winner.join(","), sb.winner.join(","));
     println!("  {:<8} {:>18} {:>18}", "battles", sa.stats.battles, sb.stats.battles);

@@ -28,7 +28,15 @@ pub fn run_bench(engine: &Engine, games: u64, players: u8, bots: &[String], firs
     run_bench_with(engine, games, players, engine.default_setup(players), bots, first_seed, progress)
 }
 
-pub fn run_bench_with(engine: &Engine, games: u64, players: u8, setup: crate::core::SetupMode, bots: &[String], first_seed: u64, progress: bool) -> Result<BenchReport, String> {
+pub fn run_bench_with(
+    engine: &Engine,
+    games: u64,
+    players: u8,
+    setup: crate::core::SetupMode,
+    bots: &[String],
+    first_seed: u64,
+    progress: bool,
+) -> Result<BenchReport, String> {
     let narrating = engine.runtime().narrating();
     engine.runtime().set_narration(false);
     let start = Instant::now();

@@ -33,10 +33,14 @@ pub struct Cli {
 pub enum Command {
     /// Open the REPL on a game: step through it, play any seat, undo, save,
     /// reload the rules, ask what if. `shogun` alone does this with defaults.
-    #[command(after_help = "Examples:\n  shogun                                   # Sun, 4 players, seat 1 human, others greedy\n  shogun play --map moon --players 3 --seats human,human,random\n  shogun play --seed 7 --variant hard-winter < session.txt   # script mode")]
+    #[command(
+        after_help = "Examples:\n  shogun                                   # Sun, 4 players, seat 1 human, others greedy\n  shogun play --map moon --players 3 --seats human,human,random\n  shogun play --seed 7 --variant hard-winter < session.txt   # script mode"
+    )]
     Play(crate::repl::PlayArgs),
     /// Play one full game with bots and print its transcript or summary.
-    #[command(after_help = "Examples:\n  shogun run --seed 7 --transcript -\n  shogun run --players 5 --bots random --json\n  shogun run --players 3 --seed 2 --transcript game.txt")]
+    #[command(
+        after_help = "Examples:\n  shogun run --seed 7 --transcript -\n  shogun run --players 5 --bots random --json\n  shogun run --players 3 --seed 2 --transcript game.txt"
+    )]
     Run(RunArgs),
     /// Measure games per second, bytes per state and per Lua VM.
     #[command(after_help = "Example:\n  shogun bench --games 2000 --players 4 --bots random")]
@@ -44,16 +48,22 @@ pub enum Command {
     /// Cube towers: battle odds, odds tables, fitting a model to real throws.
     Tower(tower::TowerArgs),
     /// Run scenario files (tests/*.yaml of packs and variants).
-    #[command(after_help = "Examples:\n  shogun test                          # every shipped variant and the base pack\n  shogun test variants/hard-winter\n  shogun test variants/my-rule --update   # rewrite golden transcripts")]
+    #[command(
+        after_help = "Examples:\n  shogun test                          # every shipped variant and the base pack\n  shogun test variants/hard-winter\n  shogun test variants/my-rule --update   # rewrite golden transcripts"
+    )]
     Test(authoring::TestArgs),
     /// Check maps, rules packs and variants; every problem with its location.
-    #[command(after_help = "Examples:\n  shogun check                      # everything shipped\n  shogun check maps/moon.yaml variants/hard-winter\n  shogun check my-pack/")]
+    #[command(
+        after_help = "Examples:\n  shogun check                      # everything shipped\n  shogun check maps/moon.yaml variants/hard-winter\n  shogun check my-pack/"
+    )]
     Check(CheckArgs),
     /// Print a map: provinces by region, values, neighbours, exclusions.
     #[command(after_help = "Examples:\n  shogun map --map moon\n  shogun map --map sun --players 3")]
     Map(MapArgs),
     /// Play one seeded game under two rulesets and show where they part.
-    #[command(after_help = "Examples:\n  shogun diff --seed 7 --variant ro-events --against\n  shogun diff --seed 3 --variant hard-winter:loss=4 --against --variant hard-winter")]
+    #[command(
+        after_help = "Examples:\n  shogun diff --seed 7 --variant ro-events --against\n  shogun diff --seed 3 --variant hard-winter:loss=4 --against --variant hard-winter"
+    )]
     Diff(authoring::DiffArgs),
 }
 
@@ -194,7 +204,11 @@ fn map_view(args: MapArgs) -> Result<(), String> {
             println!("  {:<13} {:>3} {:>4} {:>6}  {}{mark}", pr.name, pr.tax, pr.rice, pr.spaces, ns.join(", "));
         }
     }
-    let excl: Vec<String> = m.out_of_play.iter().map(|(n, ps)| format!("{n} players: {}", ps.iter().map(|&p| m.provinces[p].name.as_str()).collect::<Vec<_>>().join(", "))).collect();
+    let excl: Vec<String> = m
+        .out_of_play
+        .iter()
+        .map(|(n, ps)| format!("{n} players: {}", ps.iter().map(|&p| m.provinces[p].name.as_str()).collect::<Vec<_>>().join(", ")))
+        .collect();
     if !excl.is_empty() {
         println!("\nout of play with {}", excl.join("; "));
     }
@@ -246,11 +260,7 @@ impl GameData {
             let dir = if arg.name.contains('/') { PathBuf::from(&arg.name) } else { root.join(&arg.name) };
             if !dir.join("variant.yaml").is_file() {
                 let known = rules::variant::available(&root);
-                return Err(format!(
-                    "unknown variant `{}` (available: {})",
-                    arg.name,
-                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
-                ));
+                return Err(format!("unknown variant `{}` (available: {})", arg.name, if known.is_empty() { "none".to_string() } else { known.join(", ") }));
             }
             out.push((dir, arg));
         }
@@ -273,11 +283,11 @@ impl GameData {
             return Err(format!("no map `{}` (looked for {}); known maps: {}", self.map, map.display(), known.join(", ")));
         }
         let rules = rules::load_with(&self.rules_dir(), &map, &self.variant_dirs()?).map_err(|d| d.to_string())?;
-        if let Some(t) = &self.tower {
-            if !rules.rules.towers.contains_key(t) {
-                let known: Vec<&str> = rules.rules.towers.keys().map(|s| s.as_str()).collect();
-                return Err(format!("--tower: unknown tower `{t}` (known: {})", known.join(", ")));
-            }
+        if let Some(t) = &self.tower
+            && !rules.rules.towers.contains_key(t)
+        {
+            let known: Vec<&str> = rules.rules.towers.keys().map(|s| s.as_str()).collect();
+            return Err(format!("--tower: unknown tower `{t}` (known: {})", known.join(", ")));
         }
         if let Some(notice) = rules.map.assumption_notice() {
             eprintln!("{notice}");

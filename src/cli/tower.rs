@@ -19,7 +19,9 @@ pub struct TowerArgs {
 #[derive(Subcommand, Debug)]
 pub enum TowerCommand {
     /// Chances of one battle under a tower model.
-    #[command(after_help = "Examples:\n  shogun tower odds --model two-level --attack 4 --defend 3\n  shogun tower odds --model thirds --attack 5 --defend 0 --peasants 1 --preload 4 --json")]
+    #[command(
+        after_help = "Examples:\n  shogun tower odds --model two-level --attack 4 --defend 3\n  shogun tower odds --model thirds --attack 5 --defend 0 --peasants 1 --preload 4 --json"
+    )]
     Odds(OddsArgs),
     /// Attacker-win chances for 1..10 attackers against 1..10 defenders.
     #[command(after_help = "Example:\n  shogun tower table --model two-level --svg two-level.svg")]
@@ -141,10 +143,10 @@ pub fn command(args: TowerArgs) -> Result<(), String> {
             if a.trials == 0 {
                 return Err("--trials must be at least 1".into());
             }
-            if let Some(n) = a.preload {
-                if n < 2 || n as usize > crate::core::MAX_SEATS {
-                    return Err(format!("--preload takes a player count 2..={}", crate::core::MAX_SEATS));
-                }
+            if let Some(n) = a.preload
+                && (n < 2 || n as usize > crate::core::MAX_SEATS)
+            {
+                return Err(format!("--preload takes a player count 2..={}", crate::core::MAX_SEATS));
             }
             let engine = engine_with(&a.data, a.model.as_deref())?;
             let q = query(&engine, &a);
@@ -166,7 +168,8 @@ pub fn command(args: TowerArgs) -> Result<(), String> {
             for (name, e) in [("attacker wins", &o.attacker_wins), ("tie", &o.ties), ("defender wins", &o.defender_wins)] {
                 println!("  {name:<14} {}  (95%: {} – {})", pct(e.p), pct(e.low).trim(), pct(e.high).trim());
             }
-            let dist = |v: &[f64]| v.iter().enumerate().filter(|(_, p)| **p > 0.0).map(|(n, p)| format!("{n}:{}", pct(*p).trim())).collect::<Vec<_>>().join("  ");
+            let dist =
+                |v: &[f64]| v.iter().enumerate().filter(|(_, p)| **p > 0.0).map(|(n, p)| format!("{n}:{}", pct(*p).trim())).collect::<Vec<_>>().join("  ");
             println!("  attacker keeps (share of all trials): {}", dist(&o.attacker_survivors));
             println!("  defender keeps (share of all trials): {}", dist(&o.defender_survivors));
             println!("  cubes left stuck in the tower afterwards: attacker {:.2}, defender {:.2} (mean)", o.attacker_stuck_mean, o.defender_stuck_mean);

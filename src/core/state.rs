@@ -167,9 +167,14 @@ pub enum Phase {
     /// Chance: draw the event, reveal the bids, rank the bidders.
     Reveal,
     /// Seats choose a turn-order space, in bid order.
-    ChooseSpace { idx: u8 },
+    ChooseSpace {
+        idx: u8,
+    },
     /// Action card `card` (position in the row) for the `turn`-th seat.
-    Actions { card: u8, turn: u8 },
+    Actions {
+        card: u8,
+        turn: u8,
+    },
     /// Chance: winter supply and the draw of revolting provinces.
     Winter,
     /// Scoring and the end of the year.
@@ -260,9 +265,10 @@ impl GameState {
         let mut v = self.clone();
         for (s, p) in v.players.iter_mut().enumerate() {
             if Some(s) != seat
-                && let Some(plan) = &mut p.plan {
-                    *plan = Plan { slots: vec![None; plan.slots.len()], bid: None };
-                }
+                && let Some(plan) = &mut p.plan
+            {
+                *plan = Plan { slots: vec![None; plan.slots.len()], bid: None };
+            }
         }
         let hidden = v.action_row.len().saturating_sub(v.actions_revealed as usize);
         let mut rest: Vec<u8> = v.action_row.split_off(v.actions_revealed as usize);
@@ -275,9 +281,10 @@ impl GameState {
         }
         v.rng = GameRng::seeded(0);
         if let Some(ask) = &v.ask
-            && Some(ask.seat as usize) != seat {
-                v.ask = Some(Ask { data: serde_json::Value::Null, ..ask.clone() });
-            }
+            && Some(ask.seat as usize) != seat
+        {
+            v.ask = Some(Ask { data: serde_json::Value::Null, ..ask.clone() });
+        }
         v
     }
 }
@@ -299,8 +306,15 @@ pub enum Legal {
     None,
     Chance,
     /// Any valid plan for one of these seats (see `Engine::check_plan`).
-    Plan { seats: Vec<Seat> },
-    Choose { seat: Seat, kind: String, prompt: String, options: Vec<Choice> },
+    Plan {
+        seats: Vec<Seat>,
+    },
+    Choose {
+        seat: Seat,
+        kind: String,
+        prompt: String,
+        options: Vec<Choice>,
+    },
 }
 
 /// The only way the game moves.
@@ -347,6 +361,10 @@ impl GameState {
             + self.special_row.capacity() * 2
             + self.choose_order.capacity()
             + self.turn_order.capacity()
-            + self.ask.as_ref().map(|a| size_of::<Ask>() + a.options.capacity() * size_of::<Choice>() + a.prompt.capacity() + a.kind.capacity() + a.cont.capacity()).unwrap_or(0)
+            + self
+                .ask
+                .as_ref()
+                .map(|a| size_of::<Ask>() + a.options.capacity() * size_of::<Choice>() + a.prompt.capacity() + a.kind.capacity() + a.cont.capacity())
+                .unwrap_or(0)
     }
 }

@@ -147,18 +147,26 @@ impl Engine {
         st.phase = Phase::Preload;
         for s in 0..st.seats() {
             let names: Vec<String> = st.provinces_of(s).map(|p| format!("{} {}", self.rules.province_name(p), st.provinces[p].armies)).collect();
-            self.note(ev, || format!("{} ({}) starts with {} war chests in {}", self.rules.seat_name(s), self.rules.rules.seats[s].colour, st.players[s].chests, names.join(", ")));
+            self.note(ev, || {
+                format!(
+                    "{} ({}) starts with {} war chests in {}",
+                    self.rules.seat_name(s),
+                    self.rules.rules.seats[s].colour,
+                    st.players[s].chests,
+                    names.join(", ")
+                )
+            });
         }
     }
 
     /// Makes forced draft moves (a single group size left); true if it did.
     pub(super) fn draft_auto(&self, st: &mut GameState, ev: &mut Vec<Event>) -> Result<bool, EngineError> {
         let Some(d) = &st.draft else { return Ok(false) };
-        if let (Some(_), Legal::Choose { seat, options, .. }) = (d.card, self.draft_legal(st)) {
-            if options.len() == 1 {
-                self.draft_choose(st, ev, seat, options[0])?;
-                return Ok(true);
-            }
+        if let (Some(_), Legal::Choose { seat, options, .. }) = (d.card, self.draft_legal(st))
+            && options.len() == 1
+        {
+            self.draft_choose(st, ev, seat, options[0])?;
+            return Ok(true);
         }
         Ok(false)
     }

@@ -171,9 +171,7 @@ impl Engine {
     }
 
     fn free_spaces(&self, st: &GameState) -> Vec<u8> {
-        (0..st.special_row.len() as u8)
-            .filter(|&k| st.special_row[k as usize].is_some() && !st.players.iter().any(|p| p.space == Some(k)))
-            .collect()
+        (0..st.special_row.len() as u8).filter(|&k| st.special_row[k as usize].is_some() && !st.players.iter().any(|p| p.space == Some(k))).collect()
     }
 
     /// The cards a seat may put on its player board now.
@@ -220,9 +218,10 @@ impl Engine {
             }
         }
         if let Some(Card::Chest(v)) = plan.bid
-            && i64::from(v) > st.players[seat].chests {
-                return illegal(format!("{} bids {v} but holds {} war chests", self.rules.seat_name(seat), st.players[seat].chests));
-            }
+            && i64::from(v) > st.players[seat].chests
+        {
+            return illegal(format!("{} bids {v} but holds {} war chests", self.rules.seat_name(seat), st.players[seat].chests));
+        }
         Ok(())
     }
 
@@ -372,14 +371,21 @@ impl Engine {
                     p.space = None;
                 }
                 ev.push(Event::Heading(format!("Year {}, {}", st.year + 1, r.calendar.seasons[st.season as usize])));
-                let open: Vec<&str> = st.action_row[..st.actions_revealed as usize].iter().map(|&a| self.rules.cards.actions[a as usize].name.as_str()).collect();
-                self.note(ev, || format!(
-                    "action cards: {}{}",
-                    open.join(", "),
-                    if st.actions_revealed as usize == n { String::new() } else { format!(", then {} face down", n - st.actions_revealed as usize) }
-                ));
-                let sp: Vec<String> =
-                    st.special_row.iter().enumerate().map(|(i, s)| format!("{}: {}", i + 1, s.map(|s| self.rules.cards.specials[s as usize].name.as_str()).unwrap_or("-"))).collect();
+                let open: Vec<&str> =
+                    st.action_row[..st.actions_revealed as usize].iter().map(|&a| self.rules.cards.actions[a as usize].name.as_str()).collect();
+                self.note(ev, || {
+                    format!(
+                        "action cards: {}{}",
+                        open.join(", "),
+                        if st.actions_revealed as usize == n { String::new() } else { format!(", then {} face down", n - st.actions_revealed as usize) }
+                    )
+                });
+                let sp: Vec<String> = st
+                    .special_row
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| format!("{}: {}", i + 1, s.map(|s| self.rules.cards.specials[s as usize].name.as_str()).unwrap_or("-")))
+                    .collect();
                 self.note(ev, || format!("specials: {}", sp.join("; ")));
                 st.phase = Phase::Planning;
             }
@@ -415,7 +421,9 @@ impl Engine {
                 st.provinces[p] = ProvinceState { owner: Some(s as u8), armies: a, unrest: 0, buildings: 0 };
                 names.push(format!("{} {a}", self.rules.province_name(p)));
             }
-            self.note(ev, || format!("{} ({}) starts with {} war chests in {}", self.rules.seat_name(s), r.seats[s].colour, st.players[s].chests, names.join(", ")));
+            self.note(ev, || {
+                format!("{} ({}) starts with {} war chests in {}", self.rules.seat_name(s), r.seats[s].colour, st.players[s].chests, names.join(", "))
+            });
         }
         Ok(())
     }
@@ -466,11 +474,7 @@ impl Engine {
                     parts.push(format!("{} {}", self.rules.cards.actions[a].id, self.rules.province_name(*p as usize)));
                 }
             }
-            self.note(ev, || format!(
-                "{} plans: {}",
-                self.rules.seat_name(s),
-                if parts.is_empty() { "nothing".to_string() } else { parts.join(", ") }
-            ));
+            self.note(ev, || format!("{} plans: {}", self.rules.seat_name(s), if parts.is_empty() { "nothing".to_string() } else { parts.join(", ") }));
         }
         let province_rank = self.rules.rules.bidding.province_bid_rank;
         let mut keyed: Vec<(f64, Seat)> = Vec::new();

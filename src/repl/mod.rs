@@ -112,7 +112,12 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     ("end", "end", "play on to the end of the game", "end"),
     ("options", "options", "the legal decisions for the seat to act, numbered (choose with the number)", "options"),
     ("choose", "choose ANSWER", "answer the question: a province, a number, pass, deck, redraw, space N (or type the option's number alone)", "choose Kozuke"),
-    ("plan", "plan [show|auto|clear|done] | plan ACTION PROVINCE|- | plan bid VALUE|PROVINCE|- | plan ACTION:PROVINCE... bid:VALUE", "edit the secret plan of the human seat to plan (one space, or all at once), then lock it in with `plan done`", "plan taxes Settsu"),
+    (
+        "plan",
+        "plan [show|auto|clear|done] | plan ACTION PROVINCE|- | plan bid VALUE|PROVINCE|- | plan ACTION:PROVINCE... bid:VALUE",
+        "edit the secret plan of the human seat to plan (one space, or all at once), then lock it in with `plan done`",
+        "plan taxes Settsu",
+    ),
     ("board", "board [region]", "provinces by region: owner, armies, unrest, buildings", "board red"),
     ("province", "province NAME", "one province in detail", "province Settsu"),
     ("player", "player [SEAT]", "a player's supply, chests, rice, points, provinces (and plan, if you may see it)", "player B"),
@@ -130,7 +135,12 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     ("load", "load FILE", "load a saved game and replay it", "load game.yaml"),
     ("reload", "reload", "re-read the rules (YAML and Lua) from disk and replay the log under them", "reload"),
     ("lua", "lua CODE", "evaluate Lua against a read-only view of the game", "lua return game.chests(1)"),
-    ("set", "set PROVINCE key=value... | set SEAT key=value...", "what if: edit the position (owner, armies, unrest, buildings; chests, rice, points)", "set Settsu owner=B armies=3 unrest=1"),
+    (
+        "set",
+        "set PROVINCE key=value... | set SEAT key=value...",
+        "what if: edit the position (owner, armies, unrest, buildings; chests, rice, points)",
+        "set Settsu owner=B armies=3 unrest=1",
+    ),
     ("force", "force SEAT=n... [peasants=n]", "what if: force the next tower result", "force A=3 B=1 peasants=1"),
     ("quit", "quit", "leave", "quit"),
 ];
@@ -281,7 +291,10 @@ impl Repl {
                 if humans.is_empty() {
                     String::new()
                 } else {
-                    format!("{} to plan: `plan ACTION PROVINCE` for each action, `plan bid ...`, then `plan done` (`plan auto` proposes one)", humans.join(", "))
+                    format!(
+                        "{} to plan: `plan ACTION PROVINCE` for each action, `plan bid ...`, then `plan done` (`plan auto` proposes one)",
+                        humans.join(", ")
+                    )
                 }
             }
         }
@@ -447,13 +460,23 @@ impl Repl {
 
     fn status(&self) -> String {
         let st = self.state();
-        let mut s = format!("{}map {}, {} players, seed {}, rules {}\n", self.prompt().trim_end_matches("> "), self.engine.rules.map.name, st.seats(), self.config.seed, self.engine.rules.ruleset_name());
+        let mut s = format!(
+            "{}map {}, {} players, seed {}, rules {}\n",
+            self.prompt().trim_end_matches("> "),
+            self.engine.rules.map.name,
+            st.seats(),
+            self.config.seed,
+            self.engine.rules.ruleset_name()
+        );
         let seats: Vec<String> = self.config.seats.iter().enumerate().map(|(i, b)| format!("{} {b}", self.engine.rules.seat_name(i))).collect();
         s.push_str(&format!("seats: {}\n", seats.join(", ")));
-        s.push_str(&format!("viewing as: {}\n", match self.viewer {
-            Viewer::God => "god (everything)".to_string(),
-            Viewer::Seat(x) => self.engine.rules.seat_name(x).to_string(),
-        }));
+        s.push_str(&format!(
+            "viewing as: {}\n",
+            match self.viewer {
+                Viewer::God => "god (everything)".to_string(),
+                Viewer::Seat(x) => self.engine.rules.seat_name(x).to_string(),
+            }
+        ));
         s.push_str(&format!("entries: {} (undo/redo move along them)", self.cursor));
         let w = self.waiting();
         if !w.is_empty() {
@@ -514,10 +537,10 @@ impl Repl {
             return Err("nobody plans now".into());
         };
         let humans: Vec<usize> = seats.iter().map(|&s| s as usize).filter(|&s| self.is_human(s)).collect();
-        if let Viewer::Seat(v) = self.viewer {
-            if humans.contains(&v) {
-                return Ok(v);
-            }
+        if let Viewer::Seat(v) = self.viewer
+            && humans.contains(&v)
+        {
+            return Ok(v);
         }
         humans.first().copied().ok_or_else(|| "no human seat plans now (`step` lets the bots plan)".into())
     }
@@ -558,10 +581,10 @@ impl Repl {
                     unreachable!("a plan line reads as a plan")
                 };
                 for card in plan.slots.iter().chain(std::iter::once(&plan.bid)).flatten() {
-                    if let Card::Province(p) = card {
-                        if self.state().provinces[*p as usize].owner != Some(s as u8) {
-                            return Err(format!("{name} does not hold {}", self.engine.rules.province_name(*p as usize)));
-                        }
+                    if let Card::Province(p) = card
+                        && self.state().provinces[*p as usize].owner != Some(s as u8)
+                    {
+                        return Err(format!("{name} does not hold {}", self.engine.rules.province_name(*p as usize)));
                     }
                 }
                 self.drafts[s] = Some(plan);
@@ -572,10 +595,10 @@ impl Repl {
                     format!("no action `{action}`{} (actions: {})", crate::rules::map::suggest(action, ids.iter()), ids.join(", "))
                 })?;
                 let c = if *v == "-" { None } else { Some(session::card(&self.engine, v)?) };
-                if let Some(Card::Province(p)) = c {
-                    if self.state().provinces[p as usize].owner != Some(s as u8) {
-                        return Err(format!("{name} does not hold {}", self.engine.rules.province_name(p as usize)));
-                    }
+                if let Some(Card::Province(p)) = c
+                    && self.state().provinces[p as usize].owner != Some(s as u8)
+                {
+                    return Err(format!("{name} does not hold {}", self.engine.rules.province_name(p as usize)));
                 }
                 let draft = self.drafts[s].as_mut().unwrap();
                 // A card can lie on one space only: move it.
@@ -591,7 +614,11 @@ impl Repl {
                 }
                 draft.slots[a] = c;
             }
-            _ => return Err("usage: plan [show|auto|clear|done] | plan ACTION PROVINCE|- | plan bid VALUE|PROVINCE|- | plan ACTION:PROVINCE... bid:VALUE".into()),
+            _ => {
+                return Err(
+                    "usage: plan [show|auto|clear|done] | plan ACTION PROVINCE|- | plan bid VALUE|PROVINCE|- | plan ACTION:PROVINCE... bid:VALUE".into()
+                );
+            }
         }
         let draft = self.drafts[s].as_ref().unwrap();
         Ok(format!("{name}'s plan (not locked in): {}", views::plan_text(&self.engine, draft)))
@@ -686,7 +713,11 @@ impl Repl {
                 if let Some(k) = diverged {
                     s.push_str(&format!("\nthe replay diverged at entry {} (the position after it differs from the recorded one)", k + 1));
                 }
-                s.push_str(&format!("\nentry {} is no longer legal: `{what}`: {msg}\nreplayed {i} of {} entries; the game stands after entry {i}", i + 1, entries.len()));
+                s.push_str(&format!(
+                    "\nentry {} is no longer legal: `{what}`: {msg}\nreplayed {i} of {} entries; the game stands after entry {i}",
+                    i + 1,
+                    entries.len()
+                ));
                 return s;
             }
             if diverged.is_none() && session::fingerprint(self.state()) != *check {

@@ -103,7 +103,14 @@ fn history_file() -> Option<PathBuf> {
 
 fn banner(repl: &Repl) -> String {
     let e = repl.engine();
-    let humans: Vec<String> = repl.config.seats.iter().enumerate().filter(|(_, s)| *s == "human").map(|(i, _)| format!("{} ({})", e.rules.seat_name(i), e.rules.rules.seats[i].colour)).collect();
+    let humans: Vec<String> = repl
+        .config
+        .seats
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| *s == "human")
+        .map(|(i, _)| format!("{} ({})", e.rules.seat_name(i), e.rules.rules.seats[i].colour))
+        .collect();
     format!(
         "shogun-lab — {} players on the {} map, seed {}, rules {}\nyou play {}. `help` lists the commands; `next` moves the game on.",
         repl.config.players,
@@ -122,11 +129,7 @@ fn unfinished(repl: &Repl, line: &str) -> bool {
 pub fn run(args: PlayArgs) -> Result<(), String> {
     let config = Config { seats: seats(&args)?, data: args.data.clone(), players: args.players, seed: args.seed };
     let mut repl = Repl::new(config)?;
-    if std::io::stdin().is_terminal() {
-        interactive(&mut repl)
-    } else {
-        script(&mut repl, args.keep_going)
-    }
+    if std::io::stdin().is_terminal() { interactive(&mut repl) } else { script(&mut repl, args.keep_going) }
 }
 
 fn script(repl: &mut Repl, keep_going: bool) -> Result<(), String> {
@@ -211,10 +214,10 @@ fn interactive(repl: &mut Repl) -> Result<(), String> {
             Ok(_) => {}
             Err(e) => println!("{red}error:{reset} {e}"),
         }
-        if line.trim_start().starts_with("reload") || line.trim_start().starts_with("load") {
-            if let Some(h) = ed.helper_mut() {
-                h.words = repl.words();
-            }
+        if (line.trim_start().starts_with("reload") || line.trim_start().starts_with("load"))
+            && let Some(h) = ed.helper_mut()
+        {
+            h.words = repl.words();
         }
         if repl.done {
             break;

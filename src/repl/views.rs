@@ -20,7 +20,9 @@ fn buildings(engine: &Engine, p: &ProvinceState) -> String {
 pub fn board(engine: &Engine, st: &GameState, region: Option<&str>) -> Result<String, String> {
     let m = &engine.rules.map;
     let regions: Vec<usize> = match region {
-        Some(r) => vec![m.regions.iter().position(|x| x.eq_ignore_ascii_case(r)).ok_or_else(|| format!("no region `{r}` (regions: {})", m.regions.join(", ")))?],
+        Some(r) => {
+            vec![m.regions.iter().position(|x| x.eq_ignore_ascii_case(r)).ok_or_else(|| format!("no region `{r}` (regions: {})", m.regions.join(", ")))?]
+        }
         None => (0..m.regions.len()).collect(),
     };
     let mut out = String::new();

@@ -85,12 +85,7 @@ impl Map {
             return None;
         }
         let pairs: Vec<String> = self.assumed_sea_routes.iter().map(|&(a, b)| format!("{}-{}", self.provinces[a].name, self.provinces[b].name)).collect();
-        Some(format!(
-            "notice: map `{}` assumes {} sea route(s) not known from a source ({}); see its provenance",
-            self.name,
-            pairs.len(),
-            pairs.join(", ")
-        ))
+        Some(format!("notice: map `{}` assumes {} sea route(s) not known from a source ({}); see its provenance", self.name, pairs.len(), pairs.join(", ")))
     }
 
     pub fn adjacent(&self, a: usize, b: usize) -> bool {
@@ -142,7 +137,11 @@ impl Map {
             let region = match regions.get(p.region.as_str()) {
                 Some(r) => *r,
                 None => {
-                    diags.error(path, pos.of(&at("region")), format!("province `{}`: unknown region `{}` (regions: {})", p.name, p.region, m.regions.join(", ")));
+                    diags.error(
+                        path,
+                        pos.of(&at("region")),
+                        format!("province `{}`: unknown region `{}` (regions: {})", p.name, p.region, m.regions.join(", ")),
+                    );
                     0
                 }
             };
@@ -188,7 +187,10 @@ impl Map {
                     diags.error(
                         path,
                         pos.of(&format!("provinces/{i}/borders/{j}")),
-                        format!("`{}` lists `{}` in borders, but `{}` does not list `{}` back (borders must be two-sided)", p.name, other.name, other.name, p.name),
+                        format!(
+                            "`{}` lists `{}` in borders, but `{}` does not list `{}` back (borders must be two-sided)",
+                            p.name, other.name, other.name, p.name
+                        ),
                     );
                 }
             }

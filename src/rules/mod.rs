@@ -123,7 +123,9 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
     let mut loaded = Vec::new();
     let mut variant_lua = Vec::new();
     if !variants.is_empty() {
-        let (Some(mut rv), Some(mut cv), Some(mut mv)) = (value_of(&rules_path, &rt, &mut diags), value_of(&cards_path, &ct, &mut diags), value_of(map_path, &mt, &mut diags)) else {
+        let (Some(mut rv), Some(mut cv), Some(mut mv)) =
+            (value_of(&rules_path, &rt, &mut diags), value_of(&cards_path, &ct, &mut diags), value_of(map_path, &mt, &mut diags))
+        else {
             return Err(diags);
         };
         for (dir, arg) in variants {
@@ -133,11 +135,17 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
                 continue;
             }
             if vf.value.extends != rules.value.name {
-                diags.error(&vf.path, vf.pos.of("extends"), format!("variant `{}` extends `{}`, but the rules pack is `{}`", lv.name, vf.value.extends, rules.value.name));
+                diags.error(
+                    &vf.path,
+                    vf.pos.of("extends"),
+                    format!("variant `{}` extends `{}`, but the rules pack is `{}`", lv.name, vf.value.extends, rules.value.name),
+                );
                 continue;
             }
             let before = diags.0.len();
-            for (doc, ops, key) in [(&mut rv, &vf.value.overlay.rules, "rules"), (&mut cv, &vf.value.overlay.cards, "cards"), (&mut mv, &vf.value.overlay.map, "map")] {
+            for (doc, ops, key) in
+                [(&mut rv, &vf.value.overlay.rules, "rules"), (&mut cv, &vf.value.overlay.cards, "cards"), (&mut mv, &vf.value.overlay.map, "map")]
+            {
                 for (i, op) in ops.iter().enumerate() {
                     if let Err(msg) = variant::apply(doc, op, &lv.options) {
                         diags.error(&vf.path, vf.pos.of(&format!("overlay/{key}/{i}")), format!("overlay on {key}: {msg}"));
@@ -173,7 +181,9 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
             for (i, name) in vf.value.lua.iter().enumerate() {
                 let path = dir.join(name);
                 match std::fs::read_to_string(&path) {
-                    Ok(source) => variant_lua.push(LuaSource { name: path.display().to_string(), path, source, pack: lv.name.clone(), overrides: lv.overrides.clone() }),
+                    Ok(source) => {
+                        variant_lua.push(LuaSource { name: path.display().to_string(), path, source, pack: lv.name.clone(), overrides: lv.overrides.clone() })
+                    }
                     Err(e) => diags.error(&vf.path, vf.pos.of(&format!("lua/{i}")), format!("cannot read Lua file `{}`: {e}", path.display())),
                 }
             }
@@ -263,11 +273,9 @@ fn check_rules(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
         }
     }
     let c = &r.components;
-    for (key, v, lo, hi) in [
-        ("cubes_per_player", c.cubes_per_player, 1, 10_000),
-        ("peasants", c.peasants, 0, 10_000),
-        ("unrest_markers", c.unrest_markers, 0, 10_000),
-    ] {
+    for (key, v, lo, hi) in
+        [("cubes_per_player", c.cubes_per_player, 1, 10_000), ("peasants", c.peasants, 0, 10_000), ("unrest_markers", c.unrest_markers, 0, 10_000)]
+    {
         if v < lo || v > hi {
             d.error(p, at(&format!("components/{key}")), format!("components.{key} is {v}, expected {lo}..={hi}"));
         }
@@ -319,7 +327,11 @@ fn check_rules(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
         d.error(
             p,
             at("calendar/events_per_year"),
-            format!("calendar.events_per_year is {}, expected at least one per action round plus one for winter ({})", cal.events_per_year, cal.seasons.len() + 1),
+            format!(
+                "calendar.events_per_year is {}, expected at least one per action round plus one for winter ({})",
+                cal.events_per_year,
+                cal.seasons.len() + 1
+            ),
         );
     }
     if cal.open_action_cards < 0 {
@@ -370,11 +382,19 @@ fn check_cards(f: &yaml::YamlFile<CardsFile>, r: &RulesFile, d: &mut Diagnostics
         d.error(p, at("actions"), "no action cards");
     }
     if r.calendar.open_action_cards as usize > c.actions.len() {
-        d.error(p, at("actions"), format!("calendar.open_action_cards is {}, but there are only {} action cards", r.calendar.open_action_cards, c.actions.len()));
+        d.error(
+            p,
+            at("actions"),
+            format!("calendar.open_action_cards is {}, but there are only {} action cards", r.calendar.open_action_cards, c.actions.len()),
+        );
     }
     let need = (r.calendar.years * r.calendar.events_per_year).max(0) as usize;
     if c.events.len() < need {
-        d.error(p, at("events"), format!("{} event cards, but {} years of {} events need {need}", c.events.len(), r.calendar.years, r.calendar.events_per_year));
+        d.error(
+            p,
+            at("events"),
+            format!("{} event cards, but {} years of {} events need {need}", c.events.len(), r.calendar.years, r.calendar.events_per_year),
+        );
     }
     if c.specials.len() < r.players.max as usize {
         d.error(p, at("specials"), format!("{} special cards, but up to {} players each take one", c.specials.len(), r.players.max));
@@ -419,12 +439,7 @@ fn check_presets(map: &Map, f: &yaml::YamlFile<map::MapFile>, r: &RulesFile, d: 
                 d.error(
                     &f.path,
                     f.pos.of(&format!("presets/{n}/{s}")),
-                    format!(
-                        "{n}-player preset, seat {}: armies {:?} do not match the army groups used with {n} players {:?}",
-                        s + 1,
-                        got,
-                        want
-                    ),
+                    format!("{n}-player preset, seat {}: armies {:?} do not match the army groups used with {n} players {:?}", s + 1, got, want),
                 );
             }
         }

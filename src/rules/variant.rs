@@ -173,7 +173,9 @@ pub fn fmt_num(v: f64) -> String {
 /// The variants found under `dir` (folders with a variant.yaml), sorted.
 pub fn available(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
-        .map(|d| d.filter_map(|e| e.ok()).filter(|e| e.path().join("variant.yaml").is_file()).filter_map(|e| e.file_name().to_str().map(String::from)).collect())
+        .map(|d| {
+            d.filter_map(|e| e.ok()).filter(|e| e.path().join("variant.yaml").is_file()).filter_map(|e| e.file_name().to_str().map(String::from)).collect()
+        })
         .unwrap_or_default();
     v.sort();
     v

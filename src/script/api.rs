@@ -86,13 +86,14 @@ fn change_owner(sh: &Shared, st: &mut GameState, p: usize, to: Option<u8>) {
         return;
     }
     if let Some(f) = from
-        && let Some(plan) = &mut st.players[f as usize].plan {
-            for slot in plan.slots.iter_mut() {
-                if *slot == Some(Card::Province(p as u16)) {
-                    *slot = None;
-                }
+        && let Some(plan) = &mut st.players[f as usize].plan
+    {
+        for slot in plan.slots.iter_mut() {
+            if *slot == Some(Card::Province(p as u16)) {
+                *slot = None;
             }
         }
+    }
     st.provinces[p].owner = to;
     sh.event(Event::OwnerChange { province: p as u16, from, to });
 }
@@ -286,9 +287,11 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         let mut counts = vec![0i64; st.seats()];
         for (i, p) in st.provinces.iter().enumerate() {
             if let Some(o) = p.owner
-                && p.has(k) && sh.rules.map.provinces[i].region == r {
-                    counts[o as usize] += 1;
-                }
+                && p.has(k)
+                && sh.rules.map.provinces[i].region == r
+            {
+                counts[o as usize] += 1;
+            }
         }
         Ok(many(counts))
     })?;

@@ -455,14 +455,14 @@ impl Runtime {
         let (actions_t, conts, modifiers, phase_t, hooks) = (get("actions"), get("continuations"), get("modifiers"), get("handlers"), get("hooks"));
         let towers_t = get("towers");
         for (name, spec) in &rules.rules.towers {
-            if let Some(script) = &spec.script {
-                if !matches!(towers_t.get::<Value>(script.as_str()), Ok(Value::Function(_))) {
-                    diags.error(
-                        &rules.rules_path,
-                        rules.rules_pos.of(&format!("towers/{name}/script")),
-                        format!("tower `{name}`: no Lua tower `{script}` is registered (shogun.tower)"),
-                    );
-                }
+            if let Some(script) = &spec.script
+                && !matches!(towers_t.get::<Value>(script.as_str()), Ok(Value::Function(_)))
+            {
+                diags.error(
+                    &rules.rules_path,
+                    rules.rules_pos.of(&format!("towers/{name}/script")),
+                    format!("tower `{name}`: no Lua tower `{script}` is registered (shogun.tower)"),
+                );
             }
         }
         let cards_file = &rules.cards_path;
@@ -505,10 +505,18 @@ impl Runtime {
         }
         for (j, e) in rules.rules.effects.iter().enumerate() {
             if !matches!(modifiers.get::<Value>(e.modifier.as_str()), Ok(Value::Function(_))) {
-                diags.error(&rules.rules_path, rules.rules_pos.of(&format!("effects/{j}/modifier")), format!("no Lua modifier `{}` is registered (shogun.modifier)", e.modifier));
+                diags.error(
+                    &rules.rules_path,
+                    rules.rules_pos.of(&format!("effects/{j}/modifier")),
+                    format!("no Lua modifier `{}` is registered (shogun.modifier)", e.modifier),
+                );
             }
             if !matches!(hooks.get::<Value>(e.hook.as_str()), Ok(Value::Boolean(true))) {
-                diags.error(&rules.rules_path, rules.rules_pos.of(&format!("effects/{j}/hook")), format!("unknown hook `{}` (declare it with shogun.hooks)", e.hook));
+                diags.error(
+                    &rules.rules_path,
+                    rules.rules_pos.of(&format!("effects/{j}/hook")),
+                    format!("unknown hook `{}` (declare it with shogun.hooks)", e.hook),
+                );
             }
         }
         let mut phase = |key: &str, name: &str| -> Option<Function> {
@@ -547,7 +555,15 @@ impl Runtime {
         unused(&actions_t, &|n| cards.actions.iter().any(|a| a.handler == n), "action", &mut warnings);
         unused(
             &modifiers,
-            &|n| cards.events.iter().flat_map(|e| &e.effects).chain(cards.specials.iter().flat_map(|c| &c.effects)).chain(rules.rules.effects.iter()).any(|e| e.modifier == n),
+            &|n| {
+                cards
+                    .events
+                    .iter()
+                    .flat_map(|e| &e.effects)
+                    .chain(cards.specials.iter().flat_map(|c| &c.effects))
+                    .chain(rules.rules.effects.iter())
+                    .any(|e| e.modifier == n)
+            },
             "modifier",
             &mut warnings,
         );
@@ -673,7 +689,12 @@ impl Runtime {
         let f = match self.handlers.continuations.get(&ask.cont) {
             Some(f) => f,
             None => {
-                return Err(ScriptError { file: String::new(), line: 0, message: format!("no continuation `{}` is registered", ask.cont), traceback: String::new() });
+                return Err(ScriptError {
+                    file: String::new(),
+                    line: 0,
+                    message: format!("no continuation `{}` is registered", ask.cont),
+                    traceback: String::new(),
+                });
             }
         };
         let choice = match choice {
@@ -704,10 +725,7 @@ impl Runtime {
                 Err(_) => {}
             }
         }
-        matches!(
-            self.lua.load(code).set_name("=eval").set_mode(ChunkMode::Text).into_function(),
-            Err(mlua::Error::SyntaxError { incomplete_input: true, .. })
-        )
+        matches!(self.lua.load(code).set_name("=eval").set_mode(ChunkMode::Text).into_function(), Err(mlua::Error::SyntaxError { incomplete_input: true, .. }))
     }
 
     /// Evaluates a Lua chunk against a read-only view of `state` and returns
@@ -771,4 +789,3 @@ fn sandbox(limits: Limits) -> mlua::Result<Lua> {
     lua.gc_set_mode(mlua::state::GcMode::Generational(mlua::state::GcGenParams::default().minor_multiplier(50)));
     Ok(lua)
 }
-

@@ -25,7 +25,12 @@ impl Levels {
         if per_cube != 0.0 && per_cube != 1.0 {
             return Err(format!("tower model `levels`: loosen_per_cube is {per_cube}, expected 0 (per throw) or 1 (per passing cube)"));
         }
-        Ok(Levels { levels: levels as usize, pass: probability("levels", "pass", pass)?, loosen: probability("levels", "loosen", loosen)?, per_cube: per_cube == 1.0 })
+        Ok(Levels {
+            levels: levels as usize,
+            pass: probability("levels", "pass", pass)?,
+            loosen: probability("levels", "loosen", loosen)?,
+            per_cube: per_cube == 1.0,
+        })
     }
 }
 

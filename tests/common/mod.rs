@@ -66,7 +66,15 @@ pub fn started(engine: &Engine, players: u8, seed: u64) -> GameState {
 /// Puts the state at the point where `seat` performs `action` in
 /// `province` (held by `seat`), with the given event and special in force,
 /// and runs it. Returns the events.
-pub fn perform(engine: &Engine, st: &mut GameState, seat: usize, action_id: &str, province_name: &str, event: Option<&str>, special: Option<&str>) -> Vec<Event> {
+pub fn perform(
+    engine: &Engine,
+    st: &mut GameState,
+    seat: usize,
+    action_id: &str,
+    province_name: &str,
+    event: Option<&str>,
+    special: Option<&str>,
+) -> Vec<Event> {
     let a = action(engine, action_id);
     let p = province(engine, province_name);
     assert_eq!(st.provinces[p].owner, Some(seat as u8), "{province_name} must be held by the seat");
