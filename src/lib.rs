@@ -7,11 +7,11 @@ pub mod check;
 pub mod cli;
 pub mod core;
 pub mod engine;
+pub mod play;
 pub mod repl;
 pub mod rules;
 pub mod scenario;
 pub mod script;
-pub mod session;
 pub mod tower;
 pub mod transcript;
 

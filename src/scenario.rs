@@ -13,9 +13,8 @@ use serde::Deserialize;
 
 use crate::core::*;
 use crate::engine::Engine;
+use crate::play::{Edit, Game, Layout, Notation, NotationError, Until};
 use crate::rules::{self, VariantArg};
-use crate::session::{self, Until};
-use crate::transcript;
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -159,7 +158,7 @@ pub struct Report {
 pub struct Setting<'a> {
     pub pack_dir: &'a Path,
     pub map_path: &'a Path,
-    pub variants_dir: &'a Path,
+    pub layout: &'a Layout,
 }
 
 /// Runs one scenario file. `own` is the variant the file belongs to.
@@ -180,34 +179,16 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
         variants.push((dir.to_path_buf(), VariantArg { name, options: sc.options.iter().map(|(k, v)| (k.clone(), *v)).collect() }));
     }
     for (i, v) in sc.variants.iter().enumerate() {
-        let arg: VariantArg = v.parse().map_err(|e| format!("{}: {e}", at(i, "variants")))?;
-        let dir = setting.variants_dir.join(&arg.name);
-        if !dir.join("variant.yaml").is_file() {
-            return Err(format!(
-                "{}: unknown variant `{}` (available: {})",
-                at(i, "variants"),
-                arg.name,
-                rules::variant::available(setting.variants_dir).join(", ")
-            ));
-        }
-        variants.push((dir, arg));
+        variants.extend(setting.layout.variants(std::slice::from_ref(v), &at(i, "variants"))?);
     }
     let rules = rules::load_with(setting.pack_dir, setting.map_path, &variants).map_err(|d| d.to_string())?;
     let engine = Engine::with_options(rules, sc.tower.as_deref(), Default::default()).map_err(|d| d.to_string())?;
     let setup = match sc.setup.as_deref() {
         None => engine.default_setup(sc.players),
-        Some("preset") => SetupMode::Preset,
-        Some("draft") => SetupMode::Draft,
-        Some(other) => return Err(format!("{}: setup `{other}`, expected preset or draft", path.display())),
+        Some(s) => s.parse::<SetupMode>().map_err(|e| format!("{}: setup: {e}", path.display()))?,
     };
-    let mut st = engine.new_game_with(sc.players, sc.seed, setup).map_err(|e| format!("{}: {e}", path.display()))?;
     let names = crate::bots::fill_seats(&sc.bots, sc.players, false, &format!("{}: bots", path.display()))?;
-    let mut bots: Vec<Option<Box<dyn crate::bots::Bot>>> = transcript::make_bots(&names, sc.seed)?.into_iter().map(Some).collect();
-    let mut log = String::new();
-    let seats = sc.players as usize;
-    let record = |log: &mut String, before: &GameState, d: &Decision, ev: &[Event]| {
-        transcript::narrate(&engine, seats, before.ask.as_ref().map(|a| a.kind.as_str()), d, ev, log);
-    };
+    let mut game = Game::new(engine, sc.players, sc.seed, setup, &names).map_err(|e| format!("{}: {e}", path.display()))?;
     for (i, step) in sc.steps.iter().enumerate() {
         let here = at(i, "steps");
         let keys = [step.chance.is_some(), step.play.is_some(), step.set.is_some(), step.force.is_some(), step.perform.is_some(), step.choose.is_some()];
@@ -215,62 +196,30 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
             return Err(format!("{here}: each step is exactly one of chance, play, set, force, perform, choose"));
         }
         let fail = |m: String| format!("{here}: {m}");
-        if let Some(n) = step.chance {
-            for _ in 0..n {
-                if engine.actor(&st) != Actor::Chance {
-                    return Err(fail(format!("chance is not to act now ({:?})", engine.actor(&st))));
+        if let Some(k) = step.chance {
+            for _ in 0..k {
+                if game.engine.actor(game.state()) != Actor::Chance {
+                    return Err(fail(format!("chance is not to act now ({:?})", game.engine.actor(game.state()))));
                 }
-                let before = st.clone();
-                let ev = engine.apply(&mut st, &Decision::Chance).map_err(|e| fail(e.to_string()))?;
-                record(&mut log, &before, &Decision::Chance, &ev);
+                game.decide(Decision::Chance).map_err(|e| fail(e.to_string()))?;
             }
         } else if let Some(until) = &step.play {
-            let u = match until.as_str() {
-                "step" => Until::Steps(1),
-                "phase" => Until::Phase,
-                "round" => Until::Round,
-                "winter" => Until::Winter,
-                "end" => Until::End,
-                other => return Err(fail(format!("play: `{other}`, expected step, phase, round, winter or end"))),
-            };
-            session::play_until(&engine, &mut st, u, &mut bots, |b, d, ev| record(&mut log, b, d, ev)).map_err(|e| fail(e.to_string()))?;
-        } else if let Some(set) = &step.set {
-            match (&set.province, &set.seat) {
-                (Some(p), None) => {
-                    let p = session::province(&engine, p).map_err(fail)?;
-                    let owner = match &set.owner {
-                        Some(o) => Some(session::owner(&engine, &st, o).map_err(fail)?),
-                        None => None,
-                    };
-                    session::set_province(&engine, &mut st, p, owner, set.armies, set.unrest, set.buildings.as_deref()).map_err(fail)?;
-                }
-                (None, Some(s)) => {
-                    let s = session::seat(&engine, &st, s).map_err(fail)?;
-                    session::set_seat(&mut st, s, set.chests, set.rice, set.points).map_err(fail)?;
-                }
-                _ => return Err(fail("set: name either a province or a seat".into())),
-            }
-        } else if let Some(f) = &step.force {
-            let mut pile = Pile::default();
-            for (k, n) in f {
-                if k == "peasants" {
-                    pile.peasants = *n;
-                } else {
-                    pile.seats[session::seat(&engine, &st, k).map_err(fail)?] = *n;
-                }
-            }
-            session::force(&mut st, pile);
-        } else if let Some(p) = &step.perform {
-            let s = session::seat(&engine, &st, &p.seat).map_err(fail)?;
-            let prov = session::province(&engine, &p.province).map_err(fail)?;
-            let ev = session::stage_action(&engine, &mut st, s, &p.action, prov, p.event.as_deref(), p.special.as_deref()).map_err(|e| fail(e.to_string()))?;
-            transcript::render(&engine, seats, &ev, &mut log);
+            let u: Until = until.parse().map_err(|e: crate::play::NotationError| fail(format!("play: {e}")))?;
+            game.advance(u).map_err(|e| fail(e.to_string()))?;
         } else if let Some(c) = &step.choose {
-            let d = session::choice(&engine, &st, c).map_err(fail)?;
-            let before = st.clone();
-            let ev = engine.apply(&mut st, &d).map_err(|e| fail(e.to_string()))?;
-            record(&mut log, &before, &d, &ev);
+            let d = game.notation().answer(game.state(), c).map_err(|e| fail(e.to_string()))?;
+            game.decide(d).map_err(|e| fail(e.to_string()))?;
+        } else {
+            let edit = step_edit(&game.notation(), step).map_err(|e| fail(e.to_string()))?;
+            game.edit(edit).map_err(|e| fail(e.to_string()))?;
         }
+    }
+    let engine = &game.engine;
+    let st = game.state();
+    let n = game.notation();
+    let mut log = game.lines().into_iter().skip(1).collect::<Vec<_>>().join("\n");
+    if !log.is_empty() {
+        log.push('\n');
     }
     let mut report = Report::default();
     for (i, e) in sc.expect.iter().enumerate() {
@@ -281,11 +230,11 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
             }
         };
         if let Some(p) = &e.province {
-            let p = session::province(&engine, p).map_err(|m| format!("{here}: {m}"))?;
+            let p = n.province(p).map_err(|m| format!("{here}: {m}"))?;
             let prov = st.provinces[p];
             let name = engine.rules.province_name(p).to_string();
             if let Some(o) = &e.owner {
-                let want = session::owner(&engine, &st, o).map_err(|m| format!("{here}: {m}"))?;
+                let want = n.owner(o).map_err(|m| format!("{here}: {m}"))?;
                 let label = |x: Option<usize>| x.map(|s| engine.rules.seat_name(s).to_string()).unwrap_or_else(|| "none".into());
                 check(&format!("{name} owner"), label(prov.owner.map(|o| o as usize)), label(want));
             }
@@ -305,7 +254,7 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
             }
         }
         if let Some(s) = &e.seat {
-            let s = session::seat(&engine, &st, s).map_err(|m| format!("{here}: {m}"))?;
+            let s = n.seat(s).map_err(|m| format!("{here}: {m}"))?;
             let p = &st.players[s];
             let name = engine.rules.seat_name(s).to_string();
             for (what, got, want) in [
@@ -321,8 +270,7 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
             }
         }
         if let Some(w) = &e.winner {
-            let won: Vec<String> =
-                engine.standings(&st).iter().filter(|(_, r)| *r == 1).map(|(s, _)| engine.rules.seat_name(*s as usize).to_string()).collect();
+            let won: Vec<String> = engine.standings(st).iter().filter(|(_, r)| *r == 1).map(|(s, _)| engine.rules.seat_name(*s as usize).to_string()).collect();
             check("winner", won.join(","), w.clone());
         }
         if let Some(t) = &e.transcript_contains
@@ -366,4 +314,40 @@ pub fn first_difference(old: &str, new: &str, context: usize) -> String {
     }
     out.push_str(&format!("  (first difference at line {}; {} lines before, {} after)", i + 1, a.len(), b.len()));
     out
+}
+
+/// A scenario step other than chance, play and choose, as the edit it is.
+fn step_edit(n: &Notation, step: &Step) -> Result<Edit, NotationError> {
+    if let Some(set) = &step.set {
+        return match (&set.province, &set.seat) {
+            (Some(p), None) => Ok(Edit::Province {
+                province: n.province(p)?,
+                owner: set.owner.as_deref().map(|o| n.owner(o)).transpose()?,
+                armies: set.armies,
+                unrest: set.unrest,
+                buildings: set.buildings.as_ref().map(|b| b.iter().map(|k| n.building(k)).collect::<Result<_, _>>()).transpose()?,
+            }),
+            (None, Some(s)) => Ok(Edit::Seat { seat: n.seat(s)?, chests: set.chests, rice: set.rice, points: set.points }),
+            _ => Err(crate::play::notation::syntax("set", "either a province or a seat")),
+        };
+    }
+    if let Some(f) = &step.force {
+        let mut pile = Pile::default();
+        for (k, c) in f {
+            if k == "peasants" {
+                pile.peasants = *c;
+            } else {
+                pile.seats[n.seat(k)?] = *c;
+            }
+        }
+        return Ok(Edit::Force(pile));
+    }
+    let p = step.perform.as_ref().expect("the step kinds are checked before");
+    Ok(Edit::Perform {
+        seat: n.seat(&p.seat)?,
+        action: n.action(&p.action)?,
+        province: n.province(&p.province)?,
+        event: p.event.as_deref().map(|e| n.event(e)).transpose()?,
+        special: p.special.as_deref().map(|k| n.special(k)).transpose()?,
+    })
 }

@@ -1,11 +1,10 @@
-//! Human-readable transcripts and machine-readable summaries of games, and
-//! the loop that plays a game with bots.
+//! Human-readable transcripts (the narration of decisions and events) and
+//! machine-readable summaries of games. Games are played by `play`.
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::bots::{self, Bot};
 use crate::core::*;
 use crate::engine::{Engine, EngineError};
 
@@ -133,44 +132,6 @@ pub fn summary(engine: &Engine, st: &GameState, seed: u64, bot_names: &[String],
     }
 }
 
-/// Bot seeds derive from the game seed and the seat, so a game is fixed by
-/// (rules, seed, bots).
-pub fn bot_seed(seed: u64, seat: usize) -> u64 {
-    seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(seat as u64 + 1)
-}
-
-pub fn make_bots(names: &[String], seed: u64) -> Result<Vec<Box<dyn Bot>>, String> {
-    names.iter().enumerate().map(|(s, n)| bots::by_name(n, bot_seed(seed, s))).collect()
-}
-
-/// Plays a game to the end with `bots` (one per seat). `observe` sees each
-/// decision, the kind of script question it answered (if any), the events
-/// it caused and the state after it.
-pub fn play(
-    engine: &Engine,
-    st: &mut GameState,
-    bots: &mut [Box<dyn Bot>],
-    mut observe: impl FnMut(&Decision, Option<&str>, &[Event], &GameState),
-) -> Result<Stats, EngineError> {
-    let mut stats = Stats::default();
-    loop {
-        let d = match engine.actor(st) {
-            Actor::Terminal => return Ok(stats),
-            Actor::Chance => Decision::Chance,
-            Actor::Seat(s) => bots::decide(engine, st, s as usize, bots[s as usize].as_mut()),
-            Actor::Simultaneous(seats) => {
-                let s = seats[0] as usize;
-                bots::decide(engine, st, s, bots[s].as_mut())
-            }
-        };
-        let asked = st.ask.as_ref().map(|a| a.kind.clone());
-        let events = engine.apply(st, &d)?;
-        stats.decisions += 1;
-        stats.record(&events);
-        observe(&d, asked.as_deref(), &events, st);
-    }
-}
-
 /// Plays one game (the map's default setup) and returns its transcript and summary.
 pub fn transcript(engine: &Engine, players: u8, seed: u64, bot_names: &[String]) -> Result<(String, Summary), EngineError> {
     transcript_with(engine, players, seed, engine.default_setup(players), bot_names)
@@ -178,20 +139,23 @@ pub fn transcript(engine: &Engine, players: u8, seed: u64, bot_names: &[String])
 
 /// Plays one game with the given setup and returns its transcript and summary.
 pub fn transcript_with(engine: &Engine, players: u8, seed: u64, setup: SetupMode, bot_names: &[String]) -> Result<(String, Summary), EngineError> {
-    let mut st = engine.new_game_with(players, seed, setup)?;
-    let mut bots = make_bots(bot_names, seed).map_err(EngineError::Setup)?;
     let mut out = String::new();
     let _ = writeln!(out, "# shogun-lab transcript");
     let _ = writeln!(out, "ruleset: {}", engine.rules.ruleset_name());
     let _ = writeln!(out, "map: {}", engine.rules.map.name);
     if setup != engine.default_setup(players) || setup == SetupMode::Draft {
-        let _ = writeln!(out, "setup: {}", if setup == SetupMode::Draft { "draft" } else { "preset" });
+        let _ = writeln!(out, "setup: {setup}");
     }
     let _ = writeln!(out, "seed: {seed}");
     let seats: Vec<String> = bot_names.iter().enumerate().map(|(s, b)| format!("{} {b}", engine.rules.seat_name(s))).collect();
     let _ = writeln!(out, "players: {players} ({})", seats.join(", "));
     let n = players as usize;
-    let stats = play(engine, &mut st, &mut bots, |d, asked, events, _| narrate(engine, n, asked, d, events, &mut out))?;
+    let mut stats = Stats::default();
+    let st = crate::play::play_game(engine, players, seed, setup, bot_names, |step| {
+        stats.decisions += 1;
+        stats.record(step.events);
+        narrate(engine, n, step.asked, step.decision, step.events, &mut out);
+    })?;
     let sum = summary(engine, &st, seed, bot_names, &stats);
     let _ = writeln!(out, "\nwinner: {}", sum.winner.join(", "));
     let _ = writeln!(

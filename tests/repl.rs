@@ -9,12 +9,12 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::*;
-use shogun_lab::cli::GameData;
+use shogun_lab::play::GameSpec;
 use shogun_lab::repl::{Config, Repl};
 
 fn repl_with(rules: Option<&Path>, seats: &[&str], seed: u64) -> Repl {
-    let data = GameData { map: "sun".into(), rules: rules.map(Path::to_path_buf), data: Some(root()), ..GameData::default() };
-    Repl::new(Config { data, players: seats.len() as u8, seed, seats: seats.iter().map(|s| s.to_string()).collect() }).unwrap()
+    let spec = GameSpec { map: "sun".into(), rules: rules.map(Path::to_path_buf), data: Some(root()), ..GameSpec::default() };
+    Repl::new(Config { spec, players: seats.len() as u8, seed, seats: seats.iter().map(|s| s.to_string()).collect() }).unwrap()
 }
 
 fn session(stdin: &str, args: &[&str]) -> (bool, String) {

@@ -5,10 +5,9 @@
 mod common;
 
 use common::*;
-use shogun_lab::bots;
 use shogun_lab::core::*;
 use shogun_lab::engine::{Engine, check_invariants};
-use shogun_lab::transcript::make_bots;
+use shogun_lab::play::{Driver, Until};
 
 fn check_everything(engine: &Engine, st: &GameState) {
     let c = &engine.rules.rules.components;
@@ -63,27 +62,18 @@ fn two_hundred_random_games_keep_every_invariant() {
     for seed in 0..200u64 {
         let players = 3 + (seed % 3) as u8;
         let names: Vec<String> = (0..players).map(|s| if (seed + u64::from(s)) % 4 == 0 { "greedy".into() } else { "random".into() }).collect();
-        let mut bots = make_bots(&names, seed).unwrap();
-        let mut st = engine.new_game(players, seed).unwrap();
-        check_everything(&engine, &st);
-        loop {
-            let d = match engine.actor(&st) {
-                Actor::Terminal => break,
-                Actor::Chance => Decision::Chance,
-                Actor::Seat(s) => bots::decide(&engine, &st, s as usize, bots[s as usize].as_mut()),
-                Actor::Simultaneous(seats) => {
-                    let s = seats[(seed as usize) % seats.len()] as usize;
-                    bots::decide(&engine, &st, s, bots[s].as_mut())
-                }
-            };
-            let events = engine.apply(&mut st, &d).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-            battles += events.iter().filter(|e| matches!(e, Event::Battle { .. })).count() as u64;
+        let mut d = Driver::start(&engine, players, seed, engine.default_setup(players), &names).unwrap();
+        check_everything(&engine, &d.state);
+        d.run(Until::End, |step, _| {
+            battles += step.events.iter().filter(|e| matches!(e, Event::Battle { .. })).count() as u64;
             decisions += 1;
-            check_everything(&engine, &st);
-            if st.phase == Phase::Planning || matches!(st.phase, Phase::Actions { .. }) {
-                check_views(&st);
+            check_everything(&engine, step.after);
+            if step.after.phase == Phase::Planning || matches!(step.after.phase, Phase::Actions { .. }) {
+                check_views(step.after);
             }
-        }
+        })
+        .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let st = d.state;
         assert_eq!(st.phase, Phase::GameOver);
         assert!(st.players.iter().any(|p| p.points > 0), "seed {seed}: nobody scored");
         games += 1;
@@ -101,18 +91,8 @@ fn moon_and_draft_games_keep_every_invariant() {
         let players = 3 + (seed % 3) as u8;
         let engine = if seed % 2 == 0 { &moon } else { &sun };
         let names: Vec<String> = (0..players).map(|s| if (seed + u64::from(s)) % 3 == 0 { "greedy".into() } else { "random".into() }).collect();
-        let mut bots = make_bots(&names, seed).unwrap();
-        let mut st = engine.new_game_with(players, seed, SetupMode::Draft).unwrap();
-        loop {
-            let d = match engine.actor(&st) {
-                Actor::Terminal => break,
-                Actor::Chance => Decision::Chance,
-                Actor::Seat(s) => bots::decide(engine, &st, s as usize, bots[s as usize].as_mut()),
-                Actor::Simultaneous(seats) => bots::decide(engine, &st, seats[0] as usize, bots[seats[0] as usize].as_mut()),
-            };
-            engine.apply(&mut st, &d).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-            check_everything(engine, &st);
-        }
+        let st = shogun_lab::play::play_game(engine, players, seed, SetupMode::Draft, &names, |step| check_everything(engine, step.after))
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         assert_eq!(st.phase, Phase::GameOver);
     }
 }
@@ -183,10 +163,8 @@ fn quiet_and_narrated_runs_reach_the_same_states() {
         let names: Vec<String> = (0..players).map(|s| if s % 2 == 0 { "random".into() } else { "greedy".into() }).collect();
         let run = |narrate: bool| {
             engine.runtime().set_narration(narrate);
-            let mut st = engine.new_game(players, seed).unwrap();
-            let mut b = make_bots(&names, seed).unwrap();
             let mut states = Vec::new();
-            shogun_lab::transcript::play(&engine, &mut st, &mut b, |_, _, _, after| states.push(after.clone())).unwrap();
+            shogun_lab::play::play_game(&engine, players, seed, engine.default_setup(players), &names, |step| states.push(step.after.clone())).unwrap();
             states
         };
         let quiet = run(false);

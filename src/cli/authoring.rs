@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{GameData, data_root, fill_bots};
+use super::{GameData, fill_bots};
+use crate::play::Layout;
+use crate::play::data::is_variant;
 use crate::scenario::{self, Setting};
 
 #[derive(Args, Debug)]
@@ -40,7 +42,7 @@ pub struct DiffArgs {
 }
 
 /// Scenario files to run, each with the variant folder it belongs to.
-fn collect(paths: &[PathBuf], root: &Path) -> Result<Vec<(PathBuf, Option<PathBuf>)>, String> {
+fn collect(paths: &[PathBuf], layout: &Layout) -> Result<Vec<(PathBuf, Option<PathBuf>)>, String> {
     let mut out = Vec::new();
     let yaml_in = |dir: &Path| -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -49,10 +51,9 @@ fn collect(paths: &[PathBuf], root: &Path) -> Result<Vec<(PathBuf, Option<PathBu
         v.sort();
         v
     };
-    let is_variant = |d: &Path| d.join("variant.yaml").is_file();
     let targets: Vec<PathBuf> = if paths.is_empty() {
-        let mut t: Vec<PathBuf> = vec![root.join("scripts/base")];
-        t.extend(crate::rules::variant::available(&root.join("variants")).into_iter().map(|n| root.join("variants").join(n)));
+        let mut t: Vec<PathBuf> = vec![layout.base_pack()];
+        t.extend(layout.known_variants().into_iter().map(|n| layout.variant_dir(&n)));
         t
     } else {
         paths.to_vec()
@@ -81,15 +82,14 @@ pub fn test(args: TestArgs) -> Result<(), String> {
     if !args.data.variants.is_empty() || args.data.tower.is_some() || args.data.setup.is_some() {
         return Err("shogun test takes variants, tower and setup from each scenario file (`variants:`, `tower:`, `setup:`), not from the command line".into());
     }
-    let root = data_root(args.data.data.as_deref());
-    let files = collect(&args.paths, &root)?;
+    let layout = args.data.layout();
+    let files = collect(&args.paths, &layout)?;
     if files.is_empty() {
         return Err("no scenario files found (a pack or variant keeps them in tests/*.yaml)".into());
     }
-    let pack = args.data.rules_dir();
-    let map = args.data.map_path();
-    let vdir = root.join("variants");
-    let setting = Setting { pack_dir: &pack, map_path: &map, variants_dir: &vdir };
+    let spec = args.data.spec();
+    let (pack, map) = (spec.rules_dir(), spec.map_path());
+    let setting = Setting { pack_dir: &pack, map_path: &map, layout: &layout };
     let (mut passed, mut failed) = (0, 0);
     for (file, own) in &files {
         match scenario::run(&setting, file, own.as_deref(), args.update) {
@@ -135,7 +135,7 @@ pub fn diff(args: DiffArgs) -> Result<(), String> {
     let bots = fill_bots(&args.bots, args.players)?;
     let a = args.data.engine()?;
     let b = other.engine()?;
-    let setup = args.data.setup_mode(&a, args.players);
+    let setup = args.data.spec().setup_mode(&a, args.players);
     let (ta, sa) = crate::transcript::transcript_with(&a, args.players, args.seed, setup, &bots).map_err(|e| format!("{}: {e}", a.rules.ruleset_name()))?;
     let (tb, sb) = crate::transcript::transcript_with(&b, args.players, args.seed, setup, &bots).map_err(|e| format!("{}: {e}", b.rules.ruleset_name()))?;
     // The header names the ruleset; compare the games.

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use super::BenchArgs;
 use crate::engine::Engine;
-use crate::transcript::{make_bots, play};
+use crate::play::play_game;
 
 #[derive(Debug, Clone)]
 pub struct BenchReport {
@@ -43,19 +43,17 @@ pub fn run_bench_with(
     let (mut decisions, mut battles, mut samples, mut bytes, mut json) = (0u64, 0u64, 0u64, 0f64, 0f64);
     for g in 0..games {
         let seed = first_seed + g;
-        let mut st = engine.new_game_with(players, seed, setup).map_err(|e| e.to_string())?;
-        let mut bs = make_bots(bots, seed)?;
         let sample = g % 50 == 0;
-        let stats = play(engine, &mut st, &mut bs, |_, _, _, after| {
+        play_game(engine, players, seed, setup, bots, |step| {
+            decisions += 1;
+            battles += step.events.iter().filter(|e| matches!(e, crate::core::Event::Battle { .. })).count() as u64;
             if sample {
                 samples += 1;
-                bytes += after.approx_bytes() as f64;
-                json += serde_json::to_vec(after).map(|v| v.len()).unwrap_or(0) as f64;
+                bytes += step.after.approx_bytes() as f64;
+                json += serde_json::to_vec(step.after).map(|v| v.len()).unwrap_or(0) as f64;
             }
         })
         .map_err(|e| format!("game with seed {seed}: {e}"))?;
-        decisions += stats.decisions;
-        battles += stats.battles;
         if progress && (g + 1) % 500 == 0 {
             eprintln!("  {} / {games} games, {:.0} games/s", g + 1, (g + 1) as f64 / start.elapsed().as_secs_f64());
         }
@@ -80,7 +78,7 @@ pub fn command(args: BenchArgs) -> Result<(), String> {
     let engine = args.data.engine()?;
     let bots = super::fill_bots(&args.bots, args.players)?;
     eprintln!("playing {} games with {} players ({}) on one thread...", args.games, args.players, bots.join(","));
-    let setup = args.data.setup_mode(&engine, args.players);
+    let setup = args.data.spec().setup_mode(&engine, args.players);
     let r = run_bench_with(&engine, args.games, args.players, setup, &bots, args.seed, true)?;
     println!("games:            {}", r.games);
     println!("time:             {:.3} s", r.seconds);

@@ -5,12 +5,14 @@ pub mod bench;
 pub mod tower;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::core::SetupMode;
 use crate::engine::Engine;
+use crate::play::{GameSpec, Layout};
 use crate::rules;
 
 #[derive(Parser, Debug)]
@@ -36,7 +38,7 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  shogun                                   # Sun, 4 players, seat 1 human, others greedy\n  shogun play --map moon --players 3 --seats human,human,random\n  shogun play --seed 7 --variant hard-winter < session.txt   # script mode"
     )]
-    Play(crate::repl::PlayArgs),
+    Play(PlayArgs),
     /// Play one full game with bots and print its transcript or summary.
     #[command(
         after_help = "Examples:\n  shogun run --seed 7 --transcript -\n  shogun run --players 5 --bots random --json\n  shogun run --players 3 --seed 2 --transcript game.txt"
@@ -85,12 +87,44 @@ pub struct GameData {
     pub tower: Option<String>,
     /// Starting provinces: preset (the map's printed positions) or draft
     /// (default: preset where the map has one for the player count).
-    #[arg(long, value_parser = ["preset", "draft"])]
-    pub setup: Option<String>,
+    #[arg(long, value_name = "preset|draft")]
+    pub setup: Option<SetupMode>,
     /// Apply a variant from variants/ (repeatable, applied in order);
     /// options as `name:option=value,option=value`, e.g. hard-winter:loss=3.
     #[arg(long = "variant", value_name = "NAME[:OPT=V,...]")]
     pub variants: Vec<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    pub data: GameData,
+    /// Number of players.
+    #[arg(long, default_value_t = 4)]
+    pub players: u8,
+    /// Seed of the game's generator.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Who plays each seat: human, greedy or random, comma separated; the
+    /// last fills the rest (default: seat 1 human, the others greedy).
+    #[arg(long, value_delimiter = ',')]
+    pub seats: Vec<String>,
+    /// Script mode: carry on after a failing command (exit status 1 at the end).
+    #[arg(long)]
+    pub keep_going: bool,
+}
+
+impl Default for PlayArgs {
+    fn default() -> Self {
+        PlayArgs { data: GameData { map: "sun".into(), ..GameData::default() }, players: 4, seed: 1, seats: Vec::new(), keep_going: false }
+    }
+}
+
+fn play(args: PlayArgs) -> Result<(), String> {
+    let given: Vec<String> = if args.seats.is_empty() { vec!["human".into(), "greedy".into()] } else { args.seats.clone() };
+    let seats = crate::bots::fill_seats(&given, args.players, true, "--seats")?;
+    let config = crate::repl::Config { spec: args.data.spec(), players: args.players, seed: args.seed, seats };
+    crate::repl::run(config, args.keep_going)
 }
 
 #[derive(Args, Debug)]
@@ -152,7 +186,7 @@ pub struct MapArgs {
 }
 
 fn check(args: CheckArgs) -> Result<(), String> {
-    let root = data_root(args.data.as_deref());
+    let root = Layout::find(args.data.as_deref()).root;
     let targets = if args.paths.is_empty() {
         crate::check::shipped(&root)
     } else {
@@ -179,9 +213,9 @@ fn check(args: CheckArgs) -> Result<(), String> {
 }
 
 fn map_view(args: MapArgs) -> Result<(), String> {
-    let path = args.data.map_path();
-    let root = data_root(args.data.data.as_deref());
-    let rules = rules::load(&root.join("scripts/base"), &path).map_err(|d| d.to_string())?;
+    let layout = args.data.layout();
+    let path = layout.map_path(&args.data.map);
+    let rules = rules::load(&layout.base_pack(), &path).map_err(|d| d.to_string())?;
     let m = &rules.map;
     let out: Vec<usize> = args.players.and_then(|n| m.out_of_play.get(&n).cloned()).unwrap_or_default();
     println!("{} ({}): {} provinces in {} regions", m.title, m.name, m.provinces.len(), m.regions.len());
@@ -217,82 +251,26 @@ fn map_view(args: MapArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// The folder with maps/ and scripts/.
-pub fn data_root(explicit: Option<&Path>) -> PathBuf {
-    if let Some(p) = explicit {
-        return p.to_path_buf();
-    }
-    if let Some(p) = std::env::var_os("SHOGUN_DATA") {
-        return PathBuf::from(p);
-    }
-    let cwd = PathBuf::from(".");
-    if cwd.join("scripts/base/rules.yaml").is_file() && cwd.join("maps").is_dir() {
-        return cwd;
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 impl GameData {
-    pub fn map_path(&self) -> PathBuf {
-        let root = data_root(self.data.as_deref());
-        if self.map.ends_with(".yaml") || self.map.ends_with(".yml") || self.map.contains('/') {
-            PathBuf::from(&self.map)
-        } else {
-            root.join("maps").join(format!("{}.yaml", self.map))
+    /// The ruleset these options describe (the play layer's, without clap).
+    pub fn spec(&self) -> GameSpec {
+        GameSpec {
+            data: self.data.clone(),
+            map: self.map.clone(),
+            rules: self.rules.clone(),
+            variants: self.variants.clone(),
+            tower: self.tower.clone(),
+            setup: self.setup,
         }
     }
 
-    /// The setup asked for, or the map's default for `players`.
-    pub fn setup_mode(&self, engine: &Engine, players: u8) -> crate::core::SetupMode {
-        match self.setup.as_deref() {
-            Some("draft") => crate::core::SetupMode::Draft,
-            Some(_) => crate::core::SetupMode::Preset,
-            None => engine.default_setup(players),
-        }
+    pub fn layout(&self) -> Layout {
+        Layout::find(self.data.as_deref())
     }
 
-    /// The variants asked for, with their folders.
-    pub fn variant_dirs(&self) -> Result<Vec<(PathBuf, rules::VariantArg)>, String> {
-        let root = data_root(self.data.as_deref()).join("variants");
-        let mut out = Vec::new();
-        for v in &self.variants {
-            let arg: rules::VariantArg = v.parse().map_err(|e| format!("--variant {e}"))?;
-            let dir = if arg.name.contains('/') { PathBuf::from(&arg.name) } else { root.join(&arg.name) };
-            if !dir.join("variant.yaml").is_file() {
-                let known = rules::variant::available(&root);
-                return Err(format!("unknown variant `{}` (available: {})", arg.name, if known.is_empty() { "none".to_string() } else { known.join(", ") }));
-            }
-            out.push((dir, arg));
-        }
-        Ok(out)
-    }
-
-    pub fn rules_dir(&self) -> PathBuf {
-        self.rules.clone().unwrap_or_else(|| data_root(self.data.as_deref()).join("scripts/base"))
-    }
-
-    /// Loads and checks the rules; on failure prints every problem.
+    /// Loads and checks the rules; on failure, every problem found.
     pub fn engine(&self) -> Result<Engine, String> {
-        let map = self.map_path();
-        if !map.is_file() {
-            let root = data_root(self.data.as_deref());
-            let mut known: Vec<String> = std::fs::read_dir(root.join("maps"))
-                .map(|d| d.filter_map(|e| e.ok()).filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".yaml")).map(String::from)).collect())
-                .unwrap_or_default();
-            known.sort();
-            return Err(format!("no map `{}` (looked for {}); known maps: {}", self.map, map.display(), known.join(", ")));
-        }
-        let rules = rules::load_with(&self.rules_dir(), &map, &self.variant_dirs()?).map_err(|d| d.to_string())?;
-        if let Some(t) = &self.tower
-            && !rules.rules.towers.contains_key(t)
-        {
-            let known: Vec<&str> = rules.rules.towers.keys().map(|s| s.as_str()).collect();
-            return Err(format!("--tower: unknown tower `{t}` (known: {})", known.join(", ")));
-        }
-        if let Some(notice) = rules.map.assumption_notice() {
-            eprintln!("{notice}");
-        }
-        Engine::with_options(rules, self.tower.as_deref(), crate::script::Limits::default()).map_err(|d| d.to_string())
+        self.spec().engine()
     }
 }
 
@@ -303,7 +281,7 @@ fn fill_bots(names: &[String], players: u8) -> Result<Vec<String>, String> {
 fn run(args: RunArgs) -> Result<(), String> {
     let engine = args.data.engine()?;
     let bots = fill_bots(&args.bots, args.players)?;
-    let setup = args.data.setup_mode(&engine, args.players);
+    let setup = args.data.spec().setup_mode(&engine, args.players);
     let (text, summary) = crate::transcript::transcript_with(&engine, args.players, args.seed, setup, &bots).map_err(|e| e.to_string())?;
     match args.transcript.as_deref() {
         Some("-") => print!("{text}"),
@@ -326,8 +304,8 @@ pub fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
-    let result = match cli.command.unwrap_or(Command::Play(crate::repl::PlayArgs::default())) {
-        Command::Play(a) => crate::repl::run(a),
+    let result = match cli.command.unwrap_or(Command::Play(PlayArgs::default())) {
+        Command::Play(a) => play(a),
         Command::Run(a) => run(a),
         Command::Bench(a) => bench::command(a),
         Command::Tower(a) => tower::command(a),

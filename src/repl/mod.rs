@@ -5,78 +5,23 @@
 mod term;
 pub mod views;
 
-pub use term::{PlayArgs, run};
+pub use term::run;
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
-use crate::bots::{self, Bot};
-use crate::cli::GameData;
+use crate::bots::Bot;
 use crate::core::*;
 use crate::engine::Engine;
-use crate::session::{self, Until};
-use crate::transcript;
+use crate::play::{Edit, Entry, Game, GameSpec, Notation, Player, SaveFile, Stop, Until};
 
 /// What a game in the REPL is made from.
 #[derive(Clone, Debug)]
 pub struct Config {
-    pub data: GameData,
+    pub spec: GameSpec,
     pub players: u8,
     pub seed: u64,
     /// Per seat: `human` or a bot name.
     pub seats: Vec<String>,
-}
-
-/// A save file: the configuration and the log of decisions and edits.
-#[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct SaveFile {
-    pub shogun_lab_save: u32,
-    /// The ruleset the game was played under (information).
-    pub ruleset: String,
-    pub map: String,
-    #[serde(default)]
-    pub rules: Option<String>,
-    #[serde(default)]
-    pub variants: Vec<String>,
-    #[serde(default)]
-    pub tower: Option<String>,
-    pub setup: String,
-    pub players: u8,
-    pub seed: u64,
-    pub seats: Vec<String>,
-    pub entries: Vec<SavedEntry>,
-}
-
-#[derive(Serialize, Deserialize, Debug, Clone)]
-#[serde(deny_unknown_fields)]
-pub struct SavedEntry {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decide: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub edit: Option<String>,
-    /// Fingerprint of the position after this entry.
-    pub check: String,
-}
-
-#[derive(Clone, Debug)]
-enum Entry {
-    Decide(Decision),
-    Edit(String),
-}
-
-/// One point of the timeline: the position after an entry.
-struct Moment {
-    state: GameState,
-    bots: Vec<Option<Box<dyn Bot>>>,
-    /// What happened in this entry, as transcript lines.
-    added: Vec<String>,
-    entry: Option<(Entry, String)>,
-}
-
-fn clone_bots(b: &[Option<Box<dyn Bot>>]) -> Vec<Option<Box<dyn Bot>>> {
-    b.iter().map(|x| x.as_ref().map(|b| b.boxed_clone())).collect()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,18 +32,12 @@ pub enum Viewer {
 
 pub struct Repl {
     pub config: Config,
-    engine: Engine,
-    timeline: Vec<Moment>,
-    cursor: usize,
+    game: Game,
     /// Plans being edited by human seats.
     drafts: Vec<Option<Plan>>,
     viewer: Viewer,
     /// Set by `quit`.
     pub done: bool,
-}
-
-fn make_bot(name: &str, seed: u64, seat: usize) -> Result<Option<Box<dyn Bot>>, String> {
-    if name == "human" { Ok(None) } else { bots::by_name(name, transcript::bot_seed(seed, seat)).map(Some) }
 }
 
 /// The commands, for help and completion: (name, usage, what, example).
@@ -147,113 +86,81 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
 
 impl Repl {
     pub fn new(config: Config) -> Result<Repl, String> {
-        let engine = config.data.engine()?;
+        let engine = config.spec.engine()?;
         if config.seats.len() != config.players as usize {
             return Err(format!("{} seats given for {} players", config.seats.len(), config.players));
         }
-        let setup = config.data.setup_mode(&engine, config.players);
-        let state = engine.new_game_with(config.players, config.seed, setup).map_err(|e| e.to_string())?;
-        let bots = config.seats.iter().enumerate().map(|(s, n)| make_bot(n, config.seed, s)).collect::<Result<Vec<_>, _>>()?;
+        let setup = config.spec.setup_mode(&engine, config.players);
+        let mut game = Game::new(engine, config.players, config.seed, setup, &config.seats).map_err(|e| e.to_string())?;
+        game.verbose = true;
         let viewer = config.seats.iter().position(|s| s == "human").map(Viewer::Seat).unwrap_or(Viewer::God);
-        let header = vec![format!("# ruleset: {}", engine.rules.ruleset_name())];
-        Ok(Repl {
-            drafts: vec![None; config.players as usize],
-            config,
-            engine,
-            timeline: vec![Moment { state, bots, added: header, entry: None }],
-            cursor: 0,
-            viewer,
-            done: false,
-        })
+        Ok(Repl { drafts: vec![None; config.players as usize], config, game, viewer, done: false })
     }
 
     pub fn engine(&self) -> &Engine {
-        &self.engine
+        &self.game.engine
     }
 
     pub fn state(&self) -> &GameState {
-        &self.timeline[self.cursor].state
+        self.game.state()
+    }
+
+    fn notation(&self) -> Notation<'_> {
+        self.game.notation()
     }
 
     fn is_human(&self, seat: usize) -> bool {
-        self.config.seats.get(seat).is_some_and(|s| s == "human")
+        self.game.players().get(seat).is_some_and(Player::is_human)
     }
 
     /// Names for completion: provinces, seats, actions, bots.
     pub fn words(&self) -> Vec<String> {
-        let mut w: Vec<String> = self.engine.rules.map.provinces.iter().map(|p| p.name.clone()).collect();
-        w.extend((0..self.config.players as usize).map(|s| self.engine.rules.seat_name(s).to_string()));
-        w.extend(self.engine.rules.cards.actions.iter().map(|a| a.id.clone()));
+        let e = self.engine();
+        let mut w: Vec<String> = e.rules.map.provinces.iter().map(|p| p.name.clone()).collect();
+        w.extend((0..self.config.players as usize).map(|s| e.rules.seat_name(s).to_string()));
+        w.extend(e.rules.cards.actions.iter().map(|a| a.id.clone()));
         w.extend(["human", "greedy", "random", "god", "pass", "deck", "redraw", "done", "auto", "show", "clear", "bid"].map(String::from));
-        w.extend(self.engine.rules.map.regions.iter().cloned());
+        w.extend(e.rules.map.regions.iter().cloned());
         w
     }
 
     /// The prompt: where the game is and who acts.
     pub fn prompt(&self) -> String {
         let st = self.state();
-        let r = &self.engine.rules.rules;
+        let r = &self.engine().rules.rules;
         let when = match st.phase {
             Phase::Setup | Phase::Draft | Phase::Preload => "setup".to_string(),
             Phase::GameOver => "game over".to_string(),
             Phase::Winter | Phase::Score => format!("Y{} {}", st.year + 1, r.calendar.winter),
             _ => format!("Y{} {}", st.year + 1, r.calendar.seasons.get(st.season as usize).map(|s| s.as_str()).unwrap_or("?")),
         };
-        let who = match self.engine.actor(st) {
+        let who = match self.engine().actor(st) {
             Actor::Terminal => String::new(),
             Actor::Chance => " · chance".into(),
-            Actor::Seat(s) => format!(" · {} to act", self.engine.rules.seat_name(s as usize)),
+            Actor::Seat(s) => format!(" · {} to act", self.engine().rules.seat_name(s as usize)),
             Actor::Simultaneous(_) => " · planning".into(),
         };
         format!("[{when}{who}] > ")
     }
 
-    fn commit(&mut self, entry: Entry, state: GameState, bots: Vec<Option<Box<dyn Bot>>>, added: Vec<String>) {
-        self.timeline.truncate(self.cursor + 1);
-        let fp = session::fingerprint(&state);
-        self.timeline.push(Moment { state, bots, added, entry: Some((entry, fp)) });
-        self.cursor += 1;
-    }
-
     /// Everything that happened up to now, as transcript lines.
     pub fn lines(&self) -> Vec<&str> {
-        self.timeline[..=self.cursor].iter().flat_map(|m| m.added.iter().map(|s| s.as_str())).collect()
+        self.game.lines()
     }
 
     /// Applies a decision; returns the transcript lines it made.
     fn decide(&mut self, d: Decision) -> Result<Vec<String>, String> {
-        let mut st = self.state().clone();
-        let asked = st.ask.as_ref().map(|a| a.kind.clone());
-        let events = self.engine.apply(&mut st, &d).map_err(|e| e.to_string())?;
-        let mut text = String::new();
-        // Plans are secret until the reveal; the REPL says that one was made.
-        if let Decision::Plan { seat, .. } = &d {
-            text.push_str(&format!("  {} locks in a plan (secret until the reveal)\n", self.engine.rules.seat_name(*seat as usize)));
+        let seat = if let Decision::Plan { seat, .. } = &d { Some(*seat as usize) } else { None };
+        let lines = self.game.decide(d).map_err(|e| e.to_string())?;
+        if let Some(s) = seat {
+            self.drafts[s] = None;
         }
-        transcript::narrate(&self.engine, st.seats(), asked.as_deref(), &d, &events, &mut text);
-        let lines: Vec<String> = text.lines().map(String::from).collect();
-        let bots = clone_bots(&self.timeline[self.cursor].bots);
-        if let Decision::Plan { seat, .. } = d {
-            self.drafts[seat as usize] = None;
-        }
-        self.commit(Entry::Decide(d), st, bots, lines.clone());
         Ok(lines)
     }
 
     /// Lets bots and chance play until `until`, or until a human must act.
     fn advance(&mut self, until: Until) -> Result<String, String> {
-        let mark = session::Mark::of(self.state());
-        let mut out: Vec<String> = Vec::new();
-        let mut steps = 0;
-        while !mark.reached(until, self.state(), steps) {
-            // Seats a person plays have no bot. The bots' generators move on
-            // with the decision, so the moment keeps the advanced copies.
-            let mut bots = clone_bots(&self.timeline[self.cursor].bots);
-            let Some(d) = session::next_decision(&self.engine, self.state(), &mut bots) else { break };
-            self.timeline[self.cursor].bots = bots;
-            out.extend(self.decide(d)?);
-            steps += 1;
-        }
+        let (out, stop) = self.game.advance(until).map_err(|e| e.to_string())?;
         let mut text = out.join("\n");
         let who = self.waiting();
         if !who.is_empty() {
@@ -262,7 +169,7 @@ impl Repl {
             }
             text.push_str(&who);
         }
-        if steps == 0 && text.is_empty() {
+        if out.is_empty() && text.is_empty() && stop != Stop::Reached {
             text = "nothing to do".into();
         }
         Ok(text)
@@ -271,16 +178,16 @@ impl Repl {
     /// Who must act now, in words.
     pub fn waiting(&self) -> String {
         let st = self.state();
-        let name = |s: usize| self.engine.rules.seat_name(s).to_string();
-        match self.engine.actor(st) {
+        let name = |s: usize| self.game.engine.rules.seat_name(s).to_string();
+        match self.game.engine.actor(st) {
             Actor::Terminal => {
-                let won: Vec<String> = self.engine.standings(st).iter().filter(|(_, r)| *r == 1).map(|(s, _)| name(*s as usize)).collect();
+                let won: Vec<String> = self.game.engine.standings(st).iter().filter(|(_, r)| *r == 1).map(|(s, _)| name(*s as usize)).collect();
                 format!("the game is over: {} won", won.join(" and "))
             }
             Actor::Chance => String::new(),
-            Actor::Seat(s) if self.is_human(s as usize) => match self.engine.legal(st) {
+            Actor::Seat(s) if self.is_human(s as usize) => match self.game.engine.legal(st) {
                 Legal::Choose { prompt, options, .. } => {
-                    let opts: Vec<String> = options.iter().enumerate().map(|(i, o)| format!("{}) {}", i + 1, self.engine.choice_name(*o))).collect();
+                    let opts: Vec<String> = options.iter().enumerate().map(|(i, o)| format!("{}) {}", i + 1, self.game.engine.choice_name(*o))).collect();
                     format!("{} to decide: {prompt}\n  {}", name(s as usize), opts.join("  "))
                 }
                 _ => String::new(),
@@ -317,8 +224,8 @@ impl Repl {
             Some((c, r)) => (c, r.trim()),
             None => (line, ""),
         };
-        if let Ok(n) = cmd.parse::<usize>() {
-            return self.choose_number(n);
+        if cmd.parse::<usize>().is_ok() && rest.is_empty() {
+            return self.choose(cmd);
         }
         let args: Vec<&str> = rest.split_whitespace().collect();
         match cmd {
@@ -337,36 +244,35 @@ impl Repl {
                 if rest.is_empty() {
                     return Err("choose what? (`options` lists them)".into());
                 }
-                let d = session::choice(&self.engine, self.state(), rest)?;
-                self.decide_human(d)
+                self.choose(rest)
             }
             "plan" => self.plan(&args),
             "board" => {
                 let (st, _, _) = self.viewed();
-                views::board(&self.engine, &st, args.first().copied())
+                views::board(&self.game.engine, &st, args.first().copied())
             }
             "province" | "p" => {
-                let p = session::province(&self.engine, rest)?;
-                Ok(views::province(&self.engine, self.state(), p))
+                let p = self.notation().province(rest).map_err(|e| e.to_string())?;
+                Ok(views::province(&self.game.engine, self.state(), p))
             }
             "player" => {
                 let (st, god, viewer) = self.viewed();
                 let seats: Vec<usize> = match args.first() {
-                    Some(s) => vec![session::seat(&self.engine, &st, s)?],
+                    Some(s) => vec![self.notation().seat(s).map_err(|e| e.to_string())?],
                     None => (0..st.seats()).collect(),
                 };
-                Ok(seats.iter().map(|&s| views::player(&self.engine, &st, s, god, viewer)).collect::<Vec<_>>().join("\n"))
+                Ok(seats.iter().map(|&s| views::player(&self.game.engine, &st, s, god, viewer)).collect::<Vec<_>>().join("\n"))
             }
             "tower" => {
                 let (st, god, _) = self.viewed();
-                Ok(views::tower(&self.engine, &st, god))
+                Ok(views::tower(&self.game.engine, &st, god))
             }
-            "events" => Ok(views::events(&self.engine, self.state())),
+            "events" => Ok(views::events(&self.game.engine, self.state())),
             "actions" => {
                 let (st, _, _) = self.viewed();
-                Ok(views::actions(&self.engine, &st))
+                Ok(views::actions(&self.game.engine, &st))
             }
-            "order" => Ok(views::order(&self.engine, self.state())),
+            "order" => Ok(views::order(&self.game.engine, self.state())),
             "log" => {
                 let n = args.first().map(|a| a.parse::<usize>().map_err(|_| format!("log takes a number, not `{a}`"))).transpose()?.unwrap_or(30);
                 let lines = self.lines();
@@ -379,45 +285,32 @@ impl Repl {
                     self.viewer = Viewer::God;
                     Ok("god view: you see everything, including secret plans and the tower's levels".into())
                 } else {
-                    let s = session::seat(&self.engine, self.state(), who)?;
+                    let s = self.notation().seat(who).map_err(|e| e.to_string())?;
                     self.viewer = Viewer::Seat(s);
-                    Ok(format!("viewing as {}", self.engine.rules.seat_name(s)))
+                    Ok(format!("viewing as {}", self.game.engine.rules.seat_name(s)))
                 }
             }
             "seat" => {
                 let [who, what] = args[..] else { return Err("usage: seat SEAT human|greedy|random".into()) };
-                let s = session::seat(&self.engine, self.state(), who)?;
-                let bot = make_bot(what, self.config.seed.wrapping_add(self.cursor as u64), s)?;
+                let s = self.notation().seat(who).map_err(|e| e.to_string())?;
+                let player = Player::by_name(what, self.config.seed.wrapping_add(self.game.cursor() as u64), s)?;
                 self.config.seats[s] = what.to_string();
-                self.timeline[self.cursor].bots[s] = bot;
-                Ok(format!("{} is now played by {what}", self.engine.rules.seat_name(s)))
+                self.game.set_player(s, player);
+                Ok(format!("{} is now played by {what}", self.game.engine.rules.seat_name(s)))
             }
             "undo" | "u" => {
                 let n = args.first().and_then(|a| a.parse().ok()).unwrap_or(1usize);
-                let k = n.min(self.cursor);
-                if k == 0 {
-                    return Err("nothing to undo".into());
-                }
-                self.cursor -= k;
-                Ok(format!("undid {k}; now at entry {} of {}", self.cursor, self.timeline.len() - 1))
+                let k = self.game.undo(n).map_err(|e| e.to_string())?;
+                Ok(format!("undid {k}; now at entry {} of {}", self.game.cursor(), self.game.len()))
             }
             "redo" => {
                 let n = args.first().and_then(|a| a.parse().ok()).unwrap_or(1usize);
-                let k = n.min(self.timeline.len() - 1 - self.cursor);
-                if k == 0 {
-                    return Err("nothing to redo".into());
-                }
-                self.cursor += k;
-                Ok(format!("redid {k}; now at entry {} of {}", self.cursor, self.timeline.len() - 1))
+                let k = self.game.redo(n).map_err(|e| e.to_string())?;
+                Ok(format!("redid {k}; now at entry {} of {}", self.game.cursor(), self.game.len()))
             }
             "history" => {
                 let n = args.first().and_then(|a| a.parse().ok()).unwrap_or(usize::MAX);
-                let entries: Vec<String> = (1..=self.cursor)
-                    .map(|i| {
-                        let (e, _) = self.timeline[i].entry.as_ref().unwrap();
-                        format!("{i:>4}  {}", self.entry_text(e))
-                    })
-                    .collect();
+                let entries: Vec<String> = self.game.entries().map(|(i, e)| format!("{i:>4}  {}", self.entry_text(e))).collect();
                 let start = entries.len().saturating_sub(n);
                 Ok(if entries.is_empty() { "no decisions yet".into() } else { entries[start..].join("\n") })
             }
@@ -430,14 +323,11 @@ impl Repl {
                 }
                 let (st, _, _) = self.viewed();
                 let code = if is_statement(rest) { rest.to_string() } else { format!("return {rest}") };
-                self.engine.runtime().eval_readonly(&st, &code).map_err(|e| e.to_string())
+                self.game.engine.runtime().eval_readonly(&st, &code).map_err(|e| e.to_string())
             }
             "set" | "force" => {
-                let mut st = self.state().clone();
-                apply_edit(&self.engine, &mut st, line)?;
-                let bots = clone_bots(&self.timeline[self.cursor].bots);
-                let note = format!("  (what if) {line}");
-                self.commit(Entry::Edit(line.to_string()), st, bots, vec![note.clone()]);
+                let edit: Edit = self.notation().parse(line).map_err(|e| e.to_string())?;
+                self.game.edit(edit).map_err(|e| e.to_string())?;
                 Ok(format!("done: {line}"))
             }
             "quit" | "exit" | "q" => {
@@ -453,8 +343,8 @@ impl Repl {
 
     fn entry_text(&self, e: &Entry) -> String {
         match e {
-            Entry::Decide(d) => session::format_decision(&self.engine, d),
-            Entry::Edit(l) => format!("edit: {l}"),
+            Entry::Decide(_) => self.game.entry_text(e),
+            Entry::Edit(_) => format!("edit: {}", self.game.entry_text(e)),
         }
     }
 
@@ -463,21 +353,21 @@ impl Repl {
         let mut s = format!(
             "{}map {}, {} players, seed {}, rules {}\n",
             self.prompt().trim_end_matches("> "),
-            self.engine.rules.map.name,
+            self.game.engine.rules.map.name,
             st.seats(),
             self.config.seed,
-            self.engine.rules.ruleset_name()
+            self.game.engine.rules.ruleset_name()
         );
-        let seats: Vec<String> = self.config.seats.iter().enumerate().map(|(i, b)| format!("{} {b}", self.engine.rules.seat_name(i))).collect();
+        let seats: Vec<String> = self.config.seats.iter().enumerate().map(|(i, b)| format!("{} {b}", self.game.engine.rules.seat_name(i))).collect();
         s.push_str(&format!("seats: {}\n", seats.join(", ")));
         s.push_str(&format!(
             "viewing as: {}\n",
             match self.viewer {
                 Viewer::God => "god (everything)".to_string(),
-                Viewer::Seat(x) => self.engine.rules.seat_name(x).to_string(),
+                Viewer::Seat(x) => self.game.engine.rules.seat_name(x).to_string(),
             }
         ));
-        s.push_str(&format!("entries: {} (undo/redo move along them)", self.cursor));
+        s.push_str(&format!("entries: {} (undo/redo move along them)", self.game.cursor()));
         let w = self.waiting();
         if !w.is_empty() {
             s.push('\n');
@@ -488,35 +378,33 @@ impl Repl {
 
     fn options(&self) -> String {
         let st = self.state();
-        match self.engine.legal(st) {
+        match self.game.engine.legal(st) {
             Legal::None => "the game is over".into(),
             Legal::Chance => "chance acts next: `step`".into(),
             Legal::Plan { seats } => {
-                let names: Vec<&str> = seats.iter().map(|&s| self.engine.rules.seat_name(s as usize)).collect();
+                let names: Vec<&str> = seats.iter().map(|&s| self.game.engine.rules.seat_name(s as usize)).collect();
                 let hand: Vec<String> = seats
                     .iter()
                     .filter(|&&s| self.is_human(s as usize))
                     .map(|&s| {
-                        let cards: Vec<String> = self.engine.hand(st, s as usize).iter().map(|c| self.engine.card_name(*c)).collect();
-                        format!("{}'s cards: {}", self.engine.rules.seat_name(s as usize), cards.join(", "))
+                        let cards: Vec<String> = self.game.engine.hand(st, s as usize).iter().map(|c| self.game.engine.card_name(*c)).collect();
+                        format!("{}'s cards: {}", self.game.engine.rules.seat_name(s as usize), cards.join(", "))
                     })
                     .collect();
-                let acts: Vec<&str> = self.engine.rules.cards.actions.iter().map(|a| a.id.as_str()).collect();
+                let acts: Vec<&str> = self.game.engine.rules.cards.actions.iter().map(|a| a.id.as_str()).collect();
                 format!("to plan: {}\nactions: {}\n{}", names.join(", "), acts.join(", "), hand.join("\n"))
             }
             Legal::Choose { seat, prompt, options, .. } => {
-                let opts: Vec<String> = options.iter().enumerate().map(|(i, o)| format!("  {}) {}", i + 1, self.engine.choice_name(*o))).collect();
-                format!("{}: {prompt}\n{}", self.engine.rules.seat_name(seat as usize), opts.join("\n"))
+                let opts: Vec<String> = options.iter().enumerate().map(|(i, o)| format!("  {}) {}", i + 1, self.game.engine.choice_name(*o))).collect();
+                format!("{}: {prompt}\n{}", self.game.engine.rules.seat_name(seat as usize), opts.join("\n"))
             }
         }
     }
 
-    fn choose_number(&mut self, n: usize) -> Result<String, String> {
-        let Legal::Choose { seat, options, .. } = self.engine.legal(self.state()) else {
-            return Err("nobody is choosing from numbered options now".into());
-        };
-        let choice = *options.get(n.wrapping_sub(1)).ok_or_else(|| format!("choose 1 to {}", options.len()))?;
-        self.decide_human(Decision::Choose { seat, choice })
+    /// Answers the pending question: an option's number or the answer itself.
+    fn choose(&mut self, answer: &str) -> Result<String, String> {
+        let d = self.notation().answer(self.state(), answer).map_err(|e| e.to_string())?;
+        self.decide_human(d)
     }
 
     fn decide_human(&mut self, d: Decision) -> Result<String, String> {
@@ -533,7 +421,7 @@ impl Repl {
 
     /// The human seat that plans now (the viewer's, else the first).
     fn planner(&self) -> Result<usize, String> {
-        let Actor::Simultaneous(seats) = self.engine.actor(self.state()) else {
+        let Actor::Simultaneous(seats) = self.game.engine.actor(self.state()) else {
             return Err("nobody plans now".into());
         };
         let humans: Vec<usize> = seats.iter().map(|&s| s as usize).filter(|&s| self.is_human(s)).collect();
@@ -547,21 +435,21 @@ impl Repl {
 
     fn plan(&mut self, args: &[&str]) -> Result<String, String> {
         let s = self.planner()?;
-        let n = self.engine.rules.cards.actions.len();
-        let name = self.engine.rules.seat_name(s).to_string();
+        let n = self.game.engine.rules.cards.actions.len();
+        let name = self.game.engine.rules.seat_name(s).to_string();
         let draft = self.drafts[s].get_or_insert_with(|| Plan { slots: vec![None; n], bid: None });
         match args {
             [] | ["show"] => {}
             ["clear"] => *draft = Plan { slots: vec![None; n], bid: None },
             ["auto"] => {
                 let mut b = crate::bots::Greedy::new(self.config.seed ^ s as u64);
-                let view = self.timeline[self.cursor].state.view(Some(s));
-                let plan = b.plan(&self.engine, &view, s);
+                let view = self.game.state().view(Some(s));
+                let plan = b.plan(&self.game.engine, &view, s);
                 self.drafts[s] = Some(plan);
             }
             ["done"] => {
                 let plan = draft.clone();
-                self.engine.check_plan(self.state(), s, &plan).map_err(|e| e.to_string())?;
+                self.game.engine.check_plan(self.state(), s, &plan).map_err(|e| e.to_string())?;
                 self.decide(Decision::Plan { seat: s as u8, plan })?;
                 let mut text = format!("{name}'s plan is locked in");
                 let w = self.waiting();
@@ -572,33 +460,29 @@ impl Repl {
                 return Ok(text);
             }
             ["bid", v] => {
-                draft.bid = if *v == "-" { None } else { Some(session::card(&self.engine, v)?) };
+                draft.bid =
+                    if *v == "-" { None } else { Some(Notation::new(&self.game.engine, self.game.state().seats()).parse(v).map_err(|e| e.to_string())?) };
             }
             // A whole plan at once, as history shows it: plan taxes:Settsu castle:Noto bid:2
             items if items.iter().all(|i| i.contains(':')) => {
-                let line = format!("{} plan {}", name, items.join(" "));
-                let Decision::Plan { plan, .. } = session::parse_decision(&self.engine, self.state(), &line)? else {
-                    unreachable!("a plan line reads as a plan")
-                };
+                let plan: Plan = self.notation().parse(&items.join(" ")).map_err(|e| e.to_string())?;
                 for card in plan.slots.iter().chain(std::iter::once(&plan.bid)).flatten() {
                     if let Card::Province(p) = card
                         && self.state().provinces[*p as usize].owner != Some(s as u8)
                     {
-                        return Err(format!("{name} does not hold {}", self.engine.rules.province_name(*p as usize)));
+                        return Err(format!("{name} does not hold {}", self.game.engine.rules.province_name(*p as usize)));
                     }
                 }
                 self.drafts[s] = Some(plan);
             }
             [action, v] => {
-                let a = self.engine.rules.action_index(action).ok_or_else(|| {
-                    let ids: Vec<String> = self.engine.rules.cards.actions.iter().map(|a| a.id.clone()).collect();
-                    format!("no action `{action}`{} (actions: {})", crate::rules::map::suggest(action, ids.iter()), ids.join(", "))
-                })?;
-                let c = if *v == "-" { None } else { Some(session::card(&self.engine, v)?) };
+                let n = Notation::new(&self.game.engine, self.game.state().seats());
+                let a = n.action(action).map_err(|e| e.to_string())?;
+                let c: Option<Card> = if *v == "-" { None } else { Some(n.parse(v).map_err(|e| e.to_string())?) };
                 if let Some(Card::Province(p)) = c
                     && self.state().provinces[p as usize].owner != Some(s as u8)
                 {
-                    return Err(format!("{name} does not hold {}", self.engine.rules.province_name(p as usize)));
+                    return Err(format!("{name} does not hold {}", self.game.engine.rules.province_name(p as usize)));
                 }
                 let draft = self.drafts[s].as_mut().unwrap();
                 // A card can lie on one space only: move it.
@@ -621,46 +505,33 @@ impl Repl {
             }
         }
         let draft = self.drafts[s].as_ref().unwrap();
-        Ok(format!("{name}'s plan (not locked in): {}", views::plan_text(&self.engine, draft)))
+        Ok(format!("{name}'s plan (not locked in): {}", views::plan_text(&self.game.engine, draft)))
     }
 
     fn save(&self, path: &Path) -> Result<String, String> {
         if path.as_os_str().is_empty() {
             return Err("save where? e.g. save game.yaml".into());
         }
-        let st = self.state();
-        let entries: Vec<SavedEntry> = (1..=self.cursor)
-            .map(|i| {
-                let (e, fp) = self.timeline[i].entry.as_ref().unwrap();
-                match e {
-                    Entry::Decide(d) => SavedEntry { decide: Some(session::format_decision(&self.engine, d)), edit: None, check: fp.clone() },
-                    Entry::Edit(l) => SavedEntry { decide: None, edit: Some(l.clone()), check: fp.clone() },
-                }
-            })
-            .collect();
-        let d = &self.config.data;
+        let spec = &self.config.spec;
         let file = SaveFile {
             shogun_lab_save: 1,
-            ruleset: self.engine.rules.ruleset_name(),
-            map: d.map.clone(),
-            rules: d.rules.as_ref().map(|p| p.display().to_string()),
-            variants: d.variants.clone(),
-            tower: d.tower.clone(),
-            setup: match st.setup {
-                SetupMode::Preset => "preset".into(),
-                SetupMode::Draft => "draft".into(),
-            },
+            ruleset: self.engine().rules.ruleset_name(),
+            map: spec.map.clone(),
+            rules: spec.rules.as_ref().map(|p| p.display().to_string()),
+            variants: spec.variants.clone(),
+            tower: spec.tower.clone(),
+            setup: self.state().setup.to_string(),
             players: self.config.players,
             seed: self.config.seed,
             seats: self.config.seats.clone(),
-            entries,
+            entries: self.game.saved_entries(),
         };
         let text = serde_yaml::to_string(&file).map_err(|e| e.to_string())?;
         // Write beside and rename: a failed save never leaves half a file.
         let tmp = path.with_extension("yaml.partial");
         std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
         std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        Ok(format!("saved {} entries to {}", self.cursor, path.display()))
+        Ok(format!("saved {} entries to {}", self.game.cursor(), path.display()))
     }
 
     fn load(&mut self, path: &Path) -> Result<String, String> {
@@ -669,90 +540,35 @@ impl Repl {
         }
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let file = crate::rules::yaml::parse::<SaveFile>(path, &text).map_err(|d| d.to_string())?.value;
-        let mut data = self.config.data.clone();
-        data.map = file.map.clone();
-        data.rules = file.rules.as_ref().map(Into::into);
-        data.variants = file.variants.clone();
-        data.tower = file.tower.clone();
-        data.setup = Some(file.setup.clone());
-        let config = Config { data, players: file.players, seed: file.seed, seats: file.seats.clone() };
-        let fresh = Repl::new(config)?;
-        let mut entries = Vec::new();
+        let mut spec = self.config.spec.clone();
+        spec.map = file.map.clone();
+        spec.rules = file.rules.as_ref().map(Into::into);
+        spec.variants = file.variants.clone();
+        spec.tower = file.tower.clone();
+        spec.setup = Some(file.setup.parse().map_err(|e| format!("{}: {e}", path.display()))?);
         for (i, e) in file.entries.iter().enumerate() {
-            match (&e.decide, &e.edit) {
-                (Some(d), None) => entries.push((Some(d.clone()), None, e.check.clone())),
-                (None, Some(l)) => entries.push((None, Some(l.clone()), e.check.clone())),
-                _ => return Err(format!("{}: entry {}: exactly one of `decide` or `edit`", path.display(), i + 1)),
+            if e.decide.is_some() == e.edit.is_some() {
+                return Err(format!("{}: entry {}: exactly one of `decide` or `edit`", path.display(), i + 1));
             }
         }
+        let config = Config { spec, players: file.players, seed: file.seed, seats: file.seats.clone() };
+        let fresh = Repl::new(config)?;
         let viewer = self.viewer;
         *self = fresh;
         self.viewer = viewer;
-        let report = self.replay_text(&entries);
-        Ok(format!("loaded {} ({} entries, rules {}){}", path.display(), file.entries.len(), self.engine.rules.ruleset_name(), report))
-    }
-
-    /// Replays entries given as text; reports divergence and illegality.
-    fn replay_text(&mut self, entries: &[(Option<String>, Option<String>, String)]) -> String {
-        let mut diverged: Option<usize> = None;
-        for (i, (d, e, check)) in entries.iter().enumerate() {
-            let result = match (d, e) {
-                (Some(d), _) => session::parse_decision(&self.engine, self.state(), d).and_then(|d| self.decide(d).map(|_| ())),
-                (_, Some(l)) => {
-                    let mut st = self.state().clone();
-                    apply_edit(&self.engine, &mut st, l).map(|_| {
-                        let bots = clone_bots(&self.timeline[self.cursor].bots);
-                        self.commit(Entry::Edit(l.clone()), st, bots, vec![format!("  (what if) {l}")]);
-                    })
-                }
-                _ => Ok(()),
-            };
-            let what = d.clone().or_else(|| e.clone()).unwrap_or_default();
-            if let Err(msg) = result {
-                let mut s = String::new();
-                if let Some(k) = diverged {
-                    s.push_str(&format!("\nthe replay diverged at entry {} (the position after it differs from the recorded one)", k + 1));
-                }
-                s.push_str(&format!(
-                    "\nentry {} is no longer legal: `{what}`: {msg}\nreplayed {i} of {} entries; the game stands after entry {i}",
-                    i + 1,
-                    entries.len()
-                ));
-                return s;
-            }
-            if diverged.is_none() && session::fingerprint(self.state()) != *check {
-                diverged = Some(i);
-            }
-        }
-        match diverged {
-            Some(k) => {
-                let what = entries[k].0.clone().or_else(|| entries[k].1.clone()).unwrap_or_default();
-                format!("\nthe replay diverged at entry {} (`{what}`): the position after it differs from the recorded one; all entries stayed legal", k + 1)
-            }
-            None => "\nthe replay matches the recorded game".into(),
-        }
+        let report = self.game.replay(&file.entries);
+        Ok(format!("loaded {} ({} entries, rules {}){}", path.display(), file.entries.len(), self.engine().rules.ruleset_name(), report))
     }
 
     fn reload(&mut self) -> Result<String, String> {
-        let engine = self.config.data.engine().map_err(|e| format!("the rules did not load; the previous rules stay active:\n{e}"))?;
-        let entries: Vec<(Option<String>, Option<String>, String)> = (1..=self.cursor)
-            .map(|i| {
-                let (e, fp) = self.timeline[i].entry.as_ref().unwrap();
-                match e {
-                    Entry::Decide(d) => (Some(session::format_decision(&self.engine, d)), None, fp.clone()),
-                    Entry::Edit(l) => (None, Some(l.clone()), fp.clone()),
-                }
-            })
-            .collect();
+        let engine = self.config.spec.engine().map_err(|e| format!("the rules did not load; the previous rules stay active:\n{e}"))?;
+        let entries = self.game.saved_entries();
         let setup = self.state().setup;
-        let state = engine.new_game_with(self.config.players, self.config.seed, setup).map_err(|e| e.to_string())?;
-        let bots = self.config.seats.iter().enumerate().map(|(s, n)| make_bot(n, self.config.seed, s)).collect::<Result<Vec<_>, _>>()?;
-        let header = vec![format!("# ruleset: {}", engine.rules.ruleset_name())];
-        self.engine = engine;
-        self.timeline = vec![Moment { state, bots, added: header, entry: None }];
-        self.cursor = 0;
-        let report = self.replay_text(&entries);
-        Ok(format!("reloaded the rules ({}) and replayed {} entries{}", self.engine.rules.ruleset_name(), entries.len(), report))
+        let mut game = Game::new(engine, self.config.players, self.config.seed, setup, &self.config.seats).map_err(|e| e.to_string())?;
+        game.verbose = true;
+        self.game = game;
+        let report = self.game.replay(&entries);
+        Ok(format!("reloaded the rules ({}) and replayed {} entries{}", self.engine().rules.ruleset_name(), entries.len(), report))
     }
 }
 
@@ -762,66 +578,6 @@ fn is_statement(code: &str) -> bool {
     ["return", "local", "for", "if", "while", "do", "function", "repeat"].contains(&first) || code.contains('\n') || {
         let eq = code.replace("==", "").replace("~=", "").replace("<=", "").replace(">=", "");
         eq.contains('=')
-    }
-}
-
-/// Applies a what-if edit line (`set ...` or `force ...`).
-pub fn apply_edit(engine: &Engine, st: &mut GameState, line: &str) -> Result<(), String> {
-    let mut words = line.split_whitespace();
-    let cmd = words.next().unwrap_or_default();
-    match cmd {
-        "force" => {
-            let mut pile = Pile::default();
-            let mut any = false;
-            for kv in words {
-                let (k, v) = kv.split_once('=').ok_or_else(|| format!("`{kv}`: write SEAT=n or peasants=n"))?;
-                let n: u16 = v.parse().map_err(|_| format!("`{kv}`: n must be a number"))?;
-                if k == "peasants" {
-                    pile.peasants = n;
-                } else {
-                    pile.seats[session::seat(engine, st, k)?] = n;
-                }
-                any = true;
-            }
-            if !any {
-                return Err("usage: force SEAT=n... [peasants=n]".into());
-            }
-            session::force(st, pile);
-            Ok(())
-        }
-        "set" => {
-            let target = words.next().ok_or("usage: set PROVINCE|SEAT key=value...")?;
-            let pairs: Vec<(&str, &str)> = words.map(|kv| kv.split_once('=').ok_or_else(|| format!("`{kv}`: write key=value"))).collect::<Result<_, _>>()?;
-            if pairs.is_empty() {
-                return Err("set what? e.g. set Settsu armies=3".into());
-            }
-            if let Ok(s) = session::seat(engine, st, target) {
-                let (mut chests, mut rice, mut points) = (None, None, None);
-                for (k, v) in pairs {
-                    let n: i64 = v.parse().map_err(|_| format!("`{k}={v}`: a number is expected"))?;
-                    match k {
-                        "chests" => chests = Some(n),
-                        "rice" => rice = Some(n),
-                        "points" => points = Some(n),
-                        other => return Err(format!("a seat has chests, rice and points, not `{other}`")),
-                    }
-                }
-                return session::set_seat(st, s, chests, rice, points);
-            }
-            let p = session::province(engine, target)?;
-            let (mut owner, mut armies, mut unrest, mut buildings) = (None, None, None, None);
-            for (k, v) in pairs {
-                match k {
-                    "owner" => owner = Some(session::owner(engine, st, v)?),
-                    "armies" => armies = Some(v.parse().map_err(|_| format!("`armies={v}`: a number is expected"))?),
-                    "unrest" => unrest = Some(v.parse().map_err(|_| format!("`unrest={v}`: a number is expected"))?),
-                    "buildings" => buildings = Some(if v == "-" || v == "none" { Vec::new() } else { v.split(',').map(String::from).collect::<Vec<_>>() }),
-                    other => return Err(format!("a province has owner, armies, unrest and buildings, not `{other}`")),
-                }
-            }
-            session::set_province(engine, st, p, owner, armies, unrest, buildings.as_deref())
-        }
-        _ => Err(format!("`{cmd}` is not an edit")),
     }
 }
 

@@ -4,7 +4,6 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
-use clap::Args;
 use rustyline::completion::{Completer, Pair};
 use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
@@ -13,43 +12,6 @@ use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 
 use super::{COMMANDS, Config, Repl};
-use crate::cli::GameData;
-
-#[derive(Args, Debug, Clone)]
-pub struct PlayArgs {
-    #[command(flatten)]
-    pub data: GameData,
-    /// Number of players.
-    #[arg(long, default_value_t = 4)]
-    pub players: u8,
-    /// Seed of the game's generator.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Who plays each seat: human, greedy or random, comma separated; the
-    /// last fills the rest (default: seat 1 human, the others greedy).
-    #[arg(long, value_delimiter = ',')]
-    pub seats: Vec<String>,
-    /// Script mode: carry on after a failing command (exit status 1 at the end).
-    #[arg(long)]
-    pub keep_going: bool,
-}
-
-impl Default for PlayArgs {
-    fn default() -> Self {
-        PlayArgs {
-            data: GameData { map: "sun".into(), rules: None, data: None, tower: None, setup: None, variants: Vec::new() },
-            players: 4,
-            seed: 1,
-            seats: Vec::new(),
-            keep_going: false,
-        }
-    }
-}
-
-fn seats(args: &PlayArgs) -> Result<Vec<String>, String> {
-    let given: Vec<String> = if args.seats.is_empty() { vec!["human".into(), "greedy".into()] } else { args.seats.clone() };
-    crate::bots::fill_seats(&given, args.players, true, "--seats")
-}
 
 /// Completion and hints from the commands and the game's words.
 struct ReplHelper {
@@ -126,10 +88,12 @@ fn unfinished(repl: &Repl, line: &str) -> bool {
     line.trim_start().strip_prefix("lua ").is_some_and(|code| repl.engine().runtime().incomplete(code))
 }
 
-pub fn run(args: PlayArgs) -> Result<(), String> {
-    let config = Config { seats: seats(&args)?, data: args.data.clone(), players: args.players, seed: args.seed };
+/// Opens the REPL on a game: interactive at a terminal, else reading
+/// commands from standard input (`keep_going`: carry on after a failing
+/// command).
+pub fn run(config: Config, keep_going: bool) -> Result<(), String> {
     let mut repl = Repl::new(config)?;
-    if std::io::stdin().is_terminal() { interactive(&mut repl) } else { script(&mut repl, args.keep_going) }
+    if std::io::stdin().is_terminal() { interactive(&mut repl) } else { script(&mut repl, keep_going) }
 }
 
 fn script(repl: &mut Repl, keep_going: bool) -> Result<(), String> {

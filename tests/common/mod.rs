@@ -78,24 +78,9 @@ pub fn perform(
     let a = action(engine, action_id);
     let p = province(engine, province_name);
     assert_eq!(st.provinces[p].owner, Some(seat as u8), "{province_name} must be held by the seat");
-    let n = engine.rules.cards.actions.len();
-    let mut plan = Plan { slots: vec![None; n], bid: None };
-    plan.slots[a] = Some(Card::Province(p as u16));
-    for (s, pl) in st.players.iter_mut().enumerate() {
-        pl.plan = Some(if s == seat { plan.clone() } else { Plan { slots: vec![None; n], bid: None } });
-        pl.space = None;
-    }
-    st.event = event.map(|id| engine.rules.cards.events.iter().position(|e| e.id == id).expect("event id") as u8);
-    st.special_row = engine.rules.cards.specials.iter().enumerate().map(|(i, _)| Some(i as u8)).collect();
-    if let Some(id) = special {
-        let k = engine.rules.cards.specials.iter().position(|c| c.id == id).expect("special id");
-        st.players[seat].space = Some(k as u8);
-    }
-    st.action_row = vec![a as u8];
-    st.actions_revealed = 1;
-    st.turn_order = vec![seat as u8];
-    st.phase = Phase::Actions { card: 0, turn: 0 };
-    engine.resume(st).unwrap_or_else(|e| panic!("{e}"))
+    let event = event.map(|id| engine.rules.cards.events.iter().position(|e| e.id == id).expect("event id"));
+    let special = special.map(|id| engine.rules.cards.specials.iter().position(|c| c.id == id).expect("special id"));
+    shogun_lab::play::stage_action(engine, st, seat, a, p, event, special).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Moves `n` peasants from the general supply into the tower's top level.

@@ -1,0 +1,151 @@
+//! Where the game's data lives: the one place that knows the data folder's
+//! layout (`maps/NAME.yaml`, `scripts/base/`, `variants/NAME/`), and the
+//! description of a ruleset to load (map, pack, variants, tower, setup)
+//! that the CLI, the REPL and save files share.
+
+use std::path::{Path, PathBuf};
+
+use crate::core::SetupMode;
+use crate::engine::Engine;
+use crate::rules::{self, VariantArg};
+
+/// A data folder: `maps/`, `scripts/base/` (the base pack), `variants/`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub root: PathBuf,
+}
+
+impl Layout {
+    /// The folder given, else `$SHOGUN_DATA`, else the current folder if
+    /// it holds the data, else the source tree's.
+    pub fn find(explicit: Option<&Path>) -> Layout {
+        if let Some(p) = explicit {
+            return Layout { root: p.to_path_buf() };
+        }
+        if let Some(p) = std::env::var_os("SHOGUN_DATA") {
+            return Layout { root: PathBuf::from(p) };
+        }
+        let cwd = PathBuf::from(".");
+        let here = Layout { root: cwd };
+        if here.base_pack().join("rules.yaml").is_file() && here.maps_dir().is_dir() {
+            return here;
+        }
+        Layout { root: PathBuf::from(env!("CARGO_MANIFEST_DIR")) }
+    }
+
+    pub fn maps_dir(&self) -> PathBuf {
+        self.root.join("maps")
+    }
+
+    pub fn base_pack(&self) -> PathBuf {
+        self.root.join("scripts/base")
+    }
+
+    pub fn variants_dir(&self) -> PathBuf {
+        self.root.join("variants")
+    }
+
+    /// A map by name (`sun`) or by path (anything ending in .yaml or with a `/`).
+    pub fn map_path(&self, map: &str) -> PathBuf {
+        if map.ends_with(".yaml") || map.ends_with(".yml") || map.contains('/') { PathBuf::from(map) } else { self.maps_dir().join(format!("{map}.yaml")) }
+    }
+
+    /// The names of the maps in `maps/`, sorted.
+    pub fn known_maps(&self) -> Vec<String> {
+        let mut known: Vec<String> = std::fs::read_dir(self.maps_dir())
+            .map(|d| d.filter_map(|e| e.ok()).filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".yaml")).map(String::from)).collect())
+            .unwrap_or_default();
+        known.sort();
+        known
+    }
+
+    /// A variant by name (in `variants/`) or by path (anything with a `/`).
+    pub fn variant_dir(&self, name: &str) -> PathBuf {
+        if name.contains('/') { PathBuf::from(name) } else { self.variants_dir().join(name) }
+    }
+
+    /// The shipped variants' names.
+    pub fn known_variants(&self) -> Vec<String> {
+        rules::variant::available(&self.variants_dir())
+    }
+
+    /// Resolves variant arguments (`name[:opt=v,...]`) to their folders.
+    /// `what` names the source in messages (`--variant`, a file position).
+    pub fn variants(&self, args: &[String], what: &str) -> Result<Vec<(PathBuf, VariantArg)>, String> {
+        let mut out = Vec::new();
+        for v in args {
+            let arg: VariantArg = v.parse().map_err(|e| format!("{what} {e}"))?;
+            let dir = self.variant_dir(&arg.name);
+            if !is_variant(&dir) {
+                let known = self.known_variants();
+                return Err(format!(
+                    "{what}: unknown variant `{}` (available: {})",
+                    arg.name,
+                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                ));
+            }
+            out.push((dir, arg));
+        }
+        Ok(out)
+    }
+}
+
+/// Whether a folder is a variant (holds a variant.yaml).
+pub fn is_variant(dir: &Path) -> bool {
+    dir.join("variant.yaml").is_file()
+}
+
+/// A ruleset and how games start: everything but players, seed and seats.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GameSpec {
+    /// The data folder (`None`: found as `Layout::find` says).
+    pub data: Option<PathBuf>,
+    /// A map name from `maps/` or a path.
+    pub map: String,
+    /// The rules pack folder (`None`: the data folder's base pack).
+    pub rules: Option<PathBuf>,
+    /// Variants applied in order, as `name[:opt=v,...]`.
+    pub variants: Vec<String>,
+    pub tower: Option<String>,
+    /// `None`: the map's default for the player count.
+    pub setup: Option<SetupMode>,
+}
+
+impl GameSpec {
+    pub fn layout(&self) -> Layout {
+        Layout::find(self.data.as_deref())
+    }
+
+    pub fn map_path(&self) -> PathBuf {
+        self.layout().map_path(&self.map)
+    }
+
+    pub fn rules_dir(&self) -> PathBuf {
+        self.rules.clone().unwrap_or_else(|| self.layout().base_pack())
+    }
+
+    /// The setup asked for, or the map's default for `players`.
+    pub fn setup_mode(&self, engine: &Engine, players: u8) -> SetupMode {
+        self.setup.unwrap_or_else(|| engine.default_setup(players))
+    }
+
+    /// Loads and checks the rules; on failure, every problem found.
+    pub fn engine(&self) -> Result<Engine, String> {
+        let layout = self.layout();
+        let map = layout.map_path(&self.map);
+        if !map.is_file() {
+            return Err(format!("no map `{}` (looked for {}); known maps: {}", self.map, map.display(), layout.known_maps().join(", ")));
+        }
+        let rules = rules::load_with(&self.rules_dir(), &map, &layout.variants(&self.variants, "--variant")?).map_err(|d| d.to_string())?;
+        if let Some(t) = &self.tower
+            && !rules.rules.towers.contains_key(t)
+        {
+            let known: Vec<&str> = rules.rules.towers.keys().map(|s| s.as_str()).collect();
+            return Err(format!("--tower: unknown tower `{t}` (known: {})", known.join(", ")));
+        }
+        if let Some(notice) = rules.map.assumption_notice() {
+            eprintln!("{notice}");
+        }
+        Engine::with_options(rules, self.tower.as_deref(), crate::script::Limits::default()).map_err(|d| d.to_string())
+    }
+}

@@ -1,0 +1,210 @@
+//! The driver: an engine, a state and who plays each seat (a person or a
+//! bot). It makes chance's and the bots' decisions and stops where it is
+//! told to (a number of decisions, a phase, a round, winter, the end) or
+//! where a person must decide. The REPL, scenarios, `run`, `diff`, `bench`,
+//! the lab and the tests all let bots play through it.
+
+use crate::bots::{self, Bot};
+use crate::core::*;
+use crate::engine::{Engine, EngineError};
+
+pub use super::notation::Until;
+
+/// Who plays a seat.
+pub enum Player {
+    /// A person: the driver stops when this seat must decide.
+    Human,
+    Bot(Box<dyn Bot>),
+}
+
+impl Clone for Player {
+    fn clone(&self) -> Player {
+        match self {
+            Player::Human => Player::Human,
+            Player::Bot(b) => Player::Bot(b.boxed_clone()),
+        }
+    }
+}
+
+impl Player {
+    /// `human` or a bot by name, with the bot's seed derived from the
+    /// game's seed and the seat (so a game is fixed by rules, seed, bots).
+    pub fn by_name(name: &str, seed: u64, seat: usize) -> Result<Player, String> {
+        if name == "human" { Ok(Player::Human) } else { bots::by_name(name, bot_seed(seed, seat)).map(Player::Bot) }
+    }
+
+    /// One player per name, seat by seat.
+    pub fn all(names: &[String], seed: u64) -> Result<Vec<Player>, String> {
+        names.iter().enumerate().map(|(s, n)| Player::by_name(n, seed, s)).collect()
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Player::Human => "human",
+            Player::Bot(b) => b.name(),
+        }
+    }
+
+    pub fn is_human(&self) -> bool {
+        matches!(self, Player::Human)
+    }
+}
+
+/// Bot seeds derive from the game seed and the seat.
+pub fn bot_seed(seed: u64, seat: usize) -> u64 {
+    seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(seat as u64 + 1)
+}
+
+/// One decision as the observer of a run sees it.
+pub struct Step<'a> {
+    pub decision: &'a Decision,
+    /// The kind of script question the decision answered, if any.
+    pub asked: Option<&'a str>,
+    pub events: &'a [Event],
+    /// The state after the decision.
+    pub after: &'a GameState,
+}
+
+/// Why a run stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The point asked for was reached.
+    Reached,
+    /// A seat played by a person must decide.
+    Human,
+    /// The game is over.
+    GameOver,
+}
+
+fn phase_kind(p: &Phase) -> u8 {
+    match p {
+        Phase::Setup | Phase::Draft | Phase::Preload => 0,
+        Phase::YearStart => 1,
+        Phase::RoundStart => 2,
+        Phase::Planning => 3,
+        Phase::Reveal => 4,
+        Phase::ChooseSpace { .. } => 5,
+        Phase::Actions { .. } => 6,
+        Phase::Winter => 7,
+        Phase::Score => 8,
+        Phase::GameOver => 9,
+    }
+}
+
+/// Where a run started, to tell when `Until` is reached.
+#[derive(Clone, Copy, Debug)]
+pub struct Mark {
+    phase: u8,
+    year: u8,
+    season: u8,
+}
+
+impl Mark {
+    pub fn of(st: &GameState) -> Mark {
+        Mark { phase: phase_kind(&st.phase), year: st.year, season: st.season }
+    }
+
+    /// Whether `st`, `steps` decisions after the mark, is where `until` stops.
+    pub fn reached(&self, until: Until, st: &GameState, steps: usize) -> bool {
+        match until {
+            Until::Steps(n) => steps >= n,
+            Until::Phase => steps > 0 && phase_kind(&st.phase) != self.phase,
+            Until::Round => {
+                steps > 0
+                    && ((st.year, st.season) != (self.year, self.season) || st.phase == Phase::Winter)
+                    && matches!(st.phase, Phase::RoundStart | Phase::Winter | Phase::YearStart)
+            }
+            Until::Winter => steps > 0 && st.phase == Phase::Winter,
+            Until::End => false,
+        }
+    }
+}
+
+/// The decision chance or a bot makes now, or `None` when a person must
+/// decide or the game is over. While several seats plan at once, the first
+/// seat with a bot plans.
+pub fn next_decision(engine: &Engine, st: &GameState, players: &mut [Player]) -> Option<Decision> {
+    let bot = |players: &mut [Player], s: usize| match players.get_mut(s) {
+        Some(Player::Bot(b)) => Some(bots::decide(engine, st, s, b.as_mut())),
+        _ => None,
+    };
+    match engine.actor(st) {
+        Actor::Terminal => None,
+        Actor::Chance => Some(Decision::Chance),
+        Actor::Seat(s) => bot(players, s as usize),
+        Actor::Simultaneous(seats) => {
+            let s = seats.iter().map(|s| *s as usize).find(|&s| matches!(players.get(s), Some(Player::Bot(_))))?;
+            bot(players, s)
+        }
+    }
+}
+
+/// An engine, a position and who plays each seat.
+pub struct Driver<'e> {
+    pub engine: &'e Engine,
+    pub state: GameState,
+    pub players: Vec<Player>,
+}
+
+impl<'e> Driver<'e> {
+    pub fn new(engine: &'e Engine, state: GameState, players: Vec<Player>) -> Driver<'e> {
+        Driver { engine, state, players }
+    }
+
+    /// A new game (before setup) with players by name (`human` or a bot).
+    pub fn start(engine: &'e Engine, players: u8, seed: u64, setup: SetupMode, names: &[String]) -> Result<Driver<'e>, EngineError> {
+        if names.len() != players as usize {
+            return Err(EngineError::Setup(format!("{} players named for {players} seats", names.len())));
+        }
+        let state = engine.new_game_with(players, seed, setup)?;
+        let players = Player::all(names, seed).map_err(EngineError::Setup)?;
+        Ok(Driver { engine, state, players })
+    }
+
+    /// Applies one decision (anyone's); returns its events.
+    pub fn apply(&mut self, d: &Decision) -> Result<Vec<Event>, EngineError> {
+        self.engine.apply(&mut self.state, d)
+    }
+
+    /// Lets chance and the bots play until `until`, a person's turn or the
+    /// end. `observe` sees every decision with its events, and the players
+    /// after it (their generators moved on).
+    pub fn run(&mut self, until: Until, mut observe: impl FnMut(&Step, &[Player])) -> Result<Stop, EngineError> {
+        let mark = Mark::of(&self.state);
+        let mut steps = 0;
+        loop {
+            if self.state.phase == Phase::GameOver {
+                return Ok(Stop::GameOver);
+            }
+            if mark.reached(until, &self.state, steps) {
+                return Ok(Stop::Reached);
+            }
+            let Some(d) = next_decision(self.engine, &self.state, &mut self.players) else {
+                return Ok(if self.engine.actor(&self.state) == Actor::Terminal { Stop::GameOver } else { Stop::Human });
+            };
+            let asked = self.state.ask.as_ref().map(|a| a.kind.clone());
+            let events = self.engine.apply(&mut self.state, &d)?;
+            observe(&Step { decision: &d, asked: asked.as_deref(), events: &events, after: &self.state }, &self.players);
+            steps += 1;
+        }
+    }
+}
+
+/// Plays one game with bots to the end (the lab's and `bench`'s entry
+/// point): `names` names a bot per seat. `observe` sees every decision and
+/// its events. Returns the final state.
+pub fn play_game(
+    engine: &Engine,
+    players: u8,
+    seed: u64,
+    setup: SetupMode,
+    names: &[String],
+    mut observe: impl FnMut(&Step),
+) -> Result<GameState, EngineError> {
+    let mut d = Driver::start(engine, players, seed, setup, names)?;
+    if d.players.iter().any(Player::is_human) {
+        return Err(EngineError::Setup("play_game plays bots only".into()));
+    }
+    d.run(Until::End, |step, _| observe(step))?;
+    Ok(d.state)
+}

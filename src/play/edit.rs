@@ -1,0 +1,366 @@
+//! What-if edits of a position, as one enum: every edit moves pieces
+//! between their places (supply, board, tower, tray) and never creates or
+//! loses one; a refused edit leaves the state untouched. Also the staging
+//! of one action (a test position: this seat performs this action now).
+
+use thiserror::Error;
+
+use super::notation::{Notated, Notation, NotationError, syntax};
+use crate::core::*;
+use crate::engine::{Engine, EngineError};
+
+/// A what-if edit. Its text form (`Notation`) is the REPL's command:
+/// `set Settsu owner=B armies=3 unrest=1 buildings=castle,temple`,
+/// `set A chests=3 rice=2 points=10`, `force A=3 B=1 peasants=1`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Edit {
+    /// A province's owner (`Some(None)`: neutral), armies, unrest and
+    /// buildings (by kind); what is not given stays (armies default to 1
+    /// when the owner changes).
+    Province { province: usize, owner: Option<Option<usize>>, armies: Option<u16>, unrest: Option<u16>, buildings: Option<Vec<usize>> },
+    /// A seat's war chests, rice and points.
+    Seat { seat: usize, chests: Option<i64>, rice: Option<i64>, points: Option<i64> },
+    /// The next tower result: exactly these cubes land.
+    Force(Pile),
+    /// A test position: `seat` performs `action` in `province` now, with
+    /// the event and special card given in force (see `stage_action`).
+    Perform { seat: usize, action: usize, province: usize, event: Option<usize>, special: Option<usize> },
+}
+
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum EditError {
+    #[error(transparent)]
+    Notation(#[from] NotationError),
+    /// The edit would break a rule of the position (the text says which).
+    #[error("{0}")]
+    Refused(String),
+    /// A staged action failed (illegal, or its script failed).
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+fn refused<T>(msg: impl Into<String>) -> Result<T, EditError> {
+    Err(EditError::Refused(msg.into()))
+}
+
+impl Edit {
+    /// Applies the edit to `st`, or changes nothing and says why not.
+    /// Returns the events (a staged action's; none for the others).
+    pub fn apply(&self, engine: &Engine, st: &mut GameState) -> Result<Vec<Event>, EditError> {
+        match self {
+            Edit::Province { province, owner, armies, unrest, buildings } => {
+                set_province(engine, st, *province, *owner, *armies, *unrest, buildings.as_deref()).map(|_| Vec::new())
+            }
+            Edit::Perform { seat, action, province, event, special } => Ok(stage_action(engine, st, *seat, *action, *province, *event, *special)?),
+            Edit::Seat { seat, chests, rice, points } => {
+                for (what, v) in [("chests", chests), ("rice", rice)] {
+                    if v.is_some_and(|v| v < 0) {
+                        return refused(format!("{what} cannot be negative"));
+                    }
+                }
+                let p = &mut st.players[*seat];
+                for (field, v) in [(&mut p.chests, chests), (&mut p.rice, rice), (&mut p.points, points)] {
+                    if let Some(v) = v {
+                        *field = *v;
+                    }
+                }
+                Ok(Vec::new())
+            }
+            Edit::Force(pile) => {
+                st.forced_throws.push(*pile);
+                Ok(Vec::new())
+            }
+        }
+    }
+}
+
+fn set_province(
+    engine: &Engine,
+    st: &mut GameState,
+    p: usize,
+    owner: Option<Option<usize>>,
+    armies: Option<u16>,
+    unrest: Option<u16>,
+    buildings: Option<&[usize]>,
+) -> Result<(), EditError> {
+    let mut next = st.clone();
+    let name = engine.rules.province_name(p).to_string();
+    let cur = next.provinces[p];
+    let new_owner = owner.unwrap_or(cur.owner.map(|o| o as usize));
+    if new_owner.is_some() && !next.in_play[p] {
+        return refused(format!("{name} is out of play with {} players", next.seats()));
+    }
+    let new_armies = armies.unwrap_or(if new_owner == cur.owner.map(|o| o as usize) { cur.armies } else { 1 });
+    // Armies back to the old owner, then from the new owner's supply.
+    if let Some(o) = cur.owner {
+        next.players[o as usize].supply += cur.armies;
+    }
+    next.provinces[p].armies = 0;
+    match new_owner {
+        Some(o) => {
+            if new_armies == 0 {
+                return refused(format!("a held province needs at least one army ({name})"));
+            }
+            if next.players[o].supply < new_armies {
+                return refused(format!("{} has only {} cubes in supply", engine.rules.seat_name(o), next.players[o].supply));
+            }
+            next.players[o].supply -= new_armies;
+            next.provinces[p].armies = new_armies;
+            next.provinces[p].owner = Some(o as u8);
+        }
+        None => {
+            if armies.is_some_and(|a| a > 0) {
+                return refused(format!("a neutral province holds no armies ({name})"));
+            }
+            next.provinces[p].owner = None;
+        }
+    }
+    // Unrest markers.
+    let want_unrest = if new_owner.is_none() { 0 } else { unrest.unwrap_or(cur.unrest) };
+    next.unrest += cur.unrest;
+    if next.unrest < want_unrest {
+        return refused(format!("only {} unrest markers are left in the supply", next.unrest));
+    }
+    next.unrest -= want_unrest;
+    next.provinces[p].unrest = want_unrest;
+    // Buildings.
+    let kinds = &engine.rules.rules.components.buildings;
+    let mut mask = cur.buildings;
+    if let Some(list) = buildings {
+        mask = list.iter().fold(0, |m, k| m | (1 << k));
+    }
+    if new_owner.is_none() {
+        mask = 0;
+    }
+    if mask.count_ones() > engine.rules.map.provinces[p].spaces {
+        return refused(format!("{name} has only {} building spaces", engine.rules.map.provinces[p].spaces));
+    }
+    for k in 0..kinds.len() {
+        let had = cur.buildings & (1 << k) != 0;
+        let has = mask & (1 << k) != 0;
+        if had && !has {
+            next.buildings[k] += 1;
+        }
+        if has && !had {
+            if next.buildings[k] == 0 {
+                return refused(format!("no {} left in the supply", kinds[k].name));
+            }
+            next.buildings[k] -= 1;
+        }
+    }
+    next.provinces[p].buildings = mask;
+    // The province card: a planned action on a lost card is void.
+    if cur.owner != next.provinces[p].owner
+        && let Some(o) = cur.owner
+        && let Some(plan) = &mut next.players[o as usize].plan
+    {
+        for slot in plan.slots.iter_mut() {
+            if *slot == Some(Card::Province(p as u16)) {
+                *slot = None;
+            }
+        }
+    }
+    crate::engine::check_invariants(&engine.rules, &next).map_err(EditError::Refused)?;
+    *st = next;
+    Ok(())
+}
+
+fn number<T: std::str::FromStr>(k: &str, v: &str) -> Result<T, NotationError> {
+    v.parse().map_err(|_| syntax(&format!("{k}={v}"), "a number"))
+}
+
+impl Notated for Edit {
+    fn read(n: &Notation, line: &str) -> Result<Edit, NotationError> {
+        let mut words = line.split_whitespace();
+        let cmd = words.next().unwrap_or_default();
+        let pairs = |words: std::str::SplitWhitespace| -> Result<Vec<(String, String)>, NotationError> {
+            words.map(|kv| kv.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())).ok_or_else(|| syntax(kv, "key=value"))).collect()
+        };
+        match cmd {
+            "force" => {
+                let mut pile = Pile::default();
+                let pairs = pairs(words)?;
+                if pairs.is_empty() {
+                    return Err(syntax(line, "force SEAT=n... [peasants=n]"));
+                }
+                for (k, v) in pairs {
+                    let c: u16 = number(&k, &v)?;
+                    if k == "peasants" {
+                        pile.peasants = c;
+                    } else {
+                        pile.seats[n.seat(&k)?] = c;
+                    }
+                }
+                Ok(Edit::Force(pile))
+            }
+            "set" => {
+                let target = words.next().ok_or_else(|| syntax(line, "set PROVINCE|SEAT key=value..."))?;
+                let pairs = pairs(words)?;
+                if pairs.is_empty() {
+                    return Err(syntax(line, "set PROVINCE|SEAT key=value..., e.g. set Settsu armies=3"));
+                }
+                if let Ok(seat) = n.seat(target) {
+                    let (mut chests, mut rice, mut points) = (None, None, None);
+                    for (k, v) in pairs {
+                        match k.as_str() {
+                            "chests" => chests = Some(number(&k, &v)?),
+                            "rice" => rice = Some(number(&k, &v)?),
+                            "points" => points = Some(number(&k, &v)?),
+                            _ => return Err(syntax(&k, "a seat's chests, rice or points")),
+                        }
+                    }
+                    return Ok(Edit::Seat { seat, chests, rice, points });
+                }
+                let province = n.province(target)?;
+                let (mut owner, mut armies, mut unrest, mut buildings) = (None, None, None, None);
+                for (k, v) in pairs {
+                    match k.as_str() {
+                        "owner" => owner = Some(n.owner(&v)?),
+                        "armies" => armies = Some(number(&k, &v)?),
+                        "unrest" => unrest = Some(number(&k, &v)?),
+                        "buildings" => {
+                            buildings =
+                                Some(if v == "-" || v == "none" { Vec::new() } else { v.split(',').map(|b| n.building(b)).collect::<Result<_, _>>()? })
+                        }
+                        _ => return Err(syntax(&k, "a province's owner, armies, unrest or buildings")),
+                    }
+                }
+                Ok(Edit::Province { province, owner, armies, unrest, buildings })
+            }
+            "perform" => {
+                let usage = "perform SEAT ACTION PROVINCE [event=ID] [special=ID]";
+                let (Some(seat), Some(action), Some(province)) = (words.next(), words.next(), words.next()) else {
+                    return Err(syntax(line, usage));
+                };
+                let (seat, action, province) = (n.seat(seat)?, n.action(action)?, n.province(province)?);
+                let (mut event, mut special) = (None, None);
+                for (k, v) in pairs(words)? {
+                    match k.as_str() {
+                        "event" => event = Some(n.event(&v)?),
+                        "special" => special = Some(n.special(&v)?),
+                        _ => return Err(syntax(&k, usage)),
+                    }
+                }
+                Ok(Edit::Perform { seat, action, province, event, special })
+            }
+            _ => Err(syntax(line, "an edit: `set ...`, `force ...` or `perform ...`")),
+        }
+    }
+
+    fn write(&self, n: &Notation, out: &mut String) {
+        match self {
+            Edit::Province { province, owner, armies, unrest, buildings } => {
+                out.push_str("set ");
+                out.push_str(n.province_name(*province));
+                if let Some(o) = owner {
+                    out.push_str(&format!(" owner={}", n.owner_name(*o)));
+                }
+                if let Some(a) = armies {
+                    out.push_str(&format!(" armies={a}"));
+                }
+                if let Some(u) = unrest {
+                    out.push_str(&format!(" unrest={u}"));
+                }
+                if let Some(b) = buildings {
+                    let ids: Vec<&str> = b.iter().map(|&k| n.engine.rules.rules.components.buildings[k].id.as_str()).collect();
+                    out.push_str(&format!(" buildings={}", if ids.is_empty() { "-".to_string() } else { ids.join(",") }));
+                }
+            }
+            Edit::Seat { seat, chests, rice, points } => {
+                out.push_str("set ");
+                out.push_str(n.seat_name(*seat));
+                for (k, v) in [("chests", chests), ("rice", rice), ("points", points)] {
+                    if let Some(v) = v {
+                        out.push_str(&format!(" {k}={v}"));
+                    }
+                }
+            }
+            Edit::Perform { seat, action, province, event, special } => {
+                out.push_str(&format!("perform {} {} {}", n.seat_name(*seat), n.engine.rules.cards.actions[*action].id, n.province_name(*province)));
+                if let Some(e) = event {
+                    out.push_str(&format!(" event={}", n.engine.rules.cards.events[*e].id));
+                }
+                if let Some(k) = special {
+                    out.push_str(&format!(" special={}", n.engine.rules.cards.specials[*k].id));
+                }
+            }
+            Edit::Force(pile) => {
+                out.push_str("force");
+                let mut any = false;
+                for s in 0..n.seats {
+                    if pile.seats[s] > 0 {
+                        out.push_str(&format!(" {}={}", n.seat_name(s), pile.seats[s]));
+                        any = true;
+                    }
+                }
+                if pile.peasants > 0 || !any {
+                    out.push_str(&format!(" peasants={}", pile.peasants));
+                }
+            }
+        }
+    }
+}
+
+/// Stages one action: `seat` performs `action` in `province` now, with
+/// the given event and special card in force, and runs it. The state must
+/// be between the decisions of a round (after setup, before the game ends);
+/// pending plans are replaced. Atomic like `Engine::apply`.
+pub fn stage_action(
+    engine: &Engine,
+    st: &mut GameState,
+    seat: usize,
+    action: usize,
+    province: usize,
+    event: Option<usize>,
+    special: Option<usize>,
+) -> Result<Vec<Event>, EngineError> {
+    let err = |m: String| EngineError::Illegal(m);
+    if st.provinces[province].owner != Some(seat as u8) {
+        return Err(err(format!("{} does not hold {}", engine.rules.seat_name(seat), engine.rules.province_name(province))));
+    }
+    if st.ask.is_some()
+        || matches!(st.phase, Phase::Setup | Phase::Draft | Phase::Preload | Phase::GameOver | Phase::Actions { .. } | Phase::Winter | Phase::Score)
+    {
+        return Err(err("an action can be staged only between decisions of a round (after setup, before the game ends)".into()));
+    }
+    let mut next = st.clone();
+    let n = engine.rules.cards.actions.len();
+    for (i, pl) in next.players.iter_mut().enumerate() {
+        let mut plan = Plan { slots: vec![None; n], bid: None };
+        if i == seat {
+            plan.slots[action] = Some(Card::Province(province as u16));
+        }
+        pl.plan = Some(plan);
+        pl.space = None;
+    }
+    next.event = event.map(|e| e as u8);
+    next.special_row = (0..engine.rules.cards.specials.len() as u8).map(Some).collect();
+    next.players[seat].space = special.map(|k| k as u8);
+    next.action_row = vec![action as u8];
+    next.actions_revealed = 1;
+    next.turn_order = vec![seat as u8];
+    next.phase = Phase::Actions { card: 0, turn: 0 };
+    let events = engine.resume(&mut next)?;
+    *st = next;
+    Ok(events)
+}
+
+impl Notation<'_> {
+    /// An event card by id.
+    pub fn event(&self, id: &str) -> Result<usize, NotationError> {
+        let events = &self.engine.rules.cards.events;
+        events.iter().position(|e| e.id == id).ok_or_else(|| {
+            let ids: Vec<&str> = events.iter().map(|e| e.id.as_str()).collect();
+            syntax(id, &format!("an event id ({})", ids.join(", ")))
+        })
+    }
+
+    /// A special card by id.
+    pub fn special(&self, id: &str) -> Result<usize, NotationError> {
+        let specials = &self.engine.rules.cards.specials;
+        specials.iter().position(|c| c.id == id).ok_or_else(|| {
+            let ids: Vec<&str> = specials.iter().map(|c| c.id.as_str()).collect();
+            syntax(id, &format!("a special card id ({})", ids.join(", ")))
+        })
+    }
+}

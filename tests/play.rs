@@ -1,0 +1,130 @@
+//! The play layer: notation read and written as inverses, edits that
+//! conserve pieces, the driver's stops, the timeline's undo and replay.
+
+mod common;
+
+use common::*;
+use shogun_lab::core::*;
+use shogun_lab::play::{Driver, Edit, Game, Notation, Player, Stop, Until, play_game};
+
+#[test]
+fn every_decision_of_many_games_reads_back_from_its_text() {
+    let engine = engine();
+    let mut checked = 0;
+    for seed in 0..12u64 {
+        let players = 3 + (seed % 3) as u8;
+        let names: Vec<String> = (0..players).map(|s| if (seed + u64::from(s)) % 2 == 0 { "random".into() } else { "greedy".into() }).collect();
+        let setup = if seed % 4 == 0 { SetupMode::Draft } else { engine.default_setup(players) };
+        let n = Notation::new(&engine, players as usize);
+        play_game(&engine, players, seed, setup, &names, |step| {
+            let text = n.text(step.decision);
+            let back: Decision = n.parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(&back, step.decision, "{text}");
+            if let Decision::Choose { choice, .. } = step.decision {
+                assert_eq!(n.parse::<Choice>(&n.text(choice)).unwrap(), *choice);
+            }
+            checked += 1;
+        })
+        .unwrap();
+    }
+    assert!(checked > 1000, "{checked}");
+}
+
+#[test]
+fn edits_read_back_from_their_text_and_bad_text_is_refused() {
+    let engine = engine();
+    let n = Notation::new(&engine, 4);
+    for line in [
+        "set Settsu owner=B armies=3 unrest=1 buildings=castle,temple",
+        "set Settsu owner=none",
+        "set Noto buildings=-",
+        "set A chests=3 rice=0 points=-2",
+        "force A=3 B=1 peasants=1",
+        "force peasants=0",
+        "perform A attack_a Shinano event=8 special=chest",
+        "perform C taxes Settsu",
+    ] {
+        let e: Edit = n.parse(line).unwrap_or_else(|err| panic!("{line}: {err}"));
+        assert_eq!(n.text(&e), line);
+        assert_eq!(n.parse::<Edit>(&n.text(&e)).unwrap(), e);
+    }
+    for bad in ["set Settsu colour=red", "set Setsu armies=1", "force", "force E=1", "set A chests=x", "perform A dance Settsu", "move A"] {
+        assert!(n.parse::<Edit>(bad).is_err(), "{bad}");
+    }
+    for (text, mode) in [("preset", SetupMode::Preset), ("draft", SetupMode::Draft)] {
+        assert_eq!(text.parse::<SetupMode>().unwrap(), mode);
+        assert_eq!(mode.to_string(), text);
+    }
+    assert!("any".parse::<SetupMode>().is_err(), "a setup mode is preset or draft, nothing else");
+    for u in [Until::Steps(1), Until::Steps(7), Until::Phase, Until::Round, Until::Winter, Until::End] {
+        assert_eq!(u.to_string().parse::<Until>().unwrap(), u);
+    }
+}
+
+#[test]
+fn a_refused_edit_changes_nothing_and_pieces_are_conserved() {
+    let engine = engine();
+    let mut st = started(&engine, 4, 1);
+    let n = Notation::of(&engine, &st);
+    let before = st.clone();
+    let e: Edit = n.parse("set Settsu armies=999").unwrap();
+    assert!(e.apply(&engine, &mut st).unwrap_err().to_string().contains("cubes in supply"));
+    assert_eq!(st, before);
+    let cubes: Vec<u32> = (0..4).map(|s| st.cubes_of(s)).collect();
+    n.parse::<Edit>("set Settsu owner=B armies=3 unrest=2 buildings=castle").unwrap().apply(&engine, &mut st).unwrap();
+    assert_eq!((0..4).map(|s| st.cubes_of(s)).collect::<Vec<_>>(), cubes);
+    shogun_lab::engine::check_invariants(&engine.rules, &st).unwrap();
+}
+
+#[test]
+fn answers_are_option_numbers_or_offered_choices() {
+    let engine = engine();
+    let mut st = started(&engine, 4, 1);
+    let n = Notation::of(&engine, &st);
+    assert!(n.answer(&st, "1").is_err(), "no question pending");
+    n.parse::<Edit>("set Shinano owner=A armies=5").unwrap().apply(&engine, &mut st).unwrap();
+    perform(&engine, &mut st, 0, "attack_a", "Shinano", None, None);
+    let Legal::Choose { options, .. } = engine.legal(&st) else { panic!("a target is asked") };
+    let first = n.text(&options[0]);
+    assert_eq!(n.answer(&st, "1").unwrap(), n.answer(&st, &first).unwrap());
+    assert!(n.answer(&st, &format!("{}", options.len() + 1)).is_err());
+    assert!(n.answer(&st, "Izumo").unwrap_err().to_string().contains("not an option"));
+}
+
+#[test]
+fn the_driver_stops_where_asked_and_at_a_persons_turn() {
+    let engine = engine();
+    let names: Vec<String> = vec!["human".into(), "greedy".into(), "greedy".into(), "greedy".into()];
+    let mut d = Driver::start(&engine, 4, 3, engine.default_setup(4), &names).unwrap();
+    let mut seen = 0;
+    assert_eq!(d.run(Until::Steps(1), |_, _| seen += 1).unwrap(), Stop::Reached);
+    assert_eq!(seen, 1);
+    // Planning: the bots plan, then the person must.
+    assert_eq!(d.run(Until::End, |_, _| seen += 1).unwrap(), Stop::Human);
+    assert_eq!(engine.actor(&d.state), Actor::Simultaneous(vec![0]));
+    d.players[0] = Player::by_name("random", 3, 0).unwrap();
+    assert_eq!(d.run(Until::Winter, |_, _| {}).unwrap(), Stop::Reached);
+    assert_eq!(d.state.phase, Phase::Winter);
+    assert_eq!(d.run(Until::End, |_, _| {}).unwrap(), Stop::GameOver);
+}
+
+#[test]
+fn the_timeline_undoes_redoes_and_replays_its_log() {
+    let names = vec!["greedy".to_string(); 3];
+    let mut g = Game::new(engine(), 3, 5, SetupMode::Preset, &names).unwrap();
+    g.advance(Until::Round).unwrap();
+    let e: Edit = g.notation().parse("set A chests=30").unwrap();
+    g.edit(e).unwrap();
+    g.advance(Until::Steps(5)).unwrap();
+    let at = g.state().clone();
+    let n = g.cursor();
+    assert_eq!(g.undo(3).unwrap(), 3);
+    assert_eq!(g.redo(10).unwrap(), 3);
+    assert_eq!(*g.state(), at);
+    let log = g.saved_entries();
+    assert_eq!(log.len(), n);
+    let mut h = Game::new(engine(), 3, 5, SetupMode::Preset, &names).unwrap();
+    assert!(h.replay(&log).contains("matches"));
+    assert_eq!(*h.state(), at);
+    assert!(g.undo(0).is_err() && g.redo(1).is_err());
+}
