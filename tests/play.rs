@@ -128,3 +128,62 @@ fn the_timeline_undoes_redoes_and_replays_its_log() {
     assert_eq!(*h.state(), at);
     assert!(g.undo(0).is_err() && g.redo(1).is_err());
 }
+
+#[test]
+fn a_player_with_cards_fills_the_bid_space_and_the_action_spaces() {
+    // Issue: the random bot left the bid space empty about a quarter of the
+    // time (`shogun run --players 4 --seed 1 --bots random`, year 1 summer).
+    let engine = engine();
+    let names = vec!["random".to_string(); 4];
+    for seed in 1..9u64 {
+        play_game(&engine, 4, seed, SetupMode::Preset, &names, |step| {
+            if let Decision::Plan { seat, plan } = step.decision {
+                assert!(plan.bid.is_some(), "seed {seed}: seat {seat} bid no card");
+            }
+            for e in step.events {
+                if let Event::Note(n) = e {
+                    assert!(!n.contains("no card"), "seed {seed}: {n}");
+                }
+            }
+        })
+        .unwrap();
+    }
+    // By hand: a plan that leaves spaces empty while cards are left is refused.
+    let mut st = started(&engine, 4, 1);
+    engine.apply(&mut st, &Decision::Chance).unwrap();
+    assert_eq!(st.phase, Phase::Planning);
+    let n = Notation::of(&engine, &st);
+    let mine: Vec<usize> = st.provinces_of(0).collect();
+    assert!(mine.len() + 5 >= 11, "A holds enough cards to fill every space");
+    let mut plan: Plan = n.parse(&format!("taxes:{} bid:1", engine.rules.province_name(mine[0]))).unwrap();
+    let err = engine.check_plan(&st, 0, &plan).unwrap_err().to_string();
+    assert!(err.contains("empty") && err.contains("lack of cards"), "{err}");
+    // The spare war-chest cards fill four spaces; the rest take province cards.
+    engine.fill_skips(&st, 0, &mut plan);
+    assert!(engine.check_plan(&st, 0, &plan).is_err());
+    let spare = engine.unplaced(&st, 0, &plan);
+    for (slot, card) in plan.slots.iter_mut().filter(|s| s.is_none()).zip(spare) {
+        *slot = Some(card);
+    }
+    engine.check_plan(&st, 0, &plan).unwrap();
+    plan.bid = None;
+    assert!(engine.check_plan(&st, 0, &plan).unwrap_err().to_string().contains("bid space"));
+    // A province-card bid says which province it reveals.
+    let mut st2 = st.clone();
+    let names = vec!["greedy".to_string(); 4];
+    let mut d = Driver::new(&engine, st2.clone(), Player::all(&names, 1).unwrap());
+    d.players[0] = Player::Human;
+    d.run(Until::End, |_, _| {}).unwrap();
+    st2 = d.state;
+    let last = *mine.last().unwrap();
+    let mut p: Plan = n.parse(&format!("bid:{}", engine.rules.province_name(last))).unwrap();
+    engine.fill_skips(&st2, 0, &mut p);
+    let spare = engine.unplaced(&st2, 0, &p);
+    for (slot, card) in p.slots.iter_mut().filter(|s| s.is_none()).zip(spare) {
+        *slot = Some(card);
+    }
+    engine.apply(&mut st2, &Decision::Plan { seat: 0, plan: p }).unwrap();
+    let events = engine.apply(&mut st2, &Decision::Chance).unwrap();
+    let said = events.iter().any(|e| matches!(e, Event::Note(t) if t.contains(&format!("A the province card {}", engine.rules.province_name(last)))));
+    assert!(said, "{events:?}");
+}

@@ -52,6 +52,9 @@ plan deploy5 Yamato
 plan attack_a Awa-Shikoku
 plan bid 1
 plan castle Settsu
+plan rice Kaga
+plan taxes Tamba
+plan deploy3 Omi
 plan done
 next
 next
@@ -157,8 +160,12 @@ fn lua_is_read_only_and_errors_change_nothing() {
     let shown = q.exec("plan taxes:Settsu castle:Noto bid:1").unwrap();
     assert!(shown.contains("castle Noto") && shown.contains("taxes Settsu") && shown.ends_with("bid 1"), "{shown}");
     assert!(q.exec("plan taxes:Kozuke").is_err(), "A does not hold Kozuke");
+    // Spaces stay empty only for lack of cards: A still holds province cards.
+    assert!(q.exec("plan done").unwrap_err().contains("lack of cards"));
+    q.exec("plan taxes:Settsu castle:Noto rice:Kaga deploy5:Omi deploy3:Tamba attack_a:Awa-Shikoku bid:1").unwrap();
     q.exec("plan done").unwrap();
-    assert!(q.exec("history 1").unwrap().contains("A plan castle:Noto taxes:Settsu bid:1"));
+    let last = q.exec("history 1").unwrap();
+    assert!(last.contains("A plan castle:Noto") && last.contains("taxes:Settsu") && last.ends_with("bid:1"), "{last}");
     let err = r.exec("lua error('boom')").unwrap_err();
     assert!(err.contains("boom"), "{err}");
     let err = r.exec("lua game.gain(1, 5)").unwrap_err();

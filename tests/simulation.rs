@@ -132,9 +132,19 @@ fn illegal_decisions_are_refused_and_change_nothing() {
     // Chance is not asked now.
     assert!(engine.apply(&mut st, &Decision::Chance).is_err());
     assert_eq!(st, before);
+    // An empty bid space and empty action spaces while cards are left.
+    assert!(engine.apply(&mut st, &Decision::Plan { seat: 2, plan: plan.clone() }).unwrap_err().to_string().contains("bid space"));
+    assert_eq!(st, before);
     // Planning twice.
-    engine.apply(&mut st, &Decision::Plan { seat: 2, plan: plan.clone() }).unwrap();
-    assert!(engine.apply(&mut st, &Decision::Plan { seat: 2, plan }).is_err());
+    let mut full = plan.clone();
+    full.bid = Some(Card::Chest(0));
+    engine.fill_skips(&st, 2, &mut full);
+    let spare: Vec<Card> = engine.unplaced(&st, 2, &full);
+    for (slot, card) in full.slots.iter_mut().filter(|s| s.is_none()).zip(spare) {
+        *slot = Some(card);
+    }
+    engine.apply(&mut st, &Decision::Plan { seat: 2, plan: full.clone() }).unwrap();
+    assert!(engine.apply(&mut st, &Decision::Plan { seat: 2, plan: full }).is_err());
     assert_eq!(engine.actor(&st), Actor::Simultaneous(vec![0, 1, 3]));
 }
 

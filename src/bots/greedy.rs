@@ -129,7 +129,9 @@ impl Bot for Greedy {
             Some(Card::Chest(0))
         };
         let bid = bid.filter(|c| matches!(c, Card::Chest(v) if engine.rules.rules.components.chest_cards.contains(&i64::from(*v))));
-        Plan { slots, bid }
+        let mut plan = Plan { slots, bid };
+        super::comply(engine, view, seat, &mut plan);
+        plan
     }
 
     fn choose(&mut self, engine: &Engine, view: &GameState, seat: usize, kind: &str, options: &[Choice]) -> Choice {

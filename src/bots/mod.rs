@@ -111,3 +111,34 @@ pub(crate) fn feasible(engine: &Engine, st: &GameState, seat: usize, a: usize, k
         ActionKind::Taxes | ActionKind::Rice | ActionKind::Other => true,
     }
 }
+
+/// Completes a bot's plan as the rules require (see `Engine::must_fill`):
+/// the bid space gets the lowest war-chest card the bot can afford (else a
+/// spare province card), empty action spaces get the spare war-chest cards
+/// (skips), and spare province cards go where they cannot act, if they
+/// still must go somewhere.
+pub(crate) fn comply(engine: &Engine, view: &GameState, seat: usize, plan: &mut Plan) {
+    if !engine.must_fill() {
+        return;
+    }
+    if plan.bid.is_none() {
+        let left = engine.unplaced(view, seat, plan);
+        let chest = left.iter().copied().filter(|c| matches!(c, Card::Chest(_)) && engine.can_bid(view, seat, *c)).min_by_key(|c| match c {
+            Card::Chest(v) => *v,
+            Card::Province(_) => u8::MAX,
+        });
+        plan.bid = chest.or_else(|| left.iter().copied().find(|c| matches!(c, Card::Province(_))));
+    }
+    engine.fill_skips(view, seat, plan);
+    let chests = view.players[seat].chests;
+    for a in 0..plan.slots.len() {
+        if plan.slots[a].is_some() {
+            continue;
+        }
+        let left: Vec<usize> =
+            engine.unplaced(view, seat, plan).into_iter().filter_map(|c| if let Card::Province(p) = c { Some(p as usize) } else { None }).collect();
+        let kind = action_kind(engine, a);
+        let Some(&p) = left.iter().find(|&&p| !feasible(engine, view, seat, a, kind, p, chests)).or(left.first()) else { break };
+        plan.slots[a] = Some(Card::Province(p as u16));
+    }
+}

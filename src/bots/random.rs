@@ -53,7 +53,9 @@ impl Bot for RandomBot {
             _ if !affordable.is_empty() => Some(Card::Chest(affordable[self.rng.below(affordable.len() as u32) as usize])),
             _ => None,
         };
-        Plan { slots, bid }
+        let mut plan = Plan { slots, bid };
+        super::comply(engine, view, seat, &mut plan);
+        plan
     }
 
     fn choose(&mut self, _engine: &Engine, _view: &GameState, _seat: usize, _kind: &str, options: &[Choice]) -> Choice {

@@ -222,7 +222,66 @@ impl Engine {
         {
             return illegal(format!("{} bids {v} but holds {} war chests", self.rules.seat_name(seat), st.players[seat].chests));
         }
+        if self.must_fill() {
+            let name = self.rules.seat_name(seat);
+            let left = self.unplaced(st, seat, plan);
+            if plan.bid.is_none() && left.iter().any(|c| self.can_bid(st, seat, *c)) {
+                return illegal(format!("{name} must put a card on the bid space (a war-chest card or a province card)"));
+            }
+            let empty = plan.slots.iter().filter(|c| c.is_none()).count();
+            if empty > 0 && !left.is_empty() {
+                let cards: Vec<String> = left.iter().map(|c| self.card_name(*c)).collect();
+                return illegal(format!(
+                    "{name} leaves {empty} action space(s) empty but still holds {}: spaces stay empty only for lack of cards",
+                    cards.join(", ")
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// Whether the rules want every space filled while cards are left.
+    pub fn must_fill(&self) -> bool {
+        self.rules.rules.planning.empty_spaces == crate::rules::pack::EmptySpaces::OnlyWithoutCards
+    }
+
+    /// Whether `card` may lie on `seat`'s bid space (a chest bid is at most
+    /// the chests held).
+    pub fn can_bid(&self, st: &GameState, seat: usize, card: Card) -> bool {
+        match card {
+            Card::Chest(v) => i64::from(v) <= st.players[seat].chests,
+            Card::Province(_) => true,
+        }
+    }
+
+    /// The cards of `seat`'s hand that `plan` does not use.
+    pub fn unplaced(&self, st: &GameState, seat: usize, plan: &Plan) -> Vec<Card> {
+        let mut hand = self.hand(st, seat);
+        hand.retain(|c| plan.bid != Some(*c) && !plan.slots.contains(&Some(*c)));
+        hand
+    }
+
+    /// Puts the unused war-chest cards on empty action spaces, where they
+    /// mean "skip" (when the rules want spaces filled). The choices that
+    /// matter (the bid, province cards) stay with the player.
+    pub fn fill_skips(&self, st: &GameState, seat: usize, plan: &mut Plan) {
+        if !self.must_fill() {
+            return;
+        }
+        let mut chests: Vec<Card> = self.unplaced(st, seat, plan).into_iter().filter(|c| matches!(c, Card::Chest(_))).collect();
+        // With the bid space still empty, keep the lowest card it could take.
+        if plan.bid.is_none()
+            && let Some(i) = chests.iter().position(|c| self.can_bid(st, seat, *c))
+        {
+            chests.remove(i);
+        }
+        let mut chests = chests.into_iter();
+        for slot in plan.slots.iter_mut().filter(|s| s.is_none()) {
+            match chests.next() {
+                Some(c) => *slot = Some(c),
+                None => break,
+            }
+        }
     }
 
     pub fn card_name(&self, c: Card) -> String {
@@ -497,7 +556,7 @@ impl Engine {
                 match bid {
                     None => "no card".to_string(),
                     Some(Card::Chest(v)) => format!("{v}"),
-                    Some(Card::Province(_)) => "a province card".to_string(),
+                    Some(Card::Province(p)) => format!("the province card {}", self.rules.province_name(p as usize)),
                 }
             ));
             keyed.push((key, s as u8));

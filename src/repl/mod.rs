@@ -448,7 +448,10 @@ impl Repl {
                 self.drafts[s] = Some(plan);
             }
             ["done"] => {
-                let plan = draft.clone();
+                // Spare war-chest cards go on the empty action spaces (skips);
+                // the bid and the province cards are the player's to place.
+                let mut plan = draft.clone();
+                self.game.engine.fill_skips(self.game.state(), s, &mut plan);
                 self.game.engine.check_plan(self.state(), s, &plan).map_err(|e| e.to_string())?;
                 self.decide(Decision::Plan { seat: s as u8, plan })?;
                 let mut text = format!("{name}'s plan is locked in");

@@ -20,6 +20,7 @@ pub struct RulesFile {
     pub towers: BTreeMap<String, TowerSpec>,
     pub calendar: Calendar,
     pub bidding: Bidding,
+    pub planning: Planning,
     pub winter: Winter,
     pub scoring: Scoring,
     pub modifier_order: Vec<String>,
@@ -115,6 +116,23 @@ pub struct Calendar {
 #[serde(deny_unknown_fields)]
 pub struct Bidding {
     pub province_bid_rank: f64,
+}
+
+/// How the action and bid spaces are filled when planning.
+#[derive(Deserialize, Serialize, Debug, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub struct Planning {
+    pub empty_spaces: EmptySpaces,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EmptySpaces {
+    /// Every space gets a card from the hand (the bid space first); spaces
+    /// stay empty only when the hand has no card left for them.
+    OnlyWithoutCards,
+    /// Players may leave any space empty.
+    Allowed,
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone)]
