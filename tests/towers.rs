@@ -115,7 +115,7 @@ fn odds_under_passthrough_are_certain() {
         defend: 3,
         peasants: 0,
         unrest: false,
-        castle: false,
+        defender_extra: 0,
         preload: None,
         preload_cubes: 7,
         preload_peasants: 10,
@@ -129,7 +129,7 @@ fn odds_under_passthrough_are_certain() {
     let tie = odds::OddsQuery { attack: 3, ..q.clone() };
     let o = odds::odds(engine.tower().as_ref(), &tie, |k, a, d, p, u| rt.battle_outcome(k, a, d, p, u).map_err(|e| e.to_string())).unwrap();
     assert_eq!(o.ties.p, 1.0);
-    let castle = odds::OddsQuery { castle: true, ..q };
+    let castle = odds::OddsQuery { defender_extra: shogun_lab::cli::tower::castle_bonus(&engine).unwrap(), ..q };
     let o = odds::odds(engine.tower().as_ref(), &castle, |k, a, d, p, u| rt.battle_outcome(k, a, d, p, u).map_err(|e| e.to_string())).unwrap();
     assert_eq!(o.ties.p, 1.0, "the castle's extra cube makes 4:4");
 }

@@ -225,3 +225,38 @@ fn scenario_tests_pass_and_fail() {
     let (ok, out) = shogun(&["test", dir.to_str().unwrap()]);
     assert!(!ok && out.contains("transcript differs") && out.contains("+ == Year 1"), "{out}");
 }
+
+#[test]
+fn a_replaced_battle_rule_changes_games_and_odds_alike() {
+    // Issue 11.11: shogun.replace("handler", "battle_outcome", fn) changed
+    // `tower odds` but not games (battle.lua called the global).
+    let lua = "shogun.replace(\"handler\", \"battle_outcome\", function(kind, a, d, p, unrest)\n  if kind == \"revolt\" then return \"defender\", 0, d end\n  return \"defender\", 0, d\nend)\n";
+    let dir = temp_variant("defenders", "name: defenders\ndescription: t\nsource: t\nextends: base\nlua: [v.lua]\n", Some(lua));
+    let engine = Engine::new(load(&[(dir, arg("defenders"))]).unwrap()).unwrap();
+    engine.runtime().set_tower("passthrough").unwrap();
+    let q = shogun_lab::tower::odds::OddsQuery {
+        attack: 6,
+        defend: 1,
+        peasants: 0,
+        unrest: false,
+        defender_extra: 0,
+        preload: None,
+        preload_cubes: 0,
+        preload_peasants: 0,
+        trials: 50,
+        seed: 1,
+    };
+    let rt = engine.runtime();
+    let o = shogun_lab::tower::odds::odds(engine.tower().as_ref(), &q, |k, a, d, p, u| rt.battle_outcome(k, a, d, p, u).map_err(|e| e.to_string())).unwrap();
+    assert_eq!(o.defender_wins.p, 1.0, "odds use the replaced rule");
+    // A game: 6 armies attack 1 under a tower that lets every cube through.
+    let mut st = started(&engine, 4, 1);
+    let n = shogun_lab::play::Notation::of(&engine, &st);
+    for line in ["set Shinano owner=A armies=7", "set Kozuke owner=B armies=1", "force A=6 B=1"] {
+        n.parse::<shogun_lab::play::Edit>(line).unwrap().apply(&engine, &mut st).unwrap();
+    }
+    perform(&engine, &mut st, 0, "attack_a", "Shinano", None, None);
+    answer(&engine, &mut st, |o| *o.iter().find(|c| **c == shogun_lab::core::Choice::Province(province(&engine, "Kozuke") as u16)).unwrap());
+    answer(&engine, &mut st, |o| *o.last().unwrap());
+    assert_eq!(st.provinces[province(&engine, "Kozuke")].owner, Some(1), "the game used the replaced rule: the defender holds");
+}

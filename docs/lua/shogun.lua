@@ -87,6 +87,11 @@ function shogun.original(kind, name) end
 ---@return function|nil
 function shogun.modifier_fn(name) end
 
+---The handler registered under a name (nil if none).
+---@param name string
+---@return function|nil
+function shogun.handler_fn(name) end
+
 ---The host API: the game state lent for one call.
 ---@class game
 game = {}

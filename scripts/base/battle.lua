@@ -11,7 +11,7 @@ local game, note, modify = game, note, modify
 -- unrest: the defended province has unrest (peasants then take no side in
 -- attacks). Returns the outcome ("attacker", "defender" or "tie") and how
 -- many cubes of the attacker and of the defender stay in the province.
-function battle_outcome(kind, a, d, p, unrest)
+shogun.handler("battle_outcome", function(kind, a, d, p, unrest)
   if kind == "revolt" then
     -- The peasants attack; a tie goes to them.
     if p >= d then return "attacker", 0, 0 end
@@ -29,8 +29,14 @@ function battle_outcome(kind, a, d, p, unrest)
     return "defender", 0, d - lost
   end
   return "tie", 0, 0
+end)
+
+-- The battle rule as registered under rules.yaml `handlers.battle`: games
+-- and `shogun tower odds` call the same function, so a variant that
+-- replaces it changes both.
+function battle_outcome(kind, a, d, p, unrest)
+  return shogun.handler_fn(RULES.handlers.battle)(kind, a, d, p, unrest)
 end
-shogun.handler("battle_outcome", battle_outcome)
 
 local function extra(hook, seat, ctx)
   -- Reading 4: an extra cube is thrown when the supply has one.

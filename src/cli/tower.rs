@@ -44,13 +44,15 @@ pub struct OddsArgs {
     /// Defending cubes thrown (0: a neutral province).
     #[arg(long)]
     pub defend: u16,
-    /// Peasants thrown (default: 1 against a neutral province, else 0).
+    /// Peasants thrown (default: the rules' params.neutral_peasants against
+    /// a neutral province, else 0).
     #[arg(long)]
     pub peasants: Option<u16>,
     /// The province has unrest: peasants take no side.
     #[arg(long)]
     pub unrest: bool,
-    /// The castle event: the defender throws one cube more.
+    /// The castle event in force: the defender throws the extra cubes the
+    /// pack's event gives (its effect on the `defender_extra` hook).
     #[arg(long)]
     pub castle: bool,
     /// Start from a tower loaded as at setup for this many players.
@@ -109,20 +111,40 @@ fn engine_with(data: &GameData, model: Option<&str>) -> Result<Engine, String> {
     Ok(engine)
 }
 
-pub fn query(engine: &Engine, a: &OddsArgs) -> OddsQuery {
+/// The extra cubes the pack's castle event gives a defender: the value of
+/// the first event effect on the `defender_extra` hook.
+pub fn castle_bonus(engine: &Engine) -> Result<u16, String> {
+    let effect = engine.rules.cards.events.iter().flat_map(|e| &e.effects).find(|x| x.hook == "defender_extra");
+    let value = effect.ok_or("--castle: no event of these rules gives the defender extra cubes (an effect on the `defender_extra` hook)")?;
+    let n = value.value.as_ref().and_then(|v| v.as_u64()).ok_or("--castle: the event's `defender_extra` effect has no whole-number value")?;
+    u16::try_from(n).map_err(|_| format!("--castle: {n} extra cubes is too many"))
+}
+
+/// The peasants a neutral province throws (rules.yaml params.neutral_peasants).
+pub fn neutral_peasants(engine: &Engine) -> Result<u16, String> {
+    let v = engine.rules.rules.params.get("neutral_peasants").and_then(|v| v.as_u64()).ok_or("the rules have no whole number params.neutral_peasants")?;
+    u16::try_from(v).map_err(|_| format!("params.neutral_peasants {v} is too large"))
+}
+
+pub fn query(engine: &Engine, a: &OddsArgs) -> Result<OddsQuery, String> {
     let pre = &engine.rules.rules.tower.preload;
-    OddsQuery {
+    let peasants = match a.peasants {
+        Some(p) => p,
+        None if a.defend == 0 => neutral_peasants(engine)?,
+        None => 0,
+    };
+    Ok(OddsQuery {
         attack: a.attack,
         defend: a.defend,
-        peasants: a.peasants.unwrap_or(if a.defend == 0 { 1 } else { 0 }),
+        peasants,
         unrest: a.unrest,
-        castle: a.castle,
+        defender_extra: if a.castle { castle_bonus(engine)? } else { 0 },
         preload: a.preload,
         preload_cubes: pre.cubes_per_player as u16,
         preload_peasants: pre.peasants as u16,
         trials: a.trials,
         seed: a.seed,
-    }
+    })
 }
 
 fn run_odds(engine: &Engine, q: &OddsQuery) -> Result<crate::tower::odds::Odds, String> {
@@ -149,7 +171,7 @@ pub fn command(args: TowerArgs) -> Result<(), String> {
                 return Err(format!("--preload takes a player count 2..={}", crate::core::MAX_SEATS));
             }
             let engine = engine_with(&a.data, a.model.as_deref())?;
-            let q = query(&engine, &a);
+            let q = query(&engine, &a)?;
             let o = run_odds(&engine, &q)?;
             if a.json {
                 println!("{}", serde_json::to_string(&o).map_err(|e| e.to_string())?);
@@ -157,11 +179,12 @@ pub fn command(args: TowerArgs) -> Result<(), String> {
             }
             let tower = a.model.clone().unwrap_or_else(|| engine.rules.rules.tower.use_.clone());
             println!(
-                "{} attackers vs {}{}{} under tower `{tower}`{} — {} trials",
+                "{} attackers vs {}{}{}{} under tower `{tower}`{} — {} trials",
                 a.attack,
                 if a.defend == 0 { "a neutral province".to_string() } else { format!("{} defenders", a.defend) },
                 if q.peasants > 0 { format!(" + {} peasant(s)", q.peasants) } else { String::new() },
                 if a.unrest { " (unrest)" } else { "" },
+                if q.defender_extra > 0 { format!(" (castle: defender +{})", q.defender_extra) } else { String::new() },
                 a.preload.map(|n| format!(", preloaded for {n} players")).unwrap_or_default(),
                 a.trials
             );
@@ -189,7 +212,7 @@ pub fn command(args: TowerArgs) -> Result<(), String> {
                         defend: j as u16 + 1,
                         peasants: 0,
                         unrest: false,
-                        castle: false,
+                        defender_extra: 0,
                         preload: a.preload,
                         preload_cubes: pre.cubes_per_player as u16,
                         preload_peasants: pre.peasants as u16,

@@ -88,6 +88,12 @@ function shogun.modifier_fn(name)
   return registry.modifiers[name]
 end
 
+-- The handler registered under `name` (nil if none). Packs call their
+-- replaceable rules through this, so a replacement changes every caller.
+function shogun.handler_fn(name)
+  return registry.handlers[name]
+end
+
 local raw_pairs = pairs
 local raw_setmetatable = setmetatable
 local raw_get = rawget

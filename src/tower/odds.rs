@@ -14,8 +14,8 @@ pub struct OddsQuery {
     pub peasants: u16,
     /// The defended province has unrest (peasants take no side).
     pub unrest: bool,
-    /// The defender throws one more cube (castle event).
-    pub castle: bool,
+    /// Cubes the defender adds from his supply (e.g. the castle event's).
+    pub defender_extra: u16,
     /// Start from a tower loaded as at setup for this many players.
     pub preload: Option<u8>,
     pub preload_cubes: u16,
@@ -90,7 +90,7 @@ pub fn odds(
         }
         let mut input = Pile::default();
         input.seats[0] = q.attack;
-        input.seats[1] = q.defend + u16::from(q.castle && q.defend > 0);
+        input.seats[1] = q.defend + if q.defend > 0 { q.defender_extra } else { 0 };
         input.peasants = q.peasants;
         let landed = throw(model, &mut inside, &mut tray, input, &mut rng)?;
         let (winner, a_left, d_left) = outcome(kind, u32::from(landed.seats[0]), u32::from(landed.seats[1]), u32::from(landed.peasants), q.unrest)?;
