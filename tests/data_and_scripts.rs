@@ -203,14 +203,80 @@ fn scripts_are_sandboxed() {
     assert_eq!(rt.eval_readonly(&st, "local t = {} for k in pairs({c=1, a=2, b=3}) do t[#t+1] = k end return table.concat(t)").unwrap(), "abc");
 }
 
+/// An engine whose calls into Lua may run 0.3 s (the default is seconds).
+fn impatient_engine() -> Engine {
+    let rules = shogun_lab::rules::load(&root().join("scripts/base"), &root().join("maps/sun.yaml")).unwrap();
+    let limits = shogun_lab::script::Limits { time_per_call: std::time::Duration::from_millis(300), ..Default::default() };
+    Engine::with_options(rules, None, limits).unwrap()
+}
+
 #[test]
-fn endless_loops_hit_the_instruction_budget() {
-    let engine = engine();
+fn endless_loops_hit_the_time_limit() {
+    let engine = impatient_engine();
     let st = started(&engine, 4, 1);
     let err = engine.runtime().eval_readonly(&st, "while true do end").unwrap_err();
-    assert!(err.message.contains("instruction budget"), "{err}");
+    assert!(err.message.contains("eval:1: time limit exceeded"), "{err}");
     let err = engine.runtime().eval_readonly(&st, "local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 1000) end").unwrap_err();
-    assert!(err.message.contains("memory") || err.message.contains("budget"), "{err}");
+    assert!(err.message.contains("memory") || err.message.contains("time limit"), "{err}");
+    // The VM works normally afterwards.
+    assert_eq!(engine.runtime().eval_readonly(&st, "return 1 + 1").unwrap(), "2");
+}
+
+/// Issue 11: `pcall` caught the budget error, so this looped forever.
+#[test]
+fn pcall_cannot_catch_the_time_limit() {
+    let engine = impatient_engine();
+    let st = started(&engine, 4, 1);
+    let err = engine.runtime().eval_readonly(&st, "while true do pcall(function() while true do end end) end").unwrap_err();
+    assert!(err.message.contains("time limit exceeded"), "{err}");
+    let err = engine.runtime().eval_readonly(&st, "local ok = pcall(function() while true do end end) return ok").unwrap_err();
+    assert!(err.message.contains("time limit exceeded"), "{err}");
+    // Cheap-looking C calls in a loop: bounded by time, not instructions.
+    let err = engine.runtime().eval_readonly(&st, "while true do local s = string.rep('x', 100000) s = s:upper() end").unwrap_err();
+    assert!(err.message.contains("time limit exceeded"), "{err}");
+    assert_eq!(engine.runtime().eval_readonly(&st, "return 'ok'").unwrap(), "ok");
+}
+
+/// A handler that never ends fails with its file and line, and the game
+/// stays where it was.
+#[test]
+fn a_runaway_handler_leaves_the_state_untouched() {
+    let (pack, map) = copy_data("runaway");
+    edit(&pack.join("winter.lua"), "shogun.handler(\"winter\", function()\n", "shogun.handler(\"winter\", function()\n  while true do pcall(error, 'x') end\n");
+    let rules = shogun_lab::rules::load(&pack, &map).unwrap();
+    let limits = shogun_lab::script::Limits { time_per_call: std::time::Duration::from_millis(300), ..Default::default() };
+    let engine = Engine::with_options(rules, None, limits).unwrap();
+    let mut st = engine.new_game(4, 1).unwrap();
+    let mut players = shogun_lab::play::Player::all(&vec!["random".to_string(); 4], 1).unwrap();
+    loop {
+        let d = shogun_lab::play::driver::next_decision(&engine, &st, &mut players).expect("the game ended without winter");
+        let before = st.clone();
+        match engine.apply(&mut st, &d) {
+            Ok(_) => continue,
+            Err(EngineError::Script(e)) => {
+                assert!(e.message.contains("time limit exceeded"), "{e}");
+                assert!(e.file.ends_with("winter.lua") && e.line == 45, "{e}");
+                assert_eq!(st, before, "the state changed");
+                break;
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+/// Issue 11: backtracking inside C could not be interrupted.
+#[test]
+fn pathological_patterns_are_refused() {
+    let engine = engine();
+    let st = started(&engine, 4, 1);
+    let err = engine.runtime().eval_readonly(&st, r#"local r = string.rep("a", 30):find(string.rep("a*", 30) .. "b") return r"#).unwrap_err();
+    assert!(err.message.contains("eval:1: string.find: pattern too costly"), "{err}");
+    let err = engine.runtime().eval_readonly(&st, r#"return (string.rep("a", 5000) .. "x"):match(".-.-.-b")"#).unwrap_err();
+    assert!(err.message.contains("pattern too costly"), "{err}");
+    // Ordinary patterns work, and plain finds are never refused.
+    assert_eq!(engine.runtime().eval_readonly(&st, r#"return ("taxes=3"):match("^(%w+)=(%d+)$")"#).unwrap(), "taxes");
+    assert_eq!(engine.runtime().eval_readonly(&st, r#"return select(2, ("a,b,c"):gsub(",", ";"))"#).unwrap(), "2");
+    assert_eq!(engine.runtime().eval_readonly(&st, r#"return string.rep("a*", 30):find("a*a*a*", 1, true)"#).unwrap(), "1");
 }
 
 #[test]
@@ -260,4 +326,29 @@ fn the_core_reads_no_files_and_uses_no_other_randomness() {
         let text = std::fs::read_to_string(f).unwrap();
         assert!(!text.contains("math.random"), "{} uses math.random", f.display());
     }
+}
+
+/// Issue 11: a continuation that always asks again made `run` loop forever.
+#[test]
+fn a_continuation_that_always_asks_again_is_stopped() {
+    let (pack, map) = copy_data("asks-again");
+    edit(
+        &pack.join("actions.lua"),
+        "  if to == nil then return end\n",
+        "  game.ask { seat = seat, kind = \"deploy_move\", cont = \"deploy_move_to\", provinces = { data.from }, pass = true, prompt = \"again?\", data = data }\n  do return end\n",
+    );
+    let engine = engine_from(&pack, &map);
+    let err = shogun_lab::transcript::transcript(&engine, 4, 1, &vec!["random".to_string(); 4]).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("continuation `deploy_move_to` asked again: 101 questions in one action"), "{text}");
+    assert!(text.contains("limits.questions_per_action"), "{text}");
+}
+
+#[test]
+fn a_game_has_a_bounded_number_of_decisions() {
+    let (pack, map) = copy_data("decisions");
+    edit(&pack.join("rules.yaml"), "decisions_per_game: 20000", "decisions_per_game: 40");
+    let engine = engine_from(&pack, &map);
+    let err = shogun_lab::transcript::transcript(&engine, 4, 1, &vec!["random".to_string(); 4]).unwrap_err();
+    assert!(err.to_string().contains("the game has taken 40 decisions without ending (limits.decisions_per_game"), "{err}");
 }

@@ -165,6 +165,13 @@ pub struct BenchArgs {
     /// First seed (games use seed, seed+1, ...).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Worker threads, each with its own engine (games are split between them).
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// When the invariants are checked: every decision, a sample of them
+    /// (every 16th and the end of each game), or only at the end.
+    #[arg(long, default_value = "sample", value_parser = ["every", "sample", "end"])]
+    pub check: String,
 }
 
 #[derive(Args, Debug)]

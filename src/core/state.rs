@@ -118,6 +118,14 @@ pub struct Ask {
     pub cont: String,
     /// Data the script passes to its continuation.
     pub data: serde_json::Value,
+    /// Questions asked before this one in the same action (continuations
+    /// that asked again), bounded by the rules' `limits`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub asked_before: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// How the starting provinces are chosen.
@@ -229,6 +237,9 @@ pub struct GameState {
     #[serde(default)]
     pub draft: Option<Draft>,
     pub rng: GameRng,
+    /// Decisions applied so far (bounded by the rules' `limits`).
+    #[serde(default)]
+    pub decisions: u32,
 }
 
 impl GameState {

@@ -53,6 +53,63 @@ impl From<ScriptError> for EngineError {
 pub struct Engine {
     pub rules: Rc<Rules>,
     runtime: Runtime,
+    check: std::cell::Cell<CheckMode>,
+}
+
+/// How often `apply` checks the invariants (conservation of pieces and
+/// the like). A decision that breaks one is undone only when it is checked;
+/// bulk runs trade that for speed. Debug builds always check every decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CheckMode {
+    /// After every decision (the default: play, run, tests).
+    #[default]
+    Every,
+    /// After every `SAMPLE_EVERY`-th decision of a game and at its end.
+    Sample,
+    /// Only when the game is over.
+    End,
+}
+
+impl CheckMode {
+    /// Decisions between checks in `Sample` mode.
+    pub const SAMPLE_EVERY: u32 = 16;
+
+    pub fn parse(s: &str) -> Result<CheckMode, String> {
+        match s {
+            "every" => Ok(CheckMode::Every),
+            "sample" => Ok(CheckMode::Sample),
+            "end" => Ok(CheckMode::End),
+            other => Err(format!("unknown check mode `{other}` (every, sample, end)")),
+        }
+    }
+
+    /// How the mode reads in a report.
+    pub fn describe(self) -> String {
+        match self {
+            CheckMode::Every => "after every decision".into(),
+            CheckMode::Sample => format!("after every {}th decision and at the end", CheckMode::SAMPLE_EVERY),
+            CheckMode::End => "at the end of each game".into(),
+        }
+    }
+}
+
+/// What it takes to build the same engine again (on another thread: an
+/// `Engine` and its Lua VM stay on the thread that made them).
+pub struct EngineSpec {
+    rules: Rules,
+    tower: String,
+    limits: Limits,
+    narrate: bool,
+    check: CheckMode,
+}
+
+impl EngineSpec {
+    pub fn build(self) -> Result<Engine, Diagnostics> {
+        let engine = Engine::with_options(self.rules, Some(&self.tower), self.limits)?;
+        engine.runtime.set_narration(self.narrate);
+        engine.set_check(self.check);
+        Ok(engine)
+    }
 }
 
 pub(crate) fn illegal<T>(msg: impl Into<String>) -> Result<T, EngineError> {
@@ -70,7 +127,40 @@ impl Engine {
         let name = tower.map(str::to_string).unwrap_or_else(|| rules.rules.tower.use_.clone());
         let rules = Rc::new(rules);
         let runtime = Runtime::new(rules.clone(), &name, limits)?;
-        Ok(Engine { rules, runtime })
+        Ok(Engine { rules, runtime, check: std::cell::Cell::new(CheckMode::Every) })
+    }
+
+    /// The recipe for an identical engine (same rules, tower, limits,
+    /// narration and check mode), to build on another thread.
+    pub fn spec(&self) -> EngineSpec {
+        EngineSpec {
+            rules: (*self.rules).clone(),
+            tower: self.runtime.tower_name(),
+            limits: self.runtime.limits(),
+            narrate: self.runtime.narrating(),
+            check: self.check.get(),
+        }
+    }
+
+    /// How often `apply` checks the invariants from now on.
+    pub fn set_check(&self, mode: CheckMode) {
+        self.check.set(mode);
+    }
+
+    pub fn check_mode(&self) -> CheckMode {
+        self.check.get()
+    }
+
+    /// Whether `apply` checks the invariants of this state (just decided).
+    fn checks(&self, st: &GameState) -> bool {
+        if cfg!(debug_assertions) {
+            return true;
+        }
+        match self.check.get() {
+            CheckMode::Every => true,
+            CheckMode::Sample => st.decisions.is_multiple_of(CheckMode::SAMPLE_EVERY) || st.phase == Phase::GameOver,
+            CheckMode::End => st.phase == Phase::GameOver,
+        }
     }
 
     pub fn runtime(&self) -> &Runtime {
@@ -132,6 +222,7 @@ impl Engine {
             setup,
             draft: None,
             rng: GameRng::seeded(seed),
+            decisions: 0,
         })
     }
 
@@ -316,11 +407,22 @@ impl Engine {
     /// Applies a decision and runs the game on to the next decision.
     /// On any error the state is left exactly as it was.
     pub fn apply(&self, st: &mut GameState, d: &Decision) -> Result<Vec<Event>, EngineError> {
+        let limit = self.rules.rules.limits.decisions_per_game;
+        if st.decisions >= limit {
+            return Err(EngineError::Broken(format!(
+                "the game has taken {} decisions without ending (limits.decisions_per_game in {})",
+                st.decisions,
+                self.rules.rules_path.display()
+            )));
+        }
         let mut next = st.clone();
+        next.decisions += 1;
         let mut ev = Vec::new();
         self.step(&mut next, d, &mut ev)?;
         self.advance(&mut next, &mut ev)?;
-        invariants::check(&self.rules, &next).map_err(EngineError::Broken)?;
+        if self.checks(&next) {
+            invariants::check(&self.rules, &next).map_err(EngineError::Broken)?;
+        }
         *st = next;
         Ok(ev)
     }
@@ -349,7 +451,19 @@ impl Engine {
                     if !ask.options.contains(choice) {
                         return illegal(format!("{} is not one of the options", self.choice_name(*choice)));
                     }
-                    let r = self.runtime.call_continuation(st, ev, &ask, *choice)?;
+                    let mut r = self.runtime.call_continuation(st, ev, &ask, *choice)?;
+                    if let Some(next) = &mut r.ask {
+                        next.asked_before = ask.asked_before + 1;
+                        let limit = self.rules.rules.limits.questions_per_action;
+                        if next.asked_before >= limit {
+                            return Err(EngineError::Broken(format!(
+                                "continuation `{}` asked again: {} questions in one action (limits.questions_per_action in {})",
+                                ask.cont,
+                                next.asked_before + 1,
+                                self.rules.rules_path.display()
+                            )));
+                        }
+                    }
                     st.ask = r.ask;
                     return Ok(());
                 }

@@ -34,7 +34,7 @@ pub struct LuaSource {
 }
 
 /// Everything the engine needs to know about the game, fully validated.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Rules {
     pub rules: RulesFile,
     pub cards: CardsFile,

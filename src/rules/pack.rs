@@ -28,6 +28,9 @@ pub struct RulesFile {
     #[serde(default)]
     pub effects: Vec<Effect>,
     pub handlers: PhaseHandlers,
+    /// Bounds on a game, so that rules that never end stop with an error.
+    #[serde(default)]
+    pub limits: GameLimits,
     pub lua: Vec<String>,
     /// Free-form numbers for scripts (variants add their own here).
     #[serde(default)]
@@ -110,6 +113,23 @@ pub struct Calendar {
     pub winter: String,
     pub events_per_year: i64,
     pub open_action_cards: i64,
+}
+
+/// Bounds on a game (defaults hold when `limits:` or a key is missing).
+#[derive(Deserialize, Serialize, Debug, Clone, Copy)]
+#[serde(deny_unknown_fields, default)]
+pub struct GameLimits {
+    /// Questions (`game.ask`) one action or phase handler may chain: a
+    /// continuation asking again counts on.
+    pub questions_per_action: u32,
+    /// Decisions (chance included) a whole game may take.
+    pub decisions_per_game: u32,
+}
+
+impl Default for GameLimits {
+    fn default() -> Self {
+        GameLimits { questions_per_action: 100, decisions_per_game: 20_000 }
+    }
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone, Copy)]

@@ -71,7 +71,7 @@ impl std::error::Error for Diagnostics {}
 
 /// Where each node of a YAML document starts, by path (`provinces/3/borders/1`).
 /// Mapping keys are also indexed, under the path of their value plus `@key`.
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Clone)]
 pub struct Positions {
     at: HashMap<String, (usize, usize)>,
 }

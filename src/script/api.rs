@@ -651,6 +651,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
             options,
             cont,
             data,
+            asked_before: 0,
         });
         Ok(())
     })?;

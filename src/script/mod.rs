@@ -4,10 +4,11 @@
 //! sorted iteration, the read-only data tables `RULES`, `CARDS` and `MAP`,
 //! and the host API `game` (see `api.rs`). The game state is lent to the
 //! VM for the length of one call and taken back after it: scripts keep no
-//! reference to it. A memory limit and an instruction budget bound every
-//! call.
+//! reference to it. A memory limit and a time limit (see `guard.rs`)
+//! bound every call.
 
 mod api;
+mod guard;
 mod value;
 
 use std::cell::{Cell, RefCell};
@@ -16,7 +17,7 @@ use std::fmt;
 use std::rc::Rc;
 
 use mlua::chunk::ChunkMode;
-use mlua::{Function, HookTriggers, IntoLuaMulti, Lua, LuaOptions, LuaSerdeExt, StdLib, Table, Value, VmState};
+use mlua::{Function, IntoLuaMulti, Lua, LuaOptions, LuaSerdeExt, StdLib, Table, Value};
 
 use crate::core::{Ask, Choice, Event, GameRng, GameState, MAX_SEATS, Pile};
 use crate::rules::{Diagnostics, Rules};
@@ -26,16 +27,17 @@ use crate::tower::TowerModel;
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     pub memory_bytes: usize,
-    pub instructions_per_call: u64,
+    /// How long one call from the engine into Lua may run (loading the
+    /// pack's files may take 20 times as long). Nothing a script does can
+    /// catch or outlast it.
+    pub time_per_call: std::time::Duration,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { memory_bytes: 64 << 20, instructions_per_call: 50_000_000 }
+        Limits { memory_bytes: 64 << 20, time_per_call: std::time::Duration::from_secs(2) }
     }
 }
-
-const HOOK_EVERY: u32 = 10_000;
 
 /// A script failure: where it happened and the Lua traceback.
 #[derive(Clone, Debug, PartialEq)]
@@ -117,8 +119,10 @@ pub(crate) struct Shared {
     tower: RefCell<Rc<dyn TowerModel>>,
     /// Set while a Lua tower runs: it gets cubes and a generator, not the game.
     in_tower: Cell<bool>,
-    steps: Cell<u64>,
-    step_limit: Cell<u64>,
+    /// Lua calls in progress (a Lua tower runs inside a script's call).
+    depth: Cell<u32>,
+    /// The watchdog's handle on this VM (the time limit).
+    watch: std::sync::Arc<guard::Watch>,
     building_ids: HashMap<String, usize>,
     /// Names of registered continuations (checked when a script asks).
     continuations: RefCell<Vec<String>>,
@@ -134,6 +138,35 @@ pub(crate) struct Shared {
     effect_tables: RefCell<EffectTables>,
     /// Interned key strings for the host functions that read tables.
     keys: RefCell<Option<Keys>>,
+}
+
+impl Shared {
+    /// Runs one call into Lua under the time limit. Nested calls (a Lua
+    /// tower inside a throw) share the outermost call's time.
+    fn guarded<R>(&self, f: impl FnOnce() -> mlua::Result<R>) -> mlua::Result<R> {
+        let depth = self.depth.get();
+        if depth == 0 {
+            self.watch.start();
+        }
+        self.depth.set(depth + 1);
+        struct Leave<'a>(&'a Shared, u32);
+        impl Drop for Leave<'_> {
+            fn drop(&mut self) {
+                self.0.depth.set(self.1);
+            }
+        }
+        let leave = Leave(self, depth);
+        let result = f();
+        drop(leave);
+        if depth == 0
+            && let Some(message) = self.watch.finish()
+        {
+            // Whatever the script did with the error on its way out (pcall,
+            // error handlers), the call failed.
+            return Err(mlua::Error::RuntimeError(message));
+        }
+        result
+    }
 }
 
 #[derive(Default)]
@@ -235,6 +268,13 @@ pub struct Runtime {
     tower_name: RefCell<String>,
 }
 
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        // Before the VM closes: the watchdog must not touch it after.
+        self.shared.watch.detach();
+    }
+}
+
 /// A tower written in Lua: `function(thrown, inside, random) -> landed, inside`.
 /// `thrown` and each level of `inside` map seat numbers (and `peasants`) to
 /// counts; `random(n)` draws 1..n from the game's generator.
@@ -284,9 +324,6 @@ impl TowerModel for LuaTower {
     fn throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
         let shared = self.shared.upgrade().ok_or("the Lua runtime is gone")?;
         let lua = self.lua.try_upgrade().ok_or("the Lua runtime is gone")?;
-        if shared.state.get().is_null() {
-            shared.steps.set(0);
-        }
         struct InTower<'a>(&'a Cell<bool>);
         impl Drop for InTower<'_> {
             fn drop(&mut self) {
@@ -295,24 +332,26 @@ impl TowerModel for LuaTower {
         }
         shared.in_tower.set(true);
         let _in_tower = InTower(&shared.in_tower);
-        let result = lua.scope(|scope| {
-            let random = scope.create_function_mut(|_, n: i64| {
-                if !(1..=i64::from(u32::MAX)).contains(&n) {
-                    return Err(mlua::Error::RuntimeError(format!("random: n must be >= 1, got {n}")));
+        let result = shared.guarded(|| {
+            lua.scope(|scope| {
+                let random = scope.create_function_mut(|_, n: i64| {
+                    if !(1..=i64::from(u32::MAX)).contains(&n) {
+                        return Err(mlua::Error::RuntimeError(format!("random: n must be >= 1, got {n}")));
+                    }
+                    Ok(i64::from(rng.below(n as u32)) + 1)
+                })?;
+                let levels = lua.create_table()?;
+                for (i, l) in inside.iter().enumerate() {
+                    levels.raw_set(i + 1, pile_table(&lua, l)?)?;
                 }
-                Ok(i64::from(rng.below(n as u32)) + 1)
-            })?;
-            let levels = lua.create_table()?;
-            for (i, l) in inside.iter().enumerate() {
-                levels.raw_set(i + 1, pile_table(&lua, l)?)?;
-            }
-            let (landed, after): (Table, Table) = self.func.call((pile_table(&lua, &input)?, levels, random))?;
-            let landed = table_pile(&landed)?;
-            let mut new_inside = Vec::new();
-            for level in after.sequence_values::<Table>() {
-                new_inside.push(table_pile(&level?)?);
-            }
-            Ok((landed, new_inside))
+                let (landed, after): (Table, Table) = self.func.call((pile_table(&lua, &input)?, levels, random))?;
+                let landed = table_pile(&landed)?;
+                let mut new_inside = Vec::new();
+                for level in after.sequence_values::<Table>() {
+                    new_inside.push(table_pile(&level?)?);
+                }
+                Ok((landed, new_inside))
+            })
         });
         let (landed, new_inside) = result.map_err(|e| {
             let se = ScriptError::from_lua(&e);
@@ -358,8 +397,8 @@ impl Runtime {
             rules: rules.clone(),
             tower: RefCell::new(Rc::new(crate::tower::Passthrough)),
             in_tower: Cell::new(false),
-            steps: Cell::new(0),
-            step_limit: Cell::new(u64::MAX),
+            depth: Cell::new(0),
+            watch: guard::Watch::new(lua.state(), limits.time_per_call.saturating_mul(20)),
             building_ids,
             continuations: RefCell::new(Vec::new()),
             read_only: Cell::new(false),
@@ -369,21 +408,6 @@ impl Runtime {
             effect_tables: RefCell::new(EffectTables::default()),
             keys: RefCell::new(None),
         });
-        let sh = shared.clone();
-        lua.set_hook(HookTriggers::new().every_nth_instruction(HOOK_EVERY), move |_, _| {
-            let n = sh.steps.get() + u64::from(HOOK_EVERY);
-            sh.steps.set(n);
-            if n > sh.step_limit.get() {
-                Err(mlua::Error::RuntimeError(format!("instruction budget exceeded ({} instructions in one call): an endless loop?", sh.step_limit.get())))
-            } else {
-                Ok(VmState::Continue)
-            }
-        })
-        .map_err(|e| {
-            diags.error(&rules.rules_path, (1, 1), format!("cannot start Lua: {e}"));
-            diags.clone()
-        })?;
-
         let setup = (|| -> mlua::Result<Table> {
             let prelude: Table = lua.load(include_str!("prelude.lua")).set_name("=prelude").set_mode(ChunkMode::Text).eval()?;
             let g = lua.globals();
@@ -423,7 +447,6 @@ impl Runtime {
                 return Err(diags);
             }
         };
-        shared.step_limit.set(limits.instructions_per_call.saturating_mul(20));
         // Syntax first, in every file, so that all of them are reported.
         for src in &rules.lua {
             if let Err(e) = lua.load(&src.source).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text).into_function() {
@@ -442,8 +465,7 @@ impl Runtime {
                 return Err(diags);
             }
             let chunk = lua.load(&src.source).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text);
-            shared.steps.set(0);
-            if let Err(e) = chunk.exec() {
+            if let Err(e) = shared.guarded(|| chunk.exec()) {
                 let se = ScriptError::from_lua(&e);
                 let file = if se.file.is_empty() { src.path.clone() } else { se.file.clone().into() };
                 diags.error(&file, (se.line.max(1), 1), se.message);
@@ -578,11 +600,11 @@ impl Runtime {
         let continuations: HashMap<String, Function> = conts.pairs::<String, Function>().filter_map(|kv| kv.ok()).collect();
         *shared.continuations.borrow_mut() = continuations.keys().cloned().collect();
         let seal: Function = prelude.get("seal").expect("prelude seal");
-        if let Err(e) = seal.call::<()>(vec!["RULES", "CARDS", "MAP"]) {
+        if let Err(e) = shared.guarded(|| seal.call::<()>(vec!["RULES", "CARDS", "MAP"])) {
             diags.error(&rules.rules_path, (1, 1), format!("cannot seal the Lua globals: {e}"));
             return Err(diags);
         }
-        shared.step_limit.set(limits.instructions_per_call);
+        shared.watch.set_limit(limits.time_per_call);
         Ok(Runtime {
             lua,
             shared,
@@ -639,8 +661,9 @@ impl Runtime {
     /// (outcome, attacker cubes left, defender cubes left), outcome one of
     /// `attacker`, `defender`, `tie`.
     pub fn battle_outcome(&self, kind: &str, attacker: u32, defender: u32, peasants: u32, unrest: bool) -> Result<(String, u32, u32), ScriptError> {
-        self.shared.steps.set(0);
-        self.handlers.battle.call::<(String, u32, u32)>((kind, attacker, defender, peasants, unrest)).map_err(|e| ScriptError::from_lua(&e))
+        self.shared
+            .guarded(|| self.handlers.battle.call::<(String, u32, u32)>((kind, attacker, defender, peasants, unrest)))
+            .map_err(|e| ScriptError::from_lua(&e))
     }
 
     /// Whether scripts narrate (transcripts) or stay quiet (bulk runs).
@@ -670,8 +693,7 @@ impl Runtime {
     fn invoke(&self, state: &mut GameState, events: &mut Vec<Event>, f: &Function, args: impl IntoLuaMulti) -> Result<CallResult, ScriptError> {
         let result = {
             let _lent = Lend::new(&self.shared, state);
-            self.shared.steps.set(0);
-            f.call::<()>(args)
+            self.shared.guarded(|| f.call::<()>(args))
         };
         let mut scratch = self.shared.scratch.borrow_mut();
         let ask = scratch.ask.take();
@@ -737,8 +759,7 @@ impl Runtime {
         let result = match f {
             Ok(f) => {
                 let _lent = Lend::new(&self.shared, &mut copy);
-                self.shared.steps.set(0);
-                f.call::<Value>(()).map(|v| describe(&v))
+                self.shared.guarded(|| f.call::<Value>(())).map(|v| describe(&v))
             }
             Err(e) => Err(e),
         };

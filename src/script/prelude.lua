@@ -124,6 +124,70 @@ function spairs(t)
 end
 pairs = spairs
 
+-- Pattern matching runs in C, where the time limit cannot interrupt it,
+-- and backtracking makes a pattern's worst case grow as the subject's
+-- length to the power of its quantifiers (`string.rep("a", 30):find(
+-- string.rep("a*", 30) .. "b")` would run for ages). A pattern whose worst
+-- case exceeds MAX_MATCH_STEPS for the subject at hand is refused.
+local MAX_MATCH_STEPS = 1e8
+do
+  local s_byte, m_log, m_type, num_string = string.byte, math.log, type, tostring
+  local function subject_length(s)
+    local ts = m_type(s)
+    if ts == "string" then return #s end
+    if ts == "number" then return #num_string(s) end
+    return nil
+  end
+  local function check(fname, s, pattern)
+    local n = subject_length(s)
+    if n == nil then return end
+    if m_type(pattern) == "number" then pattern = num_string(pattern) end
+    if m_type(pattern) ~= "string" then return end
+    local len, i, quantifiers, optional = #pattern, 1, 0, 0
+    if s_byte(pattern, 1) ~= 94 then quantifiers = 1 end -- unanchored: every start position
+    while i <= len do
+      local c = s_byte(pattern, i)
+      if c == 37 then -- %x: an escaped character or class
+        i = i + 1
+      elseif c == 91 then -- [set]
+        i = i + 1
+        if s_byte(pattern, i) == 94 then i = i + 1 end
+        if s_byte(pattern, i) == 93 then i = i + 1 end
+        while i <= len and s_byte(pattern, i) ~= 93 do
+          if s_byte(pattern, i) == 37 then i = i + 1 end
+          i = i + 1
+        end
+      elseif c == 42 or c == 43 or c == 45 then -- * + -
+        quantifiers = quantifiers + 1
+      elseif c == 63 then -- ?
+        optional = optional + 1
+      end
+      i = i + 1
+    end
+    if quantifiers * m_log(n + 1) + optional * m_log(2) > m_log(MAX_MATCH_STEPS) then
+      error(fname .. ": pattern too costly for a subject of " .. n .. " characters (its worst case exceeds "
+        .. string.format("%.0f", MAX_MATCH_STEPS) .. " steps): use fewer repetitions or a shorter subject", 3)
+    end
+  end
+  local find, match, gmatch, gsub = string.find, string.match, string.gmatch, string.gsub
+  string.find = function(s, pattern, init, plain)
+    if not plain then check("string.find", s, pattern) end
+    return find(s, pattern, init, plain)
+  end
+  string.match = function(s, pattern, init)
+    check("string.match", s, pattern)
+    return match(s, pattern, init)
+  end
+  string.gmatch = function(s, pattern, init)
+    check("string.gmatch", s, pattern)
+    return gmatch(s, pattern, init)
+  end
+  string.gsub = function(s, pattern, repl, n)
+    check("string.gsub", s, pattern)
+    return gsub(s, pattern, repl, n)
+  end
+end
+
 local function freeze(t)
   if type(t) ~= "table" then return t end
   local real = {}
