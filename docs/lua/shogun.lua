@@ -277,6 +277,13 @@ function game.log(text) end
 ---@param kind string # attack, neutral, revolt
 ---@param p Province
 function game.battle(kind, p) end
+---Adds to a statistic that `shogun lab` reports (points by source, battle
+---outcomes, skipped actions...): `key` is dotted words (a-z, 0-9, `.`, `_`,
+---`-`), `seat` nil for the whole game, `amount` 1 when left out.
+---@param key string
+---@param seat Seat|nil
+---@param amount integer|nil
+function game.tally(key, seat, amount) end
 ---Asks a seat a question: seat, kind, prompt, cont (continuation name),
 ---data (plain data), and options: provinces = {...}, counts = {min, max},
 ---pass = true.

@@ -7,10 +7,10 @@ shogun.action("build", function(seat, p, a)
   local card = CARDS.actions[a]
   local kind = card.params.building
   local cost = modify("action_cost", card.cost, { seat = seat, province = p, action = a })
-  if game.has(p, kind) then return skip(seat, p, "already has a " .. kind) end
-  if game.free_spaces(p) < 1 then return skip(seat, p, "no free building space") end
-  if game.building_supply(kind) < 1 then return skip(seat, p, "no " .. kind .. " left") end
-  if game.chests(seat) < cost then return skip(seat, p, "cannot pay " .. cost) end
+  if game.has(p, kind) then return skip(seat, p, "already has a " .. kind, "built_already") end
+  if game.free_spaces(p) < 1 then return skip(seat, p, "no free building space", "no_space") end
+  if game.building_supply(kind) < 1 then return skip(seat, p, "no " .. kind .. " left", "no_building_left") end
+  if game.chests(seat) < cost then return skip(seat, p, "cannot pay " .. cost, "cannot_pay") end
   game.pay(seat, cost)
   game.build(p, kind)
   if NARRATE then note("%s builds a %s in %s for %d", seat_name(seat), kind, pname(p), cost) end
@@ -43,8 +43,8 @@ local function deploy(seat, p, a)
   local ctx = { seat = seat, province = p, action = a }
   local n = modify("deploy_armies", card.params.armies, ctx)
   local cost = modify("action_cost", card.cost, ctx)
-  if game.chests(seat) < cost then skip(seat, p, "cannot pay " .. cost) return nil end
-  if game.supply(seat) < n then skip(seat, p, "only " .. game.supply(seat) .. " cubes in supply") return nil end
+  if game.chests(seat) < cost then skip(seat, p, "cannot pay " .. cost, "cannot_pay") return nil end
+  if game.supply(seat) < n then skip(seat, p, "only " .. game.supply(seat) .. " cubes in supply", "no_cubes") return nil end
   game.pay(seat, cost)
   game.deploy(seat, p, n)
   if NARRATE then note("%s deploys %d in %s for %d (now %d)", seat_name(seat), n, pname(p), cost, game.armies(p)) end
@@ -90,7 +90,7 @@ end
 
 shogun.action("move_attack", function(seat, p, a)
   local behind = RULES.params.armies_left_behind
-  if game.armies(p) <= behind then return skip(seat, p, "needs more than " .. behind .. " armies to move") end
+  if game.armies(p) <= behind then return skip(seat, p, "needs more than " .. behind .. " armies to move", "too_few_armies") end
   local targets = { game.own_targets(p, seat) }
   local guards = game.effects("can_attack", seat, a)
   for _, q in ipairs({ game.other_targets(p, seat) }) do
@@ -98,7 +98,7 @@ shogun.action("move_attack", function(seat, p, a)
       targets[#targets + 1] = q
     end
   end
-  if #targets == 0 then return skip(seat, p, "no province it may enter") end
+  if #targets == 0 then return skip(seat, p, "no province it may enter", "no_target") end
   game.ask {
     seat = seat, kind = "move_target", cont = "move_target", provinces = targets,
     prompt = "move or attack into",

@@ -4,6 +4,11 @@
 
 local game, note, modify = game, note, modify
 
+-- Battle outcomes as statistics (game.tally) from the side of the player
+-- who fought: the attacker in attacks, the owner in revolts.
+local WON = { attacker = "won", defender = "lost" }
+local HELD = { attacker = "lost", defender = "held" }
+
 -- Who wins, from what landed. kind: "attack" (player against player),
 -- "neutral" (against a neutral province's peasants) or "revolt" (peasants
 -- against the player, who is the defender). a, d: cubes of attacker and
@@ -62,6 +67,7 @@ function attack(seat, defender, from, to, n, action)
   local a, d, p = tray[seat], tray[defender], tray.peasants
   if unrest then note("%s has unrest: the peasants take no side", pname(to)) end
   local outcome, a_left, d_left = battle_outcome("attack", a, d, p, unrest)
+  game.tally("battles.attack." .. (WON[outcome] or outcome), seat)
   -- Counted cubes that do not stay in the province go back to the supplies.
   game.tray_to_supply(seat, a - a_left)
   game.tray_to_supply(defender, d - d_left)
@@ -100,6 +106,7 @@ function neutral_battle(seat, from, to, n, action)
   local tray = game.throw(spec)
   local a, p = tray[seat], tray.peasants
   local outcome, a_left = battle_outcome("neutral", a, 0, p, unrest)
+  game.tally("battles.neutral." .. (WON[outcome] or outcome), seat)
   game.tray_to_supply(seat, a - a_left)
   if outcome == "attacker" then
     game.conquer(to, seat)
@@ -120,6 +127,7 @@ function revolt(seat, p, peasants, why)
   local tray = game.throw({ { seat = seat, from = p, n = dn }, peasants = k })
   local d, q = tray[seat], tray.peasants
   local outcome, _, d_left = battle_outcome("revolt", 0, d, q, false)
+  game.tally((why == "winter" and "battles.winter_revolt." or "battles.collection_revolt.") .. (HELD[outcome] or outcome), seat)
   game.tray_peasants_to_supply()
   game.tray_to_supply(seat, d - d_left)
   if outcome == "attacker" then

@@ -44,7 +44,10 @@ function apply_effects(effects, value, ctx)
   return value
 end
 
--- Skips an action that cannot be performed in full.
-function skip(seat, p, why)
+-- Skips an action that cannot be performed in full. `reason` is a short
+-- word for statistics (`skipped.REASON` in `shogun lab`), `why` the
+-- narration.
+function skip(seat, p, why, reason)
+  game.tally("skipped." .. (reason or "other"), seat)
   note("%s cannot act in %s: %s (skipped)", seat_name(seat), pname(p), why)
 end

@@ -86,9 +86,13 @@ shogun.handler("score", function()
   local sc = RULES.scoring
   local seats = game.seats()
   local points, lines = {}, {}
+  local majority = {}
   for s = 1, seats do
     local provinces, buildings = game.holdings(s)
     points[s] = provinces * sc.per_province + buildings * sc.per_building
+    game.tally("points.provinces", s, provinces * sc.per_province)
+    game.tally("points.buildings", s, buildings * sc.per_building)
+    majority[s] = 0
     if NARRATE then lines[s] = { string.format("%d provinces, %d buildings", provinces, buildings) } end
   end
   for r = 1, #MAP.regions do
@@ -106,6 +110,7 @@ shogun.handler("score", function()
         if award > 0 then
           for _, s in ipairs(leaders) do
             points[s] = points[s] + award
+            majority[s] = majority[s] + award
             if NARRATE then lines[s][#lines[s] + 1] = string.format("%s %s %d", MAP.regions[r], kind, award) end
           end
         end
@@ -113,6 +118,7 @@ shogun.handler("score", function()
     end
   end
   for s = 1, seats do
+    game.tally("points.majority", s, majority[s])
     game.add_points(s, points[s])
     if NARRATE then
       note("%s scores %d (%s): %d points", seat_name(s), points[s], table.concat(lines[s], "; "), game.points(s))

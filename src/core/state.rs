@@ -137,6 +137,26 @@ pub enum SetupMode {
     Draft,
 }
 
+impl std::fmt::Display for SetupMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SetupMode::Preset => "preset",
+            SetupMode::Draft => "draft",
+        })
+    }
+}
+
+impl std::str::FromStr for SetupMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "preset" => Ok(SetupMode::Preset),
+            "draft" => Ok(SetupMode::Draft),
+            other => Err(format!("unknown setup `{other}` (expected preset or draft)")),
+        }
+    }
+}
+
 /// The draft of starting provinces in progress.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Draft {
@@ -352,6 +372,10 @@ pub enum Event {
     Battle { kind: String, province: ProvinceId },
     /// A province card changed hands (`None`: the deck).
     OwnerChange { province: ProvinceId, from: Option<Seat>, to: Option<Seat> },
+    /// A count for statistics (`shogun lab`): the rules add `amount` to the
+    /// metric `key` (dotted words, e.g. `points.buildings` or
+    /// `battles.attack.defender`), for one seat or for the whole game.
+    Tally { key: String, seat: Option<Seat>, amount: i64 },
 }
 
 impl GameState {

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use mlua::{FromLuaMulti, IntoLuaMulti, Lua, Table, Value, Variadic};
 
 use super::Shared;
-use crate::core::{Ask, Card, Choice, Event, GameState, Pile};
+use crate::core::{Ask, Card, Choice, Event, GameState, Pile, Seat};
 use crate::rules::Rules;
 
 fn rt(msg: String) -> mlua::Error {
@@ -606,6 +606,22 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         let st = sh.lent()?;
         let p = sh.prov(st, "battle", p)?;
         sh.event(Event::Battle { kind, province: p as u16 });
+        Ok(())
+    })?;
+    // Adds `amount` (default 1) to the statistic `key` for `seat` (nil: the
+    // whole game). What `shogun lab` reports beyond the final position comes
+    // from these: points by source, battle outcomes, skipped actions.
+    reg(lua, &t, sh, "tally", |_, sh, (key, seat, amount): (mlua::LuaString, Option<i64>, Option<i64>)| {
+        let st = sh.lent()?;
+        let seat = match seat {
+            Some(s) => Some(sh.seat(st, "tally", s)? as Seat),
+            None => None,
+        };
+        let key = key.to_str()?;
+        if key.is_empty() || key.len() > 64 || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-') {
+            return Err(rt(format!("game.tally: `{}` is not a metric name (1 to 64 of a-z, 0-9, `.`, `_`, `-`)", &*key)));
+        }
+        sh.event(Event::Tally { key: key.to_string(), seat, amount: amount.unwrap_or(1) });
         Ok(())
     })?;
     // Asks a seat to choose; the answer goes to continuation `cont`.
