@@ -7,6 +7,7 @@ pub mod check;
 pub mod cli;
 pub mod core;
 pub mod engine;
+pub mod lab;
 pub mod play;
 pub mod repl;
 pub mod rules;

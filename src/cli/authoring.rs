@@ -118,20 +118,7 @@ pub fn test(args: TestArgs) -> Result<(), String> {
 }
 
 pub fn diff(args: DiffArgs) -> Result<(), String> {
-    let mut other = args.data.clone();
-    other.variants.clear();
-    other.tower = None;
-    let mut it = args.against.iter();
-    while let Some(tok) = it.next() {
-        let mut value = |flag: &str| it.next().cloned().ok_or_else(|| format!("--against: {flag} needs a value"));
-        match tok.as_str() {
-            "--variant" => other.variants.push(value("--variant")?),
-            "--tower" => other.tower = Some(value("--tower")?),
-            "base" => {}
-            t if t.starts_with("--variant=") => other.variants.push(t["--variant=".len()..].to_string()),
-            t => return Err(format!("--against: unexpected `{t}` (give --variant NAME and --tower NAME, or nothing for the base rules)")),
-        }
-    }
+    let other = args.data.spec().arm(&args.against).map_err(|e| format!("--against: {e}"))?;
     let bots = fill_bots(&args.bots, args.players)?;
     let a = args.data.engine()?;
     let b = other.engine()?;

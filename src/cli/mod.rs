@@ -2,6 +2,7 @@
 
 pub mod authoring;
 pub mod bench;
+pub mod lab;
 pub mod tower;
 
 use std::io::Write;
@@ -67,6 +68,10 @@ pub enum Command {
         after_help = "Examples:\n  shogun diff --seed 7 --variant ro-events --against\n  shogun diff --seed 3 --variant hard-winter:loss=4 --against --variant hard-winter"
     )]
     Diff(authoring::DiffArgs),
+    /// Compare rulesets over thousands of paired, seeded games: win rates by
+    /// seat, scores and the flow of the game, with intervals and a verdict.
+    #[command(after_help = lab::EXAMPLES)]
+    Lab(Box<lab::LabCmd>),
 }
 
 /// Where the game data lives and which map and rules to load.
@@ -310,7 +315,11 @@ pub fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
+    let mut args: Vec<String> = std::env::args().collect();
+    if args.get(1).is_some_and(|a| a == "lab") {
+        args = lab::arm_words(args);
+    }
+    let cli = Cli::parse_from(args);
     let result = match cli.command.unwrap_or(Command::Play(PlayArgs::default())) {
         Command::Play(a) => play(a),
         Command::Run(a) => run(a),
@@ -320,6 +329,7 @@ pub fn main() -> ExitCode {
         Command::Diff(a) => authoring::diff(a),
         Command::Check(a) => check(a),
         Command::Map(a) => map_view(a),
+        Command::Lab(a) => lab::command(*a),
     };
     let _ = std::io::stdout().flush();
     match result {

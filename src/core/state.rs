@@ -137,26 +137,6 @@ pub enum SetupMode {
     Draft,
 }
 
-impl std::fmt::Display for SetupMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            SetupMode::Preset => "preset",
-            SetupMode::Draft => "draft",
-        })
-    }
-}
-
-impl std::str::FromStr for SetupMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim() {
-            "preset" => Ok(SetupMode::Preset),
-            "draft" => Ok(SetupMode::Draft),
-            other => Err(format!("unknown setup `{other}` (expected preset or draft)")),
-        }
-    }
-}
-
 /// The draft of starting provinces in progress.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Draft {

@@ -131,6 +131,38 @@ impl GameSpec {
 
     /// Loads and checks the rules; on failure, every problem found.
     pub fn engine(&self) -> Result<Engine, String> {
+        let rules = self.rules()?;
+        Engine::with_options(rules, self.tower.as_deref(), crate::script::Limits::default()).map_err(|d| d.to_string())
+    }
+
+    /// Another ruleset on the same data, map and setup, from the words
+    /// after `--against`: `--variant NAME[:OPT=V]` (repeatable), `--tower
+    /// NAME`, `--rules DIR` (the pack stays unless given), a bare variant
+    /// name, or `base` (or nothing) for no variant. `diff` and `lab` read
+    /// their arms with this.
+    pub fn arm(&self, words: &[String]) -> Result<GameSpec, String> {
+        let mut other = GameSpec { variants: Vec::new(), tower: None, ..self.clone() };
+        let mut it = words.iter();
+        while let Some(tok) = it.next() {
+            let mut value = |flag: &str| it.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
+            match tok.as_str() {
+                "--variant" => other.variants.push(value("--variant")?),
+                "--tower" => other.tower = Some(value("--tower")?),
+                "--rules" => other.rules = Some(PathBuf::from(value("--rules")?)),
+                "base" => {}
+                t if t.starts_with("--variant=") => other.variants.push(t["--variant=".len()..].to_string()),
+                t if t.starts_with("--tower=") => other.tower = Some(t["--tower=".len()..].to_string()),
+                t if t.starts_with("--rules=") => other.rules = Some(PathBuf::from(&t["--rules=".len()..])),
+                t if !t.starts_with('-') => other.variants.push(t.to_string()),
+                t => return Err(format!("unexpected `{t}` (an arm takes --variant NAME, --tower NAME, --rules DIR, a variant name, or `base`)")),
+            }
+        }
+        Ok(other)
+    }
+
+    /// Loads and checks the rules and the tower's name; on failure, every
+    /// problem found.
+    pub fn rules(&self) -> Result<crate::rules::Rules, String> {
         let layout = self.layout();
         let map = layout.map_path(&self.map);
         if !map.is_file() {
@@ -146,6 +178,6 @@ impl GameSpec {
         if let Some(notice) = rules.map.assumption_notice() {
             eprintln!("{notice}");
         }
-        Engine::with_options(rules, self.tower.as_deref(), crate::script::Limits::default()).map_err(|d| d.to_string())
+        Ok(rules)
     }
 }

@@ -1,0 +1,474 @@
+//! `shogun lab`: compare rulesets over paired, seeded games (see
+//! `crate::lab`); `shogun lab merge`: combine shards into one report.
+
+use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{Args, Subcommand};
+
+use super::GameData;
+use crate::lab::{self, Arm, Condition, GameRecord, Header, Lab, LabError, Report};
+use crate::play::GameSpec;
+
+pub const EXAMPLES: &str = "Examples:
+  shogun lab --variant hard-winter --against base --games 20000
+  shogun lab --variant hard-winter --against --variant hard-winter:loss=4 --against base --games 5000
+  shogun lab --variant ro-events --against --games 100000 --until-ci 1.5 --report lab.html
+  shogun lab --variant hard-winter --against --towers two-level,thirds,stateless --bots-sets greedy,random
+  shogun lab --variant hard-winter --against --games 100000 --shard 3/10 --jsonl part3.jsonl
+  shogun lab merge part*.jsonl --report lab.html
+
+Arms: the options before the first --against (--variant, --tower, --rules) make the first
+arm; each --against starts another, written the same way (`base` or nothing: the plain
+rules; a bare name: that variant). Game i of every arm uses seed S+i and the same bot
+seeds, so identical rulesets give identical games and differences are paired.";
+
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct LabCmd {
+    #[command(subcommand)]
+    pub sub: Option<LabSub>,
+    #[command(flatten)]
+    pub args: LabArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum LabSub {
+    /// Combine JSONL shards (`--shard K/N --jsonl FILE`) into the report a
+    /// single run gives.
+    Merge(MergeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The shards' JSONL files, in any order.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub out: Output,
+}
+
+/// Where the report goes.
+#[derive(Args, Debug, Default)]
+pub struct Output {
+    /// Print the summary as JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write a self-contained HTML report (inline SVG plots).
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct LabArgs {
+    /// The first arm's map, rules, variants and tower; shared options.
+    #[command(flatten)]
+    pub data: GameData,
+    /// Games per arm (and per tower and bot set); the most with --until-ci.
+    #[arg(long, default_value_t = 2000)]
+    pub games: u64,
+    #[arg(long, default_value_t = 4)]
+    pub players: u8,
+    /// Bots by seat, comma separated (the last fills the rest).
+    #[arg(long, default_value = "greedy", value_delimiter = ',')]
+    pub bots: Vec<String>,
+    /// Rotate the bots one seat per game (default: on when the bots differ).
+    #[arg(long, overrides_with = "no_rotate")]
+    pub rotate: bool,
+    /// Keep each bot in its seat.
+    #[arg(long)]
+    pub no_rotate: bool,
+    /// Worker threads (default: every core). The result does not depend on it.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Game i uses seed SEED+i under every arm.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Keep playing in batches until every headline interval (seat win-rate
+    /// differences, in percentage points) is narrower than W, or --games.
+    #[arg(long, value_name = "W")]
+    pub until_ci: Option<f64>,
+    /// Sensitivity: run every arm under each of these towers.
+    #[arg(long, value_delimiter = ',', value_name = "T1,T2,...")]
+    pub towers: Vec<String>,
+    /// Sensitivity: run every arm with each bot set (`greedy,random`; seats
+    /// within a set joined by `+`, e.g. `greedy+random`).
+    #[arg(long, value_delimiter = ',', value_name = "SET1,SET2,...")]
+    pub bots_sets: Vec<String>,
+    /// Play only slice K of N of the games (write them with --jsonl and
+    /// combine with `shogun lab merge`); `auto` reads a Slurm array task,
+    /// `auto/N` a Kubernetes Indexed Job's JOB_COMPLETION_INDEX.
+    #[arg(long, value_name = "K/N|auto|auto/N")]
+    pub shard: Option<String>,
+    /// Write one JSON record per game and arm (with a header line) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub jsonl: Option<PathBuf>,
+    /// Games per batch between progress updates and --until-ci checks.
+    #[arg(long, default_value_t = 500, hide = true)]
+    pub batch: u64,
+    #[command(flatten)]
+    pub out: Output,
+    /// Start the next arm, written like the first: `--variant X`, `--tower
+    /// T`, `--rules DIR`, a bare variant name, `base`, or nothing (the plain
+    /// rules). Repeatable; other options may follow anywhere.
+    #[arg(long, num_args = 0..=1, default_missing_value = "", action = clap::ArgAction::Append, value_name = "ARM")]
+    pub against: Vec<String>,
+}
+
+/// Separates the words of one arm inside the single value `--against`
+/// carries after `arm_words` has gathered them.
+const SEP: char = '\u{1f}';
+
+/// Gathers the words that describe each arm after `--against` (arm options
+/// and bare names) into one value, so the lab's other options may follow
+/// an arm anywhere: `--variant a --against base --games 500` works.
+pub fn arm_words(args: Vec<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut it = args.into_iter().peekable();
+    while let Some(a) = it.next() {
+        if a != "--against" {
+            out.push(a);
+            continue;
+        }
+        let mut words: Vec<String> = Vec::new();
+        while let Some(next) = it.peek() {
+            let takes_value = matches!(next.as_str(), "--variant" | "--tower" | "--rules");
+            let inline = ["--variant=", "--tower=", "--rules="].iter().any(|p| next.starts_with(p));
+            if takes_value {
+                words.push(it.next().unwrap_or_default());
+                if let Some(v) = it.next() {
+                    words.push(v);
+                }
+            } else if inline || !next.starts_with('-') {
+                words.push(it.next().unwrap_or_default());
+            } else {
+                break;
+            }
+        }
+        out.push(format!("--against={}", words.join(&SEP.to_string())));
+    }
+    out
+}
+
+pub fn command(cmd: LabCmd) -> Result<(), String> {
+    match cmd.sub {
+        Some(LabSub::Merge(m)) => merge(m),
+        None => run(cmd.args),
+    }
+}
+
+/// Which slice of the games this process plays: (K, N), 1-based K.
+fn shard_of(spec: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<(u64, u64), String> {
+    let num = |name: &str| -> Result<u64, String> {
+        let v = env(name).ok_or_else(|| format!("--shard auto: {name} is not set"))?;
+        v.trim().parse::<u64>().map_err(|_| format!("--shard auto: {name}={v} is not a whole number"))
+    };
+    if spec == "auto" {
+        if env("SLURM_ARRAY_TASK_ID").is_some() {
+            let id = num("SLURM_ARRAY_TASK_ID")?;
+            let min = if env("SLURM_ARRAY_TASK_MIN").is_some() { num("SLURM_ARRAY_TASK_MIN")? } else { 0 };
+            let count = num("SLURM_ARRAY_TASK_COUNT")?;
+            if id < min {
+                return Err(format!("--shard auto: SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {min}"));
+            }
+            return Ok((id - min + 1, count));
+        }
+        return Err("--shard auto: no scheduler found (Slurm sets SLURM_ARRAY_TASK_ID; for a Kubernetes Indexed Job give --shard auto/N)".into());
+    }
+    if let Some(n) = spec.strip_prefix("auto/") {
+        let n = n.parse::<u64>().map_err(|_| format!("--shard {spec}: N must be a whole number"))?;
+        return Ok((num("JOB_COMPLETION_INDEX")? + 1, n));
+    }
+    let (k, n) = spec.split_once('/').ok_or_else(|| format!("--shard {spec}: expected K/N (e.g. 3/10), auto or auto/N"))?;
+    let parse = |x: &str| x.trim().parse::<u64>().map_err(|_| format!("--shard {spec}: expected K/N with whole numbers"));
+    Ok((parse(k)?, parse(n)?))
+}
+
+fn arms(args: &LabArgs) -> Result<Vec<(GameSpec, Arm)>, String> {
+    let first = args.data.spec();
+    let mut specs = vec![first.clone()];
+    for arm in &args.against {
+        let words: Vec<String> = arm.split(SEP).filter(|w| !w.is_empty()).map(str::to_string).collect();
+        specs.push(first.arm(&words).map_err(|e| format!("--against: {e}"))?);
+    }
+    specs
+        .into_iter()
+        .map(|d| {
+            let rules = d.rules()?;
+            let name = match &d.tower {
+                Some(t) => format!("{}@{t}", rules.ruleset_name()),
+                None => rules.ruleset_name(),
+            };
+            let arm = Arm { name, rules: Arc::new(rules), tower: d.tower.clone() };
+            Ok((d, arm))
+        })
+        .collect()
+}
+
+fn conditions(args: &LabArgs, arms: &[(GameSpec, Arm)]) -> Result<Vec<Condition>, String> {
+    let towers: Vec<Option<String>> = if args.towers.is_empty() { vec![None] } else { args.towers.iter().map(|t| Some(t.clone())).collect() };
+    for t in towers.iter().flatten() {
+        for (_, a) in arms {
+            if !a.rules.rules.towers.contains_key(t) {
+                let known: Vec<&str> = a.rules.rules.towers.keys().map(String::as_str).collect();
+                return Err(format!("--towers: arm `{}` has no tower `{t}` (known: {})", a.name, known.join(", ")));
+            }
+        }
+    }
+    if !args.towers.is_empty() && arms.iter().any(|(_, a)| a.tower.is_some()) {
+        return Err("--towers runs every arm under each tower: drop the arms' own --tower".into());
+    }
+    let sets: Vec<Vec<String>> =
+        if args.bots_sets.is_empty() { vec![args.bots.clone()] } else { args.bots_sets.iter().map(|s| s.split('+').map(str::to_string).collect()).collect() };
+    let mut out = Vec::new();
+    for bots in &sets {
+        let bots = crate::bots::fill_seats(bots, args.players, false, if args.bots_sets.is_empty() { "--bots" } else { "--bots-sets" })?;
+        for t in &towers {
+            out.push(Condition { tower: t.clone(), bots: bots.clone() });
+        }
+    }
+    Ok(out)
+}
+
+/// Builds the lab from the command line: every problem found before a game is played.
+pub fn build(args: &LabArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Lab, String> {
+    if args.games == 0 {
+        return Err("--games must be at least 1".into());
+    }
+    if args.jobs == Some(0) {
+        return Err("--jobs must be at least 1".into());
+    }
+    if let Some(w) = args.until_ci
+        && !(w.is_finite() && w > 0.0)
+    {
+        return Err(format!("--until-ci {w}: expected a width in percentage points above 0 (e.g. 2)"));
+    }
+    let arms = arms(args)?;
+    let conditions = conditions(args, &arms)?;
+    let (k, n) = match &args.shard {
+        Some(s) => shard_of(s, env)?,
+        None => (1, 1),
+    };
+    let range = lab::shard_range(args.games, k, n).map_err(|e| e.to_string())?;
+    if n > 1 && args.until_ci.is_some() {
+        return Err("--until-ci cannot be used with --shard (each shard would stop at a different point)".into());
+    }
+    if n > 1 && args.jsonl.is_none() {
+        return Err("--shard writes its games for `shogun lab merge`: give --jsonl FILE".into());
+    }
+    let first = &arms[0].1;
+    let seats: Vec<String> = (0..args.players as usize).map(|s| first.rules.seat_name(s).to_string()).collect();
+    for (_, a) in &arms {
+        let r = &a.rules.rules.players;
+        if args.players < r.min || args.players > r.max {
+            return Err(format!("--players {}: arm `{}` is for {} to {} players", args.players, a.name, r.min, r.max));
+        }
+    }
+    // Setup: as asked, else the map's default; every arm must allow it.
+    let setup = match args.data.setup {
+        Some(s) => s,
+        None if first.rules.map.presets.contains_key(&args.players) => crate::core::SetupMode::Preset,
+        None => crate::core::SetupMode::Draft,
+    };
+    if setup == crate::core::SetupMode::Preset {
+        for (_, a) in &arms {
+            if !a.rules.map.presets.contains_key(&args.players) {
+                return Err(format!("arm `{}`: map `{}` has no preset for {} players (use --setup draft)", a.name, a.rules.map.name, args.players));
+            }
+        }
+    }
+    let differ = conditions.iter().any(|c| c.bots.windows(2).any(|w| w[0] != w[1]));
+    let rotate = if args.no_rotate { false } else { args.rotate || differ };
+    let header = Header {
+        format: lab::FORMAT,
+        arms: arms.iter().map(|(_, a)| a.name.clone()).collect(),
+        conditions,
+        players: args.players,
+        map: first.rules.map.name.clone(),
+        setup: setup.to_string(),
+        seats,
+        seed: args.seed,
+        games: args.games,
+        rotate,
+        range,
+    };
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    Ok(Lab { header, arms: arms.into_iter().map(|(_, a)| a).collect(), setup, jobs, until_ci: args.until_ci, batch: args.batch })
+}
+
+/// A file written whole or not at all: a temporary file beside the target,
+/// renamed over it once complete. Special files are refused.
+struct AtomicFile {
+    target: PathBuf,
+    tmp: PathBuf,
+    out: std::io::BufWriter<std::fs::File>,
+}
+
+impl AtomicFile {
+    fn create(target: &Path) -> Result<AtomicFile, String> {
+        if let Ok(m) = std::fs::symlink_metadata(target)
+            && !m.is_file()
+        {
+            return Err(format!("{}: not a regular file; refusing to replace it", target.display()));
+        }
+        let name = target.file_name().ok_or_else(|| format!("{}: not a file name", target.display()))?;
+        let tmp = target.with_file_name(format!(".{}.partial", name.to_string_lossy()));
+        let f = std::fs::File::create(&tmp).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+        Ok(AtomicFile { target: target.to_path_buf(), tmp, out: std::io::BufWriter::new(f) })
+    }
+
+    fn line(&mut self, text: &str) -> Result<(), String> {
+        writeln!(self.out, "{text}").map_err(|e| format!("cannot write {}: {e}", self.tmp.display()))
+    }
+
+    fn commit(mut self) -> Result<(), String> {
+        let fail = |e: std::io::Error| format!("cannot write {}: {e}", self.tmp.display());
+        self.out.flush().map_err(fail)?;
+        self.out.get_ref().sync_all().map_err(fail)?;
+        std::fs::rename(&self.tmp, &self.target).map_err(|e| format!("cannot write {}: {e}", self.target.display()))
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        // Removed when the rename happened or failed; harmless otherwise.
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+fn write_whole(path: &Path, text: &str) -> Result<(), String> {
+    let mut f = AtomicFile::create(path)?;
+    f.line(text.trim_end_matches('\n'))?;
+    f.commit()
+}
+
+fn output(report: &Report, out: &Output) -> Result<(), String> {
+    if out.json {
+        println!("{}", serde_json::to_string_pretty(report).map_err(|e| e.to_string())?);
+    } else {
+        print!("{}", report.text());
+    }
+    if let Some(path) = &out.report {
+        let page = lab::html::page(report)?;
+        write_whole(path, &page)?;
+        eprintln!("report written to {}", path.display());
+    }
+    Ok(())
+}
+
+fn run(args: LabArgs) -> Result<(), String> {
+    let lab = build(&args, &|k| std::env::var(k).ok())?;
+    let total = (lab.header.range.1 - lab.header.range.0) * lab.arms.len() as u64 * lab.header.conditions.len() as u64;
+    let bar = if std::io::stderr().is_terminal() {
+        let b = indicatif::ProgressBar::new(total);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} games, {per_sec}, ETA {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Some(b)
+    } else {
+        None
+    };
+    let mut file = match &args.jsonl {
+        Some(p) => {
+            let mut f = AtomicFile::create(p)?;
+            f.line(&serde_json::json!({ "lab": lab.header }).to_string())?;
+            Some(f)
+        }
+        None => None,
+    };
+    let mut sink = |r: &GameRecord| -> Result<(), LabError> {
+        if let Some(f) = file.as_mut() {
+            f.line(&serde_json::to_string(r).map_err(|e| LabError::Output(e.to_string()))?).map_err(LabError::Output)?;
+        }
+        Ok(())
+    };
+    let started = std::time::Instant::now();
+    let progress = |done: u64| {
+        if let Some(b) = &bar {
+            b.set_position(done);
+        }
+    };
+    let agg = lab::run(&lab, &mut sink, &progress).map_err(|e| e.to_string())?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let played = agg.games() * lab.arms.len() as u64 * lab.header.conditions.len() as u64;
+    eprintln!("{played} games in {secs:.1} s ({:.0} games/s on {} job(s))", played as f64 / secs.max(1e-9), lab.jobs);
+    if let Some(f) = file {
+        f.commit()?;
+    }
+    if lab.header.range != (0, lab.header.games) && agg.games() == lab.header.range.1 - lab.header.range.0 {
+        eprintln!("shard games {}..{} written; combine the shards with `shogun lab merge FILES...`", lab.header.range.0, lab.header.range.1);
+    }
+    if lab.until_ci.is_some() {
+        eprintln!("stopped after {} games per arm: widest headline interval {:.2} points", agg.games(), agg.headline_width());
+    }
+    output(&Report::build(&agg), &args.out)
+}
+
+/// Reads a lab JSONL file: its header and records.
+pub fn read_jsonl(path: &Path) -> Result<(Header, Vec<GameRecord>), String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{}: not a regular file", path.display()));
+    }
+    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut lines = BufReader::new(f).lines();
+    let first = lines
+        .next()
+        .ok_or_else(|| format!("{}:1: empty file (expected a lab header line)", path.display()))?
+        .map_err(|e| format!("{}:1: {e}", path.display()))?;
+    #[derive(serde::Deserialize)]
+    struct Top {
+        lab: Header,
+    }
+    let header = serde_json::from_str::<Top>(&first).map_err(|e| format!("{}:1: not a lab header ({e})", path.display()))?.lab;
+    if header.format != lab::FORMAT {
+        return Err(format!("{}:1: lab format {} (this build reads {})", path.display(), header.format, lab::FORMAT));
+    }
+    let mut records = Vec::new();
+    for (i, line) in lines.enumerate() {
+        let line = line.map_err(|e| format!("{}:{}: {e}", path.display(), i + 2))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let r: GameRecord = serde_json::from_str(&line).map_err(|e| format!("{}:{}: not a game record ({e})", path.display(), i + 2))?;
+        records.push(r);
+    }
+    Ok((header, records))
+}
+
+fn merge(args: MergeArgs) -> Result<(), String> {
+    let mut files = Vec::new();
+    for p in &args.files {
+        let (h, recs) = read_jsonl(p)?;
+        files.push((p.display().to_string(), h, recs));
+    }
+    let agg = lab::merge(files).map_err(|e| e.to_string())?;
+    output(&Report::build(&agg), &args.out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shard_of;
+
+    #[test]
+    fn shards_from_schedulers() {
+        let none = |_: &str| None;
+        assert_eq!(shard_of("3/10", &none), Ok((3, 10)));
+        assert!(shard_of("auto", &none).unwrap_err().contains("no scheduler"));
+        let slurm = |k: &str| match k {
+            "SLURM_ARRAY_TASK_ID" => Some("4".to_string()),
+            "SLURM_ARRAY_TASK_MIN" => Some("0".to_string()),
+            "SLURM_ARRAY_TASK_COUNT" => Some("8".to_string()),
+            _ => None,
+        };
+        assert_eq!(shard_of("auto", &slurm), Ok((5, 8)));
+        let k8s = |k: &str| if k == "JOB_COMPLETION_INDEX" { Some("0".to_string()) } else { None };
+        assert_eq!(shard_of("auto/6", &k8s), Ok((1, 6)));
+        assert!(shard_of("x", &none).is_err());
+    }
+}

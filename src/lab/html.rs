@@ -1,0 +1,315 @@
+//! The lab's report as one self-contained HTML page: inline SVG plots
+//! (plotters' SVG backend) and tables, no JavaScript, nothing fetched.
+
+use std::fmt::Write as _;
+
+use plotters::prelude::*;
+
+use super::report::{FLOW, Report, short};
+use super::stats::Interval;
+
+const PALETTE: [RGBColor; 6] =
+    [RGBColor(31, 119, 180), RGBColor(214, 39, 40), RGBColor(44, 160, 44), RGBColor(148, 103, 189), RGBColor(255, 127, 14), RGBColor(140, 86, 75)];
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+type Plot = Result<String, String>;
+
+fn err(e: impl std::fmt::Display) -> String {
+    format!("plot: {e}")
+}
+
+/// Seat win rates per arm, bars with their 95% intervals.
+fn win_rates_svg(r: &Report, c: usize) -> Plot {
+    let cond = &r.conditions[c];
+    let seats = &r.header.seats;
+    let k = cond.arms.len() as f64;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (640, 320)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let top = cond.arms.iter().flat_map(|a| a.win_rates.values().map(|i| i.hi)).fold(0.0f64, f64::max).max(0.3) * 100.0 * 1.1;
+        let mut chart = ChartBuilder::on(&root)
+            .caption("Win rate by seat (95% Wilson interval)", ("sans-serif", 16))
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(45)
+            .build_cartesian_2d(-0.5f64..(seats.len() as f64 - 0.5), 0f64..top)
+            .map_err(err)?;
+        let names = seats.clone();
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(seats.len())
+            .x_label_formatter(&|x| {
+                let i = x.round();
+                if (x - i).abs() < 1e-6 && i >= 0.0 { names.get(i as usize).map(|s| format!("seat {s}")).unwrap_or_default() } else { String::new() }
+            })
+            .y_desc("% of games won")
+            .draw()
+            .map_err(err)?;
+        let even = 100.0 / seats.len() as f64;
+        chart.draw_series(std::iter::once(PathElement::new(vec![(-0.5, even), (seats.len() as f64 - 0.5, even)], BLACK.mix(0.4)))).map_err(err)?;
+        let width = 0.8 / k;
+        for (a, arm) in cond.arms.iter().enumerate() {
+            let colour = PALETTE[a % PALETTE.len()];
+            let bars = seats.iter().enumerate().map(|(s, seat)| {
+                let x0 = s as f64 - 0.4 + a as f64 * width;
+                Rectangle::new([(x0, 0.0), (x0 + width * 0.9, arm.win_rates[seat].value * 100.0)], colour.mix(0.8).filled())
+            });
+            chart
+                .draw_series(bars)
+                .map_err(err)?
+                .label(short(&arm.name).to_string())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled()));
+            let whiskers = seats.iter().enumerate().map(|(s, seat)| {
+                let x = s as f64 - 0.4 + a as f64 * width + width * 0.45;
+                let i = arm.win_rates[seat];
+                PathElement::new(vec![(x, i.lo * 100.0), (x, i.hi * 100.0)], BLACK.stroke_width(2))
+            });
+            chart.draw_series(whiskers).map_err(err)?;
+        }
+        chart.configure_series_labels().background_style(WHITE.mix(0.9)).border_style(BLACK).draw().map_err(err)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
+/// A distribution (share of games per value) of one count, one line per arm.
+fn histogram_svg(r: &Report, c: usize, metric: &str, title: &str) -> Plot {
+    let cond = &r.conditions[c];
+    let n = cond.games.max(1) as f64;
+    let (mut lo, mut hi, mut top) = (i64::MAX, i64::MIN, 0.0f64);
+    for a in &cond.arms {
+        if let Some(h) = a.histograms.get(metric) {
+            for (&v, &count) in h {
+                lo = lo.min(v);
+                hi = hi.max(v);
+                top = top.max(count as f64 / n);
+            }
+        }
+    }
+    if lo > hi {
+        lo = 0;
+        hi = 1;
+    }
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (420, 260)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 14))
+            .margin(8)
+            .x_label_area_size(28)
+            .y_label_area_size(45)
+            .build_cartesian_2d(lo as f64 - 0.5..hi as f64 + 0.5, 0f64..(top * 110.0).max(1.0))
+            .map_err(err)?;
+        chart.configure_mesh().y_desc("% of games").draw().map_err(err)?;
+        for (a, arm) in cond.arms.iter().enumerate() {
+            let colour = PALETTE[a % PALETTE.len()];
+            let Some(h) = arm.histograms.get(metric) else { continue };
+            let pts: Vec<(f64, f64)> = (lo..=hi).map(|v| (v as f64, h.get(&v).copied().unwrap_or(0) as f64 / n * 100.0)).collect();
+            chart
+                .draw_series(LineSeries::new(pts, colour.stroke_width(2)))
+                .map_err(err)?
+                .label(short(&arm.name).to_string())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 12, y)], colour.stroke_width(2)));
+        }
+        chart.configure_series_labels().background_style(WHITE.mix(0.9)).border_style(BLACK).draw().map_err(err)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
+/// Rows of (label, interval) as a forest plot around zero.
+fn forest_svg(title: &str, unit: &str, rows: &[(String, Interval)]) -> Plot {
+    let mut svg = String::new();
+    {
+        let height = 60 + 26 * rows.len().max(1) as u32;
+        let root = SVGBackend::with_string(&mut svg, (640, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let reach = rows.iter().flat_map(|(_, i)| [i.lo.abs(), i.hi.abs()]).filter(|x| x.is_finite()).fold(0.0f64, f64::max).max(1e-3) * 1.15;
+        let labels: Vec<String> = rows.iter().map(|(l, _)| l.clone()).collect();
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 14))
+            .margin(8)
+            .x_label_area_size(28)
+            .y_label_area_size(230)
+            .build_cartesian_2d(-reach..reach, -0.5f64..(rows.len() as f64 - 0.5))
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(rows.len().max(1))
+            .y_label_formatter(&|y| {
+                let i = y.round();
+                if (y - i).abs() < 1e-6 && i >= 0.0 {
+                    labels.get(labels.len().saturating_sub(1 + i as usize)).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .x_desc(unit)
+            .draw()
+            .map_err(err)?;
+        let len = rows.len() as f64;
+        chart.draw_series(std::iter::once(PathElement::new(vec![(0.0, -0.5), (0.0, len - 0.5)], BLACK.mix(0.5)))).map_err(err)?;
+        for (j, (_, i)) in rows.iter().enumerate() {
+            let y = len - 1.0 - j as f64;
+            let colour = if i.excludes_zero() { PALETTE[1] } else { RGBColor(120, 120, 120) };
+            let (lo, hi) = (i.lo.max(-reach), i.hi.min(reach));
+            chart.draw_series(std::iter::once(PathElement::new(vec![(lo, y), (hi, y)], colour.stroke_width(2)))).map_err(err)?;
+            chart.draw_series(std::iter::once(Circle::new((i.value, y), 4, colour.filled()))).map_err(err)?;
+        }
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
+/// The whole page.
+pub fn page(r: &Report) -> Result<String, String> {
+    let h = &r.header;
+    let mut o = String::new();
+    let _ = write!(
+        o,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>shogun lab: {}</title>\n<style>\
+body{{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222}}\
+table{{border-collapse:collapse;margin:.5em 0}}td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}}\
+th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.plots{{display:flex;flex-wrap:wrap;gap:8px}}\
+.verdict{{background:#f6f8ff;border-left:4px solid #1f77b4;padding:.4em .8em}}.flip{{color:#b00;font-weight:bold}}\
+</style></head><body>\n",
+        esc(&h.arms.iter().map(|a| short(a).to_string()).collect::<Vec<_>>().join(" vs "))
+    );
+    let _ = writeln!(
+        o,
+        "<h1>shogun lab</h1>\n<p>{} players on <b>{}</b> ({}), seed {}, bots rotated over seats: {}.</p>",
+        h.players,
+        esc(&h.map),
+        esc(&h.setup),
+        h.seed,
+        if h.rotate { "yes" } else { "no" }
+    );
+    let _ = writeln!(o, "<ol>");
+    for a in &h.arms {
+        let _ = writeln!(o, "<li><code>{}</code></li>", esc(a));
+    }
+    let _ = writeln!(o, "</ol>");
+    for (c, cond) in r.conditions.iter().enumerate() {
+        let _ = writeln!(o, "<h2>{} — {} games per arm</h2>", esc(&cond.label), cond.games);
+        for p in &cond.pairs {
+            let _ = writeln!(o, "<div class=\"verdict\"><b>{} vs {}</b><ul>", esc(short(&cond.arms[p.a].name)), esc(short(&cond.arms[p.b].name)));
+            for line in &p.verdict {
+                let _ = writeln!(o, "<li>{}</li>", esc(line));
+            }
+            let _ = writeln!(o, "</ul></div>");
+        }
+        let _ = writeln!(o, "<div class=\"plots\">{}</div>", win_rates_svg(r, c)?);
+        let _ = write!(o, "<table><tr><th>seat</th>");
+        for a in &cond.arms {
+            let _ = write!(o, "<th>{}</th>", esc(short(&a.name)));
+        }
+        let _ = writeln!(o, "</tr>");
+        for seat in &h.seats {
+            let _ = write!(o, "<tr><td>{}</td>", esc(seat));
+            for a in &cond.arms {
+                let i = a.win_rates[seat];
+                let _ = write!(o, "<td>{:.1}% ({:.1}–{:.1})</td>", i.value * 100.0, i.lo * 100.0, i.hi * 100.0);
+            }
+            let _ = writeln!(o, "</tr>");
+        }
+        let _ = write!(o, "<tr><td>balance (χ² p)</td>");
+        for a in &cond.arms {
+            let _ = write!(o, "<td>{:.3} ({:.3})</td>", a.balance, a.balance_p);
+        }
+        let _ = writeln!(o, "</tr></table>");
+        let hists: Vec<String> = [("margin", "Margin of victory"), ("battles", "Battles per game"), ("decisions", "Game length (decisions)")]
+            .iter()
+            .map(|(m, t)| histogram_svg(r, c, m, t))
+            .collect::<Result<_, _>>()?;
+        let _ = writeln!(o, "<h3>Distributions</h3><div class=\"plots\">{}</div>", hists.join("\n"));
+        if !cond.pairs.is_empty() {
+            let mut win_rows = Vec::new();
+            let mut flow_rows = Vec::new();
+            for p in &cond.pairs {
+                let tag = format!("{} vs {}", short(&cond.arms[p.a].name), short(&cond.arms[p.b].name));
+                for seat in &h.seats {
+                    if let Some(i) = p.diffs.get(&format!("win.{seat}")) {
+                        win_rows.push((format!("{tag}: seat {seat}"), Interval { value: i.value * 100.0, lo: i.lo * 100.0, hi: i.hi * 100.0 }));
+                    }
+                }
+                for (key, name) in FLOW {
+                    let base = cond.arms[p.b].means.get(*key).map(|m| m.value).unwrap_or(0.0);
+                    if let Some(i) = p.diffs.get(*key)
+                        && base.abs() > 1e-9
+                    {
+                        let s = 100.0 / base.abs();
+                        flow_rows.push((format!("{tag}: {name}"), Interval { value: i.value * s, lo: i.lo * s, hi: i.hi * s }));
+                    }
+                }
+            }
+            let _ = writeln!(
+                o,
+                "<h3>Paired differences</h3><div class=\"plots\">{}\n{}</div>",
+                forest_svg("Win rate difference by seat", "percentage points (95% CI)", &win_rows)?,
+                forest_svg("Flow of the game, relative change", "% of the reference arm's mean (95% CI)", &flow_rows)?
+            );
+        }
+        let _ = write!(o, "<h3>Means per game</h3><table><tr><th>metric</th>");
+        for a in &cond.arms {
+            let _ = write!(o, "<th>{}</th>", esc(short(&a.name)));
+        }
+        for p in &cond.pairs {
+            let _ = write!(o, "<th>{} − {}</th>", esc(short(&cond.arms[p.a].name)), esc(short(&cond.arms[p.b].name)));
+        }
+        let _ = writeln!(o, "</tr>");
+        let keys: std::collections::BTreeSet<&String> = cond.arms.iter().flat_map(|a| a.means.keys()).collect();
+        for key in keys {
+            let _ = write!(o, "<tr><td>{}</td>", esc(key));
+            for a in &cond.arms {
+                match a.means.get(key) {
+                    Some(i) => {
+                        let _ = write!(o, "<td>{:.3} ({:.3}–{:.3})</td>", i.value, i.lo, i.hi);
+                    }
+                    None => o.push_str("<td>0</td>"),
+                }
+            }
+            for p in &cond.pairs {
+                match p.diffs.get(key) {
+                    Some(i) => {
+                        let _ = write!(
+                            o,
+                            "<td{}>{:+.3} ({:.3}–{:.3})</td>",
+                            if i.excludes_zero() { " style=\"font-weight:bold\"" } else { "" },
+                            i.value,
+                            i.lo,
+                            i.hi
+                        );
+                    }
+                    None => o.push_str("<td>0</td>"),
+                }
+            }
+            let _ = writeln!(o, "</tr>");
+        }
+        let _ = writeln!(o, "</table>");
+    }
+    if !r.sensitivity.is_empty() {
+        let _ = write!(o, "<h2>Sensitivity to the tower and the bots</h2><table><tr><th>pair</th><th>headline</th>");
+        for c in &r.conditions {
+            let _ = write!(o, "<th>{}</th>", esc(&c.label));
+        }
+        let _ = writeln!(o, "<th>verdict</th></tr>");
+        for row in &r.sensitivity {
+            let _ = write!(o, "<tr><td>{}</td><td>{}</td>", esc(&row.pair), esc(&row.metric));
+            for i in &row.by_condition {
+                let _ = write!(o, "<td>{:+.3}{}</td>", i.value, if i.excludes_zero() { "*" } else { "" });
+            }
+            let class = if row.verdict.starts_with("SIGN") { " class=\"flip\"" } else { "" };
+            let _ = writeln!(o, "<td{class}>{}</td></tr>", esc(&row.verdict));
+        }
+        let _ = writeln!(o, "</table><p>* the 95% interval excludes 0.</p>");
+    }
+    let _ = writeln!(o, "<h2>Method</h2><p>{}</p></body></html>", esc(&r.method));
+    Ok(o)
+}

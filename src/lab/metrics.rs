@@ -1,0 +1,188 @@
+//! What one game of the lab measured: a record per game and arm, gathered
+//! from the engine's events and the state after each decision (never from
+//! narration), and its flattening into named numbers for the statistics.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::{Card, Decision, Event, GameState};
+use crate::engine::Engine;
+
+/// One game under one arm: the JSONL record the lab writes and merges.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// Index of the condition (tower × bot set) the game was played under.
+    pub condition: usize,
+    /// Index of the game (its seed is the lab's seed plus this).
+    pub game: u64,
+    pub arm: usize,
+    /// The arm's canonical ruleset name.
+    pub ruleset: String,
+    pub seed: u64,
+    /// The bot of each seat (after rotation).
+    pub bots: Vec<String>,
+    /// Seats (0-based) ranked first; more than one when fully tied.
+    pub winners: Vec<u8>,
+    pub ranks: Vec<u8>,
+    pub points: Vec<i64>,
+    pub chests: Vec<i64>,
+    pub provinces: Vec<u32>,
+    pub buildings: Vec<u32>,
+    /// Points of the first minus points of the second.
+    pub margin: i64,
+    /// The first two have equal points: war chests decided.
+    pub tiebreak: bool,
+    pub decisions: u64,
+    /// Battles by kind, from the engine's battle events.
+    pub battles: BTreeMap<String, u64>,
+    pub owner_changes: u64,
+    /// War chests bid by each seat over the game.
+    pub bid_chests: Vec<i64>,
+    /// Rounds in which each seat bid a province card.
+    pub bid_provinces: Vec<u32>,
+    /// Cubes left inside the tower at the end.
+    pub tower_stuck: u32,
+    /// How often the leader (points, then chests) changed between scorings.
+    pub lead_changes: u32,
+    /// The rules' own statistics (`game.tally`): key -> per seat.
+    pub tallies: BTreeMap<String, Vec<i64>>,
+    /// `game.tally` calls without a seat: key -> total.
+    pub game_tallies: BTreeMap<String, i64>,
+}
+
+/// Gathers a record while a game is played.
+pub struct Collector {
+    rec: GameRecord,
+    seats: usize,
+    /// The (year, season) whose bids were counted last.
+    bids_of: Option<(u8, u8)>,
+    last_points: Vec<i64>,
+    leader: Option<u8>,
+}
+
+impl Collector {
+    pub fn new(seats: usize) -> Collector {
+        Collector {
+            rec: GameRecord { bid_chests: vec![0; seats], bid_provinces: vec![0; seats], ..GameRecord::default() },
+            seats,
+            bids_of: None,
+            last_points: vec![0; seats],
+            leader: None,
+        }
+    }
+
+    /// One decision, the events it caused and the state after it.
+    pub fn observe(&mut self, _d: &Decision, events: &[Event], after: &GameState) {
+        self.rec.decisions += 1;
+        for e in events {
+            match e {
+                Event::Battle { kind, .. } => *self.rec.battles.entry(kind.clone()).or_insert(0) += 1,
+                Event::OwnerChange { .. } => self.rec.owner_changes += 1,
+                Event::Tally { key, seat, amount } => match seat {
+                    Some(s) => {
+                        let v = self.rec.tallies.entry(key.clone()).or_insert_with(|| vec![0; self.seats]);
+                        if let Some(x) = v.get_mut(*s as usize) {
+                            *x = x.saturating_add(*amount);
+                        }
+                    }
+                    None => {
+                        let x = self.rec.game_tallies.entry(key.clone()).or_insert(0);
+                        *x = x.saturating_add(*amount);
+                    }
+                },
+                Event::Heading(_) | Event::Note(_) | Event::Throw { .. } => {}
+            }
+        }
+        // Bids are public once revealed: count each round's once.
+        let round = (after.year, after.season);
+        if self.bids_of != Some(round) && after.players.iter().any(|p| p.revealed_bid.is_some()) {
+            self.bids_of = Some(round);
+            for (s, p) in after.players.iter().enumerate() {
+                match p.revealed_bid {
+                    Some(Card::Chest(v)) => self.rec.bid_chests[s] += i64::from(v),
+                    Some(Card::Province(_)) => self.rec.bid_provinces[s] += 1,
+                    None => {}
+                }
+            }
+        }
+        // Points change at scorings: follow the leader.
+        if after.players.iter().zip(&self.last_points).any(|(p, &q)| p.points != q) {
+            self.last_points = after.players.iter().map(|p| p.points).collect();
+            let lead = (0..self.seats).max_by(|&a, &b| {
+                let (pa, pb) = (&after.players[a], &after.players[b]);
+                (pa.points, pa.chests).cmp(&(pb.points, pb.chests)).then(b.cmp(&a))
+            });
+            let lead = lead.map(|s| s as u8);
+            if self.leader.is_some() && lead != self.leader {
+                self.rec.lead_changes += 1;
+            }
+            self.leader = lead;
+        }
+    }
+
+    /// The record of the finished game.
+    pub fn finish(mut self, engine: &Engine, st: &GameState) -> GameRecord {
+        let standings = engine.standings(st);
+        let n = st.seats();
+        let mut ranks = vec![0u8; n];
+        for &(s, r) in &standings {
+            ranks[s as usize] = r as u8;
+        }
+        let r = &mut self.rec;
+        r.ranks = ranks;
+        r.winners = standings.iter().filter(|(_, rank)| *rank == 1).map(|(s, _)| *s).collect();
+        r.points = st.players.iter().map(|p| p.points).collect();
+        r.chests = st.players.iter().map(|p| p.chests).collect();
+        r.provinces = (0..n).map(|s| st.provinces_of(s).count() as u32).collect();
+        r.buildings = (0..n).map(|s| st.provinces_of(s).map(|p| st.provinces[p].building_count()).sum()).collect();
+        if let [first, second, ..] = standings.as_slice() {
+            let (a, b) = (&st.players[first.0 as usize], &st.players[second.0 as usize]);
+            r.margin = a.points - b.points;
+            r.tiebreak = a.points == b.points && a.chests != b.chests;
+        }
+        r.tower_stuck = st.tower.iter().map(|l| l.total()).sum();
+        self.rec
+    }
+}
+
+/// A record as named numbers (the lab's metrics): per seat `win.A`,
+/// `points.A`, ...; per game `margin`, `battles`, ...; and every tally,
+/// per seat and in total. Win is the seat's share of first place (1/k when
+/// k seats tie).
+pub fn flatten(rec: &GameRecord, seat_names: &[String]) -> BTreeMap<String, f64> {
+    let mut m = BTreeMap::new();
+    let share = if rec.winners.is_empty() { 0.0 } else { 1.0 / rec.winners.len() as f64 };
+    for (s, name) in seat_names.iter().enumerate() {
+        let won = if rec.winners.contains(&(s as u8)) { share } else { 0.0 };
+        m.insert(format!("win.{name}"), won);
+        m.insert(format!("rank.{name}"), f64::from(*rec.ranks.get(s).unwrap_or(&0)));
+        m.insert(format!("points.{name}"), *rec.points.get(s).unwrap_or(&0) as f64);
+        m.insert(format!("chests.{name}"), *rec.chests.get(s).unwrap_or(&0) as f64);
+        m.insert(format!("provinces.{name}"), f64::from(*rec.provinces.get(s).unwrap_or(&0)));
+        m.insert(format!("buildings.{name}"), f64::from(*rec.buildings.get(s).unwrap_or(&0)));
+        m.insert(format!("bid_chests.{name}"), *rec.bid_chests.get(s).unwrap_or(&0) as f64);
+        m.insert(format!("bid_provinces.{name}"), f64::from(*rec.bid_provinces.get(s).unwrap_or(&0)));
+    }
+    m.insert("margin".into(), rec.margin as f64);
+    m.insert("tiebreak".into(), if rec.tiebreak { 1.0 } else { 0.0 });
+    m.insert("decisions".into(), rec.decisions as f64);
+    m.insert("battles".into(), rec.battles.values().sum::<u64>() as f64);
+    for (k, v) in &rec.battles {
+        m.insert(format!("battles.{k}"), *v as f64);
+    }
+    m.insert("owner_changes".into(), rec.owner_changes as f64);
+    m.insert("tower_stuck".into(), f64::from(rec.tower_stuck));
+    m.insert("lead_changes".into(), f64::from(rec.lead_changes));
+    for (k, v) in &rec.tallies {
+        let total: i64 = v.iter().sum::<i64>() + rec.game_tallies.get(k).copied().unwrap_or(0);
+        m.insert(format!("tally.{k}"), total as f64);
+        for (s, name) in seat_names.iter().enumerate() {
+            m.insert(format!("tally.{k}.{name}"), *v.get(s).unwrap_or(&0) as f64);
+        }
+    }
+    for (k, v) in &rec.game_tallies {
+        m.entry(format!("tally.{k}")).or_insert(*v as f64);
+    }
+    m
+}

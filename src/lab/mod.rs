@@ -1,0 +1,383 @@
+//! The variant lab: plays the same seeded games under two or more rulesets
+//! ("arms") and says, with intervals, what differs.
+//!
+//! Game `i` of every arm uses the seed `seed + i` and the same bot seeds
+//! (common random numbers), so identical rulesets play identical games and
+//! a change shows up as a paired difference. Games run in parallel (one
+//! engine per worker thread and arm), and are folded into the statistics in
+//! game order, so the result is the same for any number of jobs and for
+//! shards merged afterwards. Nothing here reads or writes files: the caller
+//! gets every record through a callback (the CLI writes JSONL).
+
+pub mod html;
+pub mod metrics;
+pub mod report;
+pub mod stats;
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+pub use metrics::{Collector, GameRecord};
+pub use report::Report;
+use stats::Sums;
+
+use crate::core::SetupMode;
+use crate::engine::Engine;
+use crate::rules::Rules;
+use crate::script::Limits;
+
+/// One ruleset under comparison.
+#[derive(Clone)]
+pub struct Arm {
+    /// The canonical ruleset name (`base+hard-winter(loss=2)`).
+    pub name: String,
+    pub rules: Arc<Rules>,
+    /// The arm's own tower (`--tower` inside the arm), if any.
+    pub tower: Option<String>,
+}
+
+/// What every arm is played under: a tower and a set of bots. More than
+/// one condition is a sensitivity analysis.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Condition {
+    /// `None`: each arm's own tower (its `--tower`, else the rules' default).
+    pub tower: Option<String>,
+    /// The bot of each seat before rotation.
+    pub bots: Vec<String>,
+}
+
+impl Condition {
+    pub fn label(&self) -> String {
+        let mut bots = self.bots.clone();
+        bots.dedup();
+        format!("tower {}, bots {}", self.tower.as_deref().unwrap_or("(ruleset's)"), bots.join(","))
+    }
+}
+
+/// Everything that fixes a lab run's results (written as the JSONL header
+/// and checked when shards are merged).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub format: u32,
+    pub arms: Vec<String>,
+    pub conditions: Vec<Condition>,
+    pub players: u8,
+    pub map: String,
+    pub setup: String,
+    pub seats: Vec<String>,
+    pub seed: u64,
+    /// Games per arm and condition asked for.
+    pub games: u64,
+    pub rotate: bool,
+    /// `[first, end)` game indices this run plays (a shard's slice).
+    pub range: (u64, u64),
+}
+
+pub const FORMAT: u32 = 1;
+
+/// A lab run: the header plus what to run it with.
+pub struct Lab {
+    pub header: Header,
+    pub arms: Vec<Arm>,
+    pub setup: SetupMode,
+    pub jobs: usize,
+    /// Stop once every headline interval is narrower than this many
+    /// percentage points (checked after each batch).
+    pub until_ci: Option<f64>,
+    /// Games per batch (between checks of `until_ci` and progress updates).
+    pub batch: u64,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum LabError {
+    #[error("{0}")]
+    Setup(String),
+    #[error("arm `{arm}`, game {game} (seed {seed}): {message}")]
+    Game { arm: String, game: u64, seed: u64, message: String },
+    #[error("merge: {0}")]
+    Merge(String),
+    #[error("{0}")]
+    Output(String),
+}
+
+/// The slice `k` (1-based) of `n` of `games` game indices.
+pub fn shard_range(games: u64, k: u64, n: u64) -> Result<(u64, u64), LabError> {
+    if n == 0 || k == 0 || k > n {
+        return Err(LabError::Setup(format!("--shard {k}/{n}: expected K/N with 1 <= K <= N")));
+    }
+    let lo = games * (k - 1) / n;
+    let hi = games * k / n;
+    Ok((lo, hi))
+}
+
+/// The bots of each seat in game `g`: rotated one seat per game when
+/// `rotate`, so every bot plays every seat equally often.
+pub fn seat_bots(bots: &[String], g: u64, rotate: bool) -> Vec<String> {
+    let n = bots.len();
+    if !rotate || n == 0 {
+        return bots.to_vec();
+    }
+    let r = (g % n as u64) as usize;
+    (0..n).map(|s| bots[(s + r) % n].clone()).collect()
+}
+
+static RUNS: AtomicU64 = AtomicU64::new(0);
+
+/// Which engine a worker needs: (run, arm, tower).
+type EngineKey = (u64, usize, Option<String>);
+
+thread_local! {
+    /// Engines of the current run on this worker.
+    static ENGINES: RefCell<Vec<(EngineKey, Rc<Engine>)>> = const { RefCell::new(Vec::new()) };
+}
+
+fn engine_for(run: u64, arm_idx: usize, arm: &Arm, tower: Option<&str>) -> Result<Rc<Engine>, LabError> {
+    let key = (run, arm_idx, tower.map(str::to_string));
+    ENGINES.with(|cell| {
+        let mut cache = cell.borrow_mut();
+        if let Some((_, e)) = cache.iter().find(|(k, _)| *k == key) {
+            return Ok(e.clone());
+        }
+        cache.retain(|((r, _, _), _)| *r == run);
+        let e = Engine::with_options((*arm.rules).clone(), tower, Limits::default()).map_err(|d| LabError::Setup(format!("arm `{}`: {d}", arm.name)))?;
+        e.runtime().set_narration(false);
+        let e = Rc::new(e);
+        cache.push((key, e.clone()));
+        Ok(e)
+    })
+}
+
+/// Plays game `g` of condition `c` under arm `a` and returns its record.
+fn play_one(lab: &Lab, run: u64, c: usize, a: usize, g: u64) -> Result<GameRecord, LabError> {
+    let h = &lab.header;
+    let arm = &lab.arms[a];
+    let cond = &h.conditions[c];
+    let tower = cond.tower.as_deref().or(arm.tower.as_deref());
+    let engine = engine_for(run, a, arm, tower)?;
+    let seed = h.seed.wrapping_add(g);
+    let fail = |message: String| LabError::Game { arm: arm.name.clone(), game: g, seed, message };
+    let names = seat_bots(&cond.bots, g, h.rotate);
+    let mut col = Collector::new(h.players as usize);
+    let st = crate::play::play_game(&engine, h.players, seed, lab.setup, &names, |step| col.observe(step.decision, step.events, step.after))
+        .map_err(|e| fail(e.to_string()))?;
+    let mut rec = col.finish(&engine, &st);
+    rec.condition = c;
+    rec.game = g;
+    rec.arm = a;
+    rec.ruleset = arm.name.clone();
+    rec.seed = seed;
+    rec.bots = names;
+    Ok(rec)
+}
+
+/// Sums of every metric of one arm under one condition.
+#[derive(Clone, Debug, Default)]
+pub struct ArmSums {
+    pub metrics: BTreeMap<String, Sums>,
+    /// Distributions of a few per-game counts (value -> games).
+    pub hist: BTreeMap<String, BTreeMap<i64, u64>>,
+}
+
+/// Sums of the paired differences (arm `a` minus arm `b`, game by game;
+/// `a` is written before `b` on the command line, so the later arm is the
+/// reference: `--variant X --against base` measures X minus base).
+#[derive(Clone, Debug, Default)]
+pub struct PairSums {
+    pub a: usize,
+    pub b: usize,
+    pub diffs: BTreeMap<String, Sums>,
+    /// Games where every metric of the two arms was equal.
+    pub identical: u64,
+}
+
+/// Everything the report is computed from, per condition.
+#[derive(Clone, Debug, Default)]
+pub struct CondSums {
+    pub games: u64,
+    pub arms: Vec<ArmSums>,
+    pub pairs: Vec<PairSums>,
+}
+
+pub const HISTOGRAMS: &[&str] = &["margin", "battles", "decisions"];
+
+/// The statistics so far, folded in game order.
+pub struct Aggregate {
+    pub header: Header,
+    pub conds: Vec<CondSums>,
+}
+
+impl Aggregate {
+    pub fn new(header: Header) -> Aggregate {
+        let k = header.arms.len();
+        let pairs: Vec<PairSums> = (0..k).flat_map(|a| (a + 1..k).map(move |b| PairSums { a, b, ..PairSums::default() })).collect();
+        let conds = header.conditions.iter().map(|_| CondSums { games: 0, arms: vec![ArmSums::default(); k], pairs: pairs.clone() }).collect();
+        Aggregate { header, conds }
+    }
+
+    /// Adds one game: its record under every arm, in arm order.
+    pub fn add(&mut self, records: &[GameRecord]) -> Result<(), LabError> {
+        let k = self.header.arms.len();
+        if records.len() != k {
+            return Err(LabError::Merge(format!("game has {} records, expected one per arm ({k})", records.len())));
+        }
+        let c = records[0].condition;
+        let game = records[0].game;
+        for (i, r) in records.iter().enumerate() {
+            if r.arm != i || r.condition != c || r.game != game {
+                return Err(LabError::Merge(format!("records of game {game} are out of order (arm {}, condition {}, game {})", r.arm, r.condition, r.game)));
+            }
+        }
+        let cond = self.conds.get_mut(c).ok_or_else(|| LabError::Merge(format!("condition {c} is not in the header")))?;
+        let flat: Vec<BTreeMap<String, f64>> = records.iter().map(|r| metrics::flatten(r, &self.header.seats)).collect();
+        cond.games += 1;
+        for (arm, m) in cond.arms.iter_mut().zip(&flat) {
+            for (key, v) in m {
+                arm.metrics.entry(key.clone()).or_default().add(*v);
+            }
+            for h in HISTOGRAMS {
+                let v = m.get(*h).copied().unwrap_or(0.0) as i64;
+                *arm.hist.entry((*h).to_string()).or_default().entry(v).or_insert(0) += 1;
+            }
+        }
+        for pair in cond.pairs.iter_mut() {
+            let (ma, mb) = (&flat[pair.a], &flat[pair.b]);
+            let mut same = true;
+            for key in ma.keys().chain(mb.keys().filter(|k| !ma.contains_key(*k))) {
+                let d = ma.get(key).copied().unwrap_or(0.0) - mb.get(key).copied().unwrap_or(0.0);
+                if d != 0.0 {
+                    same = false;
+                }
+                pair.diffs.entry(key.clone()).or_default().add(d);
+            }
+            if same {
+                pair.identical += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// The widest interval among the headlines (seat win rates, or their
+    /// paired differences when there are two arms or more), in percentage
+    /// points.
+    pub fn headline_width(&self) -> f64 {
+        let mut widest: f64 = 0.0;
+        for cond in &self.conds {
+            for seat in &self.header.seats {
+                let key = format!("win.{seat}");
+                if cond.pairs.is_empty() {
+                    for arm in &cond.arms {
+                        let wins = arm.metrics.get(&key).map(|s| s.sum).unwrap_or(0.0);
+                        widest = widest.max(stats::wilson(wins, cond.games).width() * 100.0);
+                    }
+                }
+                for pair in &cond.pairs {
+                    let w = pair.diffs.get(&key).copied().unwrap_or_default().mean(cond.games).width();
+                    widest = widest.max(w * 100.0);
+                }
+            }
+        }
+        widest
+    }
+
+    pub fn games(&self) -> u64 {
+        self.conds.iter().map(|c| c.games).min().unwrap_or(0)
+    }
+}
+
+/// Runs the lab. Each record goes to `sink` in game order (condition by
+/// condition within a batch); `progress` gets the number of games played
+/// so far (all arms and conditions counted).
+pub fn run(lab: &Lab, sink: &mut dyn FnMut(&GameRecord) -> Result<(), LabError>, progress: &dyn Fn(u64)) -> Result<Aggregate, LabError> {
+    let h = &lab.header;
+    if h.arms.len() != lab.arms.len() || h.arms.is_empty() {
+        return Err(LabError::Setup("the lab needs at least one arm".into()));
+    }
+    if h.conditions.is_empty() {
+        return Err(LabError::Setup("the lab needs at least one condition (tower and bots)".into()));
+    }
+    let run = RUNS.fetch_add(1, Ordering::Relaxed);
+    let pool =
+        rayon::ThreadPoolBuilder::new().num_threads(lab.jobs.max(1)).build().map_err(|e| LabError::Setup(format!("cannot start worker threads: {e}")))?;
+    let mut agg = Aggregate::new(h.clone());
+    let (first, end) = h.range;
+    let batch = lab.batch.max(1);
+    let k = lab.arms.len();
+    let mut done = 0u64;
+    let mut next = first;
+    while next < end {
+        let stop = (next + batch).min(end);
+        for c in 0..h.conditions.len() {
+            let games: Vec<Vec<GameRecord>> = pool.install(|| {
+                (next..stop).into_par_iter().map(|g| (0..k).map(|a| play_one(lab, run, c, a, g)).collect::<Result<Vec<_>, _>>()).collect::<Result<_, _>>()
+            })?;
+            for recs in &games {
+                for r in recs {
+                    sink(r)?;
+                }
+                agg.add(recs)?;
+            }
+            done += (stop - next) * k as u64;
+            progress(done);
+        }
+        next = stop;
+        if let Some(w) = lab.until_ci
+            && agg.headline_width() < w
+        {
+            break;
+        }
+    }
+    // Worker threads end with the pool; their engines with them.
+    drop(pool);
+    Ok(agg)
+}
+
+/// Folds records read back from JSONL files (each: a header line, then
+/// records) into one aggregate, checking that the files belong to the same
+/// lab and together cover its games exactly once.
+pub fn merge(files: Vec<(String, Header, Vec<GameRecord>)>) -> Result<Aggregate, LabError> {
+    let Some(first) = files.first() else {
+        return Err(LabError::Merge("no files to merge".into()));
+    };
+    let mut header = first.1.clone();
+    for (name, h, _) in &files {
+        let same = Header { range: header.range, ..h.clone() };
+        if same != header {
+            return Err(LabError::Merge(format!("{name} is from another lab run (arms, conditions, players, map, seed or games differ)")));
+        }
+    }
+    let mut files = files;
+    files.sort_by_key(|(_, h, _)| h.range);
+    let mut expect = 0;
+    for (name, h, _) in &files {
+        if h.range.0 != expect {
+            return Err(LabError::Merge(if h.range.0 < expect {
+                format!("{name} overlaps another file (games {}..{})", h.range.0, h.range.1)
+            } else {
+                format!("games {expect}..{} are missing (no file covers them)", h.range.0)
+            }));
+        }
+        expect = h.range.1;
+    }
+    if expect != header.games {
+        return Err(LabError::Merge(format!("games {expect}..{} are missing (no file covers them)", header.games)));
+    }
+    header.range = (0, header.games);
+    let mut agg = Aggregate::new(header);
+    let k = agg.header.arms.len();
+    for (name, h, recs) in files {
+        let expected = (h.range.1 - h.range.0) * agg.header.conditions.len() as u64 * k as u64;
+        if recs.len() as u64 != expected {
+            return Err(LabError::Merge(format!("{name} holds {} records, expected {expected} (an interrupted run?)", recs.len())));
+        }
+        for chunk in recs.chunks(k) {
+            agg.add(chunk).map_err(|e| LabError::Merge(format!("{name}: {e}")))?;
+        }
+    }
+    Ok(agg)
+}
