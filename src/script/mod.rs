@@ -8,6 +8,7 @@
 //! bound every call.
 
 mod api;
+mod bytecode;
 mod guard;
 mod value;
 
@@ -411,11 +412,11 @@ impl Runtime {
         let setup = (|| -> mlua::Result<Table> {
             let prelude: Table = lua.load(include_str!("prelude.lua")).set_name("=prelude").set_mode(ChunkMode::Text).eval()?;
             let g = lua.globals();
-            g.set("RULES", lua.to_value(&rules.rules)?)?;
-            g.set("CARDS", lua.to_value(&rules.cards)?)?;
-            g.set("MAP", api::map_table(&lua, &rules)?)?;
-            g.set("game", api::host_table(&lua, &shared)?)?;
             let freeze: Function = prelude.get("freeze")?;
+            g.set("RULES", freeze.call::<Table>(lua.to_value(&rules.rules)?)?)?;
+            g.set("CARDS", freeze.call::<Table>(lua.to_value(&rules.cards)?)?)?;
+            g.set("MAP", freeze.call::<Table>(api::map_table(&lua, &rules)?)?)?;
+            g.set("game", api::host_table(&lua, &shared)?)?;
             let table = |e: &crate::rules::pack::Effect| -> mlua::Result<Table> { freeze.call(lua.to_value(e)?) };
             let tables = EffectTables {
                 events: rules.cards.events.iter().map(|c| c.effects.iter().map(table).collect()).collect::<mlua::Result<_>>()?,
@@ -438,6 +439,8 @@ impl Runtime {
                 prompt: key("prompt")?,
             });
             g.set("NARRATE", true)?;
+            // From here on the builtins are read-only, while files load too.
+            prelude.get::<Function>("lock_builtins")?.call::<()>(lock_helpers(&lua)?)?;
             Ok(prelude)
         })();
         let prelude = match setup {
@@ -447,12 +450,23 @@ impl Runtime {
                 return Err(diags);
             }
         };
-        // Syntax first, in every file, so that all of them are reported.
+        // Syntax first, in every file, so that all of them are reported;
+        // then what a file would write that outlives a call.
         for src in &rules.lua {
-            if let Err(e) = lua.load(&src.source).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text).into_function() {
-                let se = ScriptError::from_lua(&e);
-                let file = if se.file.is_empty() { src.path.clone() } else { se.file.clone().into() };
-                diags.error(&file, (se.line.max(1), 1), format!("Lua syntax: {}", se.message));
+            match lua.load(&src.source).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text).into_function() {
+                Ok(f) => match bytecode::check(&f.dump(false), false) {
+                    Ok(refused) => {
+                        for r in refused {
+                            diags.error(&src.path, (r.line, 1), r.message);
+                        }
+                    }
+                    Err(e) => diags.error(&src.path, (1, 1), format!("cannot check the compiled chunk: {e}")),
+                },
+                Err(e) => {
+                    let se = ScriptError::from_lua(&e);
+                    let file = if se.file.is_empty() { src.path.clone() } else { se.file.clone().into() };
+                    diags.error(&file, (se.line.max(1), 1), format!("Lua syntax: {}", se.message));
+                }
             }
         }
         if diags.has_errors() {
@@ -600,7 +614,7 @@ impl Runtime {
         let continuations: HashMap<String, Function> = conts.pairs::<String, Function>().filter_map(|kv| kv.ok()).collect();
         *shared.continuations.borrow_mut() = continuations.keys().cloned().collect();
         let seal: Function = prelude.get("seal").expect("prelude seal");
-        if let Err(e) = shared.guarded(|| seal.call::<()>(vec!["RULES", "CARDS", "MAP"])) {
+        if let Err(e) = lock_helpers(&lua).and_then(|helpers| shared.guarded(|| seal.call::<()>(helpers))) {
             diags.error(&rules.rules_path, (1, 1), format!("cannot seal the Lua globals: {e}"));
             return Err(diags);
         }
@@ -755,7 +769,13 @@ impl Runtime {
     pub fn eval_readonly(&self, state: &GameState, code: &str) -> Result<String, ScriptError> {
         let mut copy = state.clone();
         self.shared.read_only.set(true);
-        let f = self.lua.load(code).set_name("=eval").set_mode(ChunkMode::Text).into_function();
+        let f = self.lua.load(code).set_name("=eval").set_mode(ChunkMode::Text).into_function().and_then(|f| {
+            // A chunk typed here runs after sealing: no global writes.
+            match bytecode::check(&f.dump(false), true).map_err(mlua::Error::RuntimeError)?.first() {
+                Some(r) => Err(mlua::Error::RuntimeError(format!("eval:{}: {}", r.line, r.message))),
+                None => Ok(f),
+            }
+        });
         let result = match f {
             Ok(f) => {
                 let _lent = Lend::new(&self.shared, &mut copy);
@@ -788,6 +808,35 @@ fn describe(v: &Value) -> String {
         }
         other => format!("<{}>", other.type_name()),
     }
+}
+
+/// What the prelude needs to lock tables in place: the upvalues of a
+/// function (`upvalue(f, i)` -> true, value, or nothing past the last),
+/// and a table's raw metatable, get and set. Passed to the prelude's
+/// `lock_builtins` and `seal` only, never stored where scripts reach.
+fn lock_helpers(lua: &Lua) -> mlua::Result<(Function, Function, Function)> {
+    unsafe extern "C-unwind" fn upvalue_of(l: *mut mlua::ffi::lua_State) -> std::ffi::c_int {
+        use mlua::ffi;
+        // SAFETY: only stack slots 1 and 2 (the arguments) are read, and at
+        // most two values are pushed (Lua guarantees LUA_MINSTACK = 20).
+        unsafe {
+            if ffi::lua_type(l, 1) != ffi::LUA_TFUNCTION {
+                return 0;
+            }
+            let n = ffi::lua_tointegerx(l, 2, std::ptr::null_mut());
+            if !(1..=255).contains(&n) || ffi::lua_getupvalue(l, 1, n as std::ffi::c_int).is_null() {
+                return 0;
+            }
+            ffi::lua_pushboolean(l, 1);
+            ffi::lua_insert(l, -2);
+            2
+        }
+    }
+    // SAFETY: `upvalue_of` follows the Lua C API's rules for C functions.
+    let upvalue = unsafe { lua.create_c_function(upvalue_of)? };
+    let getmt = lua.create_function(|_, t: Value| Ok(if let Value::Table(t) = t { t.metatable() } else { None }))?;
+    let setmt = lua.create_function(|_, (t, m): (Table, Option<Table>)| t.set_metatable(m))?;
+    Ok((upvalue, getmt, setmt))
 }
 
 /// A VM with only the safe libraries, nothing that loads code or touches

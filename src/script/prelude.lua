@@ -94,9 +94,14 @@ function shogun.handler_fn(name)
   return registry.handlers[name]
 end
 
-local raw_pairs = pairs
-local raw_setmetatable = setmetatable
-local raw_get = rawget
+local raw_pairs, raw_next, raw_set, raw_get = pairs, next, rawset, rawget
+local raw_setmetatable, raw_type, raw_select = setmetatable, type, select
+local raw_format, raw_find, raw_gsub = string.format, string.find, string.gsub
+local string_lib = string
+local G = _G
+-- The raw metatable of a table (ignoring __metatable); set when the
+-- runtime locks the builtins.
+local raw_getmt
 local function key_less(a, b)
   local ta, tb = type(a), type(b)
   if ta ~= tb then return ta < tb end
@@ -188,26 +193,47 @@ do
   end
 end
 
-local function freeze(t)
-  if type(t) ~= "table" then return t end
-  local real = {}
-  for k, v in raw_pairs(t) do real[k] = freeze(v) end
-  return raw_setmetatable({}, {
+-- A key only the runtime holds: it marks the metatables of read-only tables.
+local FROZEN = {}
+
+local function read_only(_, k)
+  error("rules data is read-only (tried to set `" .. tostring(k) .. "`)", 2)
+end
+
+-- The metatable of a read-only table whose contents live in `real`.
+local function frozen_mt(real, newindex)
+  local mt = {
     __index = real,
-    __newindex = function(_, k) error("rules data is read-only (tried to set `" .. tostring(k) .. "`)", 2) end,
+    __newindex = newindex or read_only,
     __len = function() return #real end,
     __pairs = function() return spairs(real) end,
     __metatable = false,
-  })
+  }
+  mt[FROZEN] = true
+  return mt
+end
+
+-- A read-only deep copy of plain data (RULES, CARDS, MAP, card effects).
+local function freeze(t)
+  if type(t) ~= "table" then return t end
+  local real = {}
+  for k, v in raw_next, t do real[k] = freeze(v) end
+  return raw_setmetatable({}, frozen_mt(real))
 end
 
 -- Finalizers and weak tables would let the garbage collector's timing
--- reach the game (and run script code at arbitrary moments): refused.
+-- reach the game (and run script code at arbitrary moments): refused. The
+-- table gets a copy of `mt`, so changing `mt` later (adding `__mode`, say)
+-- changes nothing; getmetatable(t) still returns `mt`.
 function setmetatable(t, mt)
-  if type(mt) == "table" and (raw_get(mt, "__gc") ~= nil or raw_get(mt, "__mode") ~= nil) then
+  if raw_type(mt) ~= "table" then return raw_setmetatable(t, mt) end
+  local copy = {}
+  for k, v in raw_next, mt do copy[k] = v end
+  if copy.__gc ~= nil or copy.__mode ~= nil then
     error("setmetatable: __gc and __mode are not allowed in rule scripts", 2)
   end
-  return raw_setmetatable(t, mt)
+  if copy.__metatable == nil then copy.__metatable = mt end
+  return raw_setmetatable(t, copy)
 end
 
 -- Addresses differ between runs: tostring shows only the type of tables,
@@ -216,31 +242,175 @@ local raw_tostring = tostring
 function tostring(v)
   local ty = type(v)
   if ty == "table" or ty == "function" or ty == "thread" or ty == "userdata" then
-    local mt = getmetatable(v)
-    if ty == "table" and type(mt) == "table" and raw_get(mt, "__tostring") then return raw_tostring(v) end
+    -- Only a __tostring the table really has (not one added later to the
+    -- metatable it was given) may turn it into text.
+    local mt = ty == "table" and raw_getmt and raw_getmt(v)
+    if mt and raw_get(mt, "__tostring") ~= nil then return raw_tostring(v) end
     return ty
   end
   return raw_tostring(v)
 end
+local script_tostring = tostring
 
-local function seal(names)
-  for _, name in ipairs(names) do _G[name] = freeze(_G[name]) end
-  sealed = true
-  -- Without raw access the seal below cannot be bypassed.
-  local set = rawset
-  set(_G, "rawget", nil)
-  set(_G, "rawset", nil)
-  -- `next` walks tables in hash order, which differs between runs.
-  set(_G, "next", nil)
-  raw_setmetatable(_G, {
-    __newindex = function(_, k)
-      error("cannot set global `" .. tostring(k) .. "` during play: scripts keep no state between calls", 2)
-    end,
-    __index = function(_, k)
-      error("undefined global `" .. tostring(k) .. "`", 2)
+-- string.format without addresses: `%p` is refused and `%s` of a table or
+-- function shows what tostring shows.
+function string.format(fmt, ...)
+  if raw_type(fmt) == "string" and raw_find(fmt, "%", 1, true) and raw_find((raw_gsub(fmt, "%%%%", "")), "%%[-+ #0-9.]*p") then
+    error("string.format: %p (an address) is not allowed in rule scripts", 2)
+  end
+  local n = raw_select("#", ...)
+  for i = 1, n do
+    local ty = raw_type((raw_select(i, ...)))
+    if ty == "table" or ty == "function" or ty == "thread" or ty == "userdata" then
+      local args = { ... }
+      for j = i, n do
+        local tj = raw_type(args[j])
+        if tj == "table" or tj == "function" or tj == "thread" or tj == "userdata" then args[j] = script_tostring(args[j]) end
+      end
+      return raw_format(fmt, table.unpack(args, 1, n))
+    end
+  end
+  return raw_format(fmt, ...)
+end
+
+-- The string metatable (`("x"):rep(2)`) is not the scripts' to change.
+local string_mt = getmetatable("")
+string_mt.__metatable = false
+
+-- The runtime's own tables: changed only by its functions, which refuse
+-- once the pack is sealed. Locking walks their contents, not them.
+local internal = { registry, owner }
+for _, t in ipairs({ registry, owner }) do
+  for _, sub in raw_next, t do internal[#internal + 1] = sub end
+end
+
+local function is_callable(v)
+  local ty = raw_type(v)
+  return ty == "table" or ty == "function"
+end
+
+-- Makes `t` read-only in place (so every reference to it sees that):
+-- its contents move to a hidden table the metatable reads through, and
+-- everything it reaches (values, keys, metatable contents, the upvalues of
+-- functions) is locked the same way. Returns the hidden table.
+local lock_value
+local function lock_table(t, ctx, newindex)
+  if ctx.seen[t] then return ctx.reals[t] end
+  ctx.seen[t] = true
+  local mt = ctx.getmt(t)
+  if mt ~= nil and raw_get(mt, FROZEN) then
+    ctx.reals[t] = raw_get(mt, "__index")
+    return ctx.reals[t]
+  end
+  local real = {}
+  for k, v in raw_next, t do real[k] = v end
+  for k in raw_next, real do raw_set(t, k, nil) end
+  ctx.reals[t] = real
+  local m = frozen_mt(real, newindex)
+  if mt ~= nil then
+    -- Keep the table's behaviour (operators, calls, __tostring, lookups
+    -- that fall through to a class table).
+    for k, v in raw_next, mt do
+      if k ~= "__index" and k ~= "__newindex" and k ~= "__metatable" then m[k] = v end
+      if is_callable(v) then lock_value(v, ctx) end
+    end
+    local index = raw_get(mt, "__index")
+    if index ~= nil then raw_setmetatable(real, { __index = index }) end
+  end
+  ctx.setmt(t, m)
+  for k, v in raw_next, real do
+    if is_callable(k) then lock_value(k, ctx) end
+    if is_callable(v) then lock_value(v, ctx) end
+  end
+  return real
+end
+
+function lock_value(v, ctx)
+  if raw_type(v) == "table" then
+    lock_table(v, ctx)
+  elseif raw_type(v) == "function" and not ctx.seen[v] then
+    ctx.seen[v] = true
+    local i = 1
+    while true do
+      local ok, up = ctx.upvalue(v, i)
+      if not ok then break end
+      if is_callable(up) then lock_value(up, ctx) end
+      i = i + 1
+    end
+  end
+end
+
+local globals -- the hidden table holding every global once locked
+
+local function lock_context(upvalue, getmt, setmt)
+  local ctx = { seen = {}, reals = {}, upvalue = upvalue, getmt = getmt, setmt = setmt }
+  -- The globals table is locked by its own rules (below).
+  ctx.seen[G] = true
+  if globals then ctx.seen[globals] = true end
+  for _, t in ipairs(internal) do ctx.seen[t] = true end
+  for _, t in ipairs(internal) do
+    for _, v in raw_next, t do
+      if is_callable(v) then lock_value(v, ctx) end
+    end
+  end
+  return ctx
+end
+
+local function global_error(_, k)
+  error("undefined global `" .. tostring(k) .. "`", 2)
+end
+
+-- Before the pack's files load: the host API, the libraries, RULES, CARDS,
+-- MAP and every global defined so far become read-only; files may add
+-- globals (functions shared between files) but not replace these. The raw
+-- accessors, which would bypass all of it, and `next` (hash order differs
+-- between runs) are gone.
+local function lock_builtins(upvalue, getmt, setmt)
+  raw_getmt = getmt
+  for _, name in ipairs({ "rawget", "rawset", "rawequal", "rawlen", "next", "_G" }) do raw_set(G, name, nil) end
+  local ctx = lock_context(upvalue, getmt, setmt)
+  globals = {}
+  ctx.seen[globals] = true
+  for k, v in raw_next, G do globals[k] = v end
+  for k in raw_next, globals do raw_set(G, k, nil) end
+  raw_setmetatable(globals, { __index = global_error })
+  raw_setmetatable(G, {
+    __index = globals,
+    __newindex = function(t, k, v)
+      if raw_get(globals, k) ~= nil then
+        error("`" .. tostring(k) .. "` is built in and read-only (variants replace rules with shogun.replace)", 2)
+      end
+      raw_set(t, k, v)
     end,
     __metatable = false,
   })
+  for _, v in raw_next, globals do
+    if is_callable(v) then lock_value(v, ctx) end
+  end
+  string_mt.__index = ctx.reals[string_lib]
+end
+
+-- After the pack's files load: nothing a script can reach stays writable.
+-- Tables reachable from the globals or from the upvalues of any function
+-- (file-level locals) are locked in place. The globals themselves go back
+-- into the globals table, unlocked so that reading one costs nothing: no
+-- script can reach that table as a value (`_G` is gone, and the bytecode
+-- check in script/bytecode.rs refuses `_ENV` as a value and global writes
+-- outside a file's top level).
+local function seal(upvalue, getmt, setmt)
+  sealed = true
+  local ctx = lock_context(upvalue, getmt, setmt)
+  for k, v in raw_next, globals do raw_set(G, k, v) end
+  setmt(G, {
+    __index = global_error,
+    __newindex = function(_, k)
+      error("cannot set global `" .. tostring(k) .. "` during play: scripts keep no state between calls", 2)
+    end,
+    __metatable = false,
+  })
+  for _, v in raw_next, G do
+    if is_callable(v) then lock_value(v, ctx) end
+  end
 end
 
 local function set_loading(name, overrides)
@@ -249,4 +419,4 @@ local function set_loading(name, overrides)
   loading = { name = name, overrides = set }
 end
 
-return { registry = registry, seal = seal, freeze = freeze, set_loading = set_loading }
+return { registry = registry, seal = seal, lock_builtins = lock_builtins, freeze = freeze, set_loading = set_loading }

@@ -1,0 +1,209 @@
+//! What a compiled chunk would write that outlives a call, found before it
+//! runs: a script keeps no state between calls, so every call sees the
+//! same world (and undo, redo and replays agree).
+//!
+//! Tables a script can reach are locked by the prelude; what cannot be
+//! locked at run time without slowing every access is refused here, from
+//! the chunk's Lua 5.4 bytecode (`Function::dump`):
+//! - a function assigning a file-level local (an upvalue that lives as
+//!   long as the pack: `local n = 0 ... function() n = n + 1 end`);
+//! - a function setting a global (only a file's top level may, while it
+//!   loads), and any chunk replacing `_ENV` or taking it as a value (the
+//!   globals table is reachable only through global names).
+
+/// One refused write: the line and what it is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refused {
+    pub line: usize,
+    pub message: String,
+}
+
+const OP_GETUPVAL: u32 = 9;
+const OP_SETUPVAL: u32 = 10;
+const OP_SETTABUP: u32 = 15;
+
+struct Proto {
+    line_defined: usize,
+    code: Vec<u32>,
+    /// String constants by index (None for other constants).
+    strings: Vec<Option<String>>,
+    /// (in the enclosing function's registers, index) per upvalue.
+    upvalues: Vec<(bool, usize)>,
+    protos: Vec<Proto>,
+    lineinfo: Vec<i8>,
+    abslineinfo: Vec<(usize, usize)>,
+    upvalue_names: Vec<String>,
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn bytes(&mut self, n: usize) -> Result<&[u8], String> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.data.len()).ok_or("truncated bytecode")?;
+        let out = &self.data[self.at..end];
+        self.at = end;
+        Ok(out)
+    }
+    fn byte(&mut self) -> Result<u8, String> {
+        Ok(self.bytes(1)?[0])
+    }
+    fn size(&mut self) -> Result<usize, String> {
+        let mut x: usize = 0;
+        loop {
+            let b = self.byte()?;
+            x = x.checked_mul(128).and_then(|x| x.checked_add(usize::from(b & 0x7f))).ok_or("bad size in bytecode")?;
+            if b & 0x80 != 0 {
+                return Ok(x);
+            }
+        }
+    }
+    fn string(&mut self) -> Result<Option<String>, String> {
+        match self.size()? {
+            0 => Ok(None),
+            n => Ok(Some(String::from_utf8_lossy(self.bytes(n - 1)?).into_owned())),
+        }
+    }
+    fn count(&mut self, each: usize) -> Result<usize, String> {
+        let n = self.size()?;
+        if n.saturating_mul(each) > self.data.len() - self.at {
+            return Err("truncated bytecode".into());
+        }
+        Ok(n)
+    }
+
+    fn proto(&mut self, depth: usize) -> Result<Proto, String> {
+        if depth > 250 {
+            return Err("functions nest too deeply".into());
+        }
+        self.string()?; // source
+        let line_defined = self.size()?;
+        self.size()?; // last line
+        self.bytes(3)?; // parameters, vararg, stack size
+        let n = self.count(4)?;
+        let code = self.bytes(n * 4)?.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let n = self.count(1)?;
+        let mut strings = Vec::with_capacity(n);
+        for _ in 0..n {
+            strings.push(match self.byte()? {
+                0x03 | 0x13 => {
+                    self.bytes(8)?;
+                    None
+                }
+                0x04 | 0x14 => self.string()?,
+                _ => None,
+            });
+        }
+        let n = self.count(3)?;
+        let mut upvalues = Vec::with_capacity(n);
+        for _ in 0..n {
+            let b = self.bytes(3)?;
+            upvalues.push((b[0] != 0, usize::from(b[1])));
+        }
+        let n = self.count(1)?;
+        let mut protos = Vec::with_capacity(n);
+        for _ in 0..n {
+            protos.push(self.proto(depth + 1)?);
+        }
+        let n = self.count(1)?;
+        let lineinfo = self.bytes(n)?.iter().map(|&b| b as i8).collect();
+        let n = self.count(2)?;
+        let mut abslineinfo = Vec::with_capacity(n);
+        for _ in 0..n {
+            abslineinfo.push((self.size()?, self.size()?));
+        }
+        let n = self.count(3)?;
+        for _ in 0..n {
+            self.string()?;
+            self.size()?;
+            self.size()?;
+        }
+        let n = self.count(1)?;
+        let mut upvalue_names = Vec::with_capacity(n);
+        for _ in 0..n {
+            upvalue_names.push(self.string()?.unwrap_or_default());
+        }
+        Ok(Proto { line_defined, code, strings, upvalues, protos, lineinfo, abslineinfo, upvalue_names })
+    }
+}
+
+impl Proto {
+    /// The source line of instruction `pc` (as Lua's luaG_getfuncline).
+    fn line(&self, pc: usize) -> usize {
+        if self.lineinfo.is_empty() {
+            return self.line_defined;
+        }
+        let (mut base_pc, mut line) = (-1i64, self.line_defined as i64);
+        for &(p, l) in &self.abslineinfo {
+            if p <= pc {
+                (base_pc, line) = (p as i64, l as i64);
+            }
+        }
+        while base_pc < pc as i64 {
+            base_pc += 1;
+            line += self.lineinfo.get(base_pc as usize).map_or(0, |&d| i64::from(d));
+        }
+        line.max(1) as usize
+    }
+
+    fn upvalue_name(&self, i: usize) -> &str {
+        self.upvalue_names.get(i).map(|s| s.as_str()).filter(|s| !s.is_empty()).unwrap_or("?")
+    }
+}
+
+/// Checks a chunk compiled from a pack file (`runs_later` false: its top
+/// level runs while the pack loads) or typed at the REPL (`runs_later`
+/// true: it runs after sealing, so it may not set globals either).
+pub fn check(dump: &[u8], runs_later: bool) -> Result<Vec<Refused>, String> {
+    let mut r = Reader { data: dump, at: 0 };
+    let header = r.bytes(31)?;
+    if &header[..4] != b"\x1bLua" || header[4] != 0x54 {
+        return Err("not Lua 5.4 bytecode".into());
+    }
+    r.byte()?; // upvalues of the main function
+    let main = r.proto(0)?;
+    let n = main.upvalues.len();
+    let mut out = Vec::new();
+    walk(&main, &vec![true; n], &vec![true; n], true, runs_later, &mut out);
+    out.sort_by_key(|r| r.line);
+    out.dedup();
+    Ok(out)
+}
+
+/// `file_level[i]`: upvalue i lives as long as the pack; `env[i]`: it is
+/// the chunk's `_ENV` (the globals table).
+fn walk(p: &Proto, file_level: &[bool], env: &[bool], is_main: bool, runs_later: bool, out: &mut Vec<Refused>) {
+    let get = |v: &[bool], i: usize| v.get(i).copied().unwrap_or(false);
+    for (pc, &ins) in p.code.iter().enumerate() {
+        let op = ins & 0x7f;
+        let a = ((ins >> 7) & 0xff) as usize;
+        let b = ((ins >> 16) & 0xff) as usize;
+        let message = match op {
+            OP_SETUPVAL if get(env, b) => Some("replaces _ENV (the globals are read-only)".to_string()),
+            OP_SETUPVAL if !is_main && get(file_level, b) => Some(format!(
+                "assigns the file-level local `{}` inside a function: scripts keep no state between calls (declare it `<const>`, or keep the value in the game)",
+                p.upvalue_name(b)
+            )),
+            OP_GETUPVAL if get(env, b) => Some("uses _ENV as a value (the globals table is not reachable)".to_string()),
+            OP_SETTABUP if get(env, a) && (!is_main || runs_later) => {
+                let name = p.strings.get(b).cloned().flatten().unwrap_or_else(|| "?".into());
+                Some(if runs_later {
+                    format!("cannot set global `{name}`: scripts keep no state between calls")
+                } else {
+                    format!("sets the global `{name}` inside a function: scripts keep no state between calls (globals are defined at a file's top level)")
+                })
+            }
+            _ => None,
+        };
+        if let Some(message) = message {
+            out.push(Refused { line: p.line(pc), message });
+        }
+    }
+    for child in &p.protos {
+        let fl: Vec<bool> = child.upvalues.iter().map(|&(instack, idx)| if instack { is_main } else { get(file_level, idx) }).collect();
+        let ev: Vec<bool> = child.upvalues.iter().map(|&(instack, idx)| !instack && get(env, idx)).collect();
+        walk(child, &fl, &ev, false, runs_later, out);
+    }
+}
