@@ -181,3 +181,24 @@ fn bots_rotate_over_seats_when_they_differ() {
     let (_, fixed) = run(&["--bots", "greedy,random", "--games", "2", "--no-rotate"]);
     assert_eq!(fixed[1].bots, ["greedy", "random", "random", "random"]);
 }
+
+#[test]
+fn the_repl_compares_the_rules_with_those_before_the_last_reload() {
+    use shogun_lab::play::GameSpec;
+    use shogun_lab::repl::{Config, Repl};
+    let (pack, map) = common::copy_data("lab-reload");
+    let spec = GameSpec { map: map.display().to_string(), rules: Some(pack.clone()), data: Some(common::root()), ..GameSpec::default() };
+    let seats = ["human", "greedy", "greedy", "greedy"].iter().map(|s| s.to_string()).collect();
+    let mut repl = Repl::new(Config { spec, players: 4, seed: 1, seats }).unwrap();
+    let alone = repl.exec("lab 20").unwrap();
+    assert!(alone.contains("one ruleset"), "{alone}");
+    // A harder winter: more revolts, so more battles.
+    common::edit(&pack.join("winter.lua"), "    loss = card.rice_loss\n", "    loss = card.rice_loss + 4\n");
+    repl.exec("reload").unwrap();
+    let out = repl.exec("lab 60 --jobs 2").unwrap();
+    assert!(out.contains("base (now) vs base (before reload)"), "{out}");
+    assert!(out.contains("changes battles per game from"), "{out}");
+    let err = repl.exec("lab 10 --against no-such-variant").unwrap_err();
+    assert!(err.contains("unknown variant `no-such-variant`"), "{err}");
+    assert!(repl.exec("lab 10 --colour red").unwrap_err().contains("unexpected `--colour`"));
+}

@@ -3,13 +3,11 @@
 
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 
 use super::GameData;
-use crate::lab::{self, Arm, Condition, GameRecord, Header, Lab, LabError, Report};
-use crate::play::GameSpec;
+use crate::lab::{self, Arm, GameRecord, Header, Lab, LabError, Report, Settings};
 
 pub const EXAMPLES: &str = "Examples:
   shogun lab --variant hard-winter --against base --games 20000
@@ -185,67 +183,24 @@ fn shard_of(spec: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<(u64, u6
     Ok((parse(k)?, parse(n)?))
 }
 
-fn arms(args: &LabArgs) -> Result<Vec<(GameSpec, Arm)>, String> {
-    let first = args.data.spec();
-    let mut specs = vec![first.clone()];
-    for arm in &args.against {
-        let words: Vec<String> = arm.split(SEP).filter(|w| !w.is_empty()).map(str::to_string).collect();
-        specs.push(first.arm(&words).map_err(|e| format!("--against: {e}"))?);
-    }
-    specs
-        .into_iter()
-        .map(|d| {
-            let rules = d.rules()?;
-            let name = match &d.tower {
-                Some(t) => format!("{}@{t}", rules.ruleset_name()),
-                None => rules.ruleset_name(),
-            };
-            let arm = Arm { name, rules: Arc::new(rules), tower: d.tower.clone() };
-            Ok((d, arm))
-        })
-        .collect()
-}
-
-fn conditions(args: &LabArgs, arms: &[(GameSpec, Arm)]) -> Result<Vec<Condition>, String> {
-    let towers: Vec<Option<String>> = if args.towers.is_empty() { vec![None] } else { args.towers.iter().map(|t| Some(t.clone())).collect() };
-    for t in towers.iter().flatten() {
-        for (_, a) in arms {
-            if !a.rules.rules.towers.contains_key(t) {
-                let known: Vec<&str> = a.rules.rules.towers.keys().map(String::as_str).collect();
-                return Err(format!("--towers: arm `{}` has no tower `{t}` (known: {})", a.name, known.join(", ")));
-            }
-        }
-    }
-    if !args.towers.is_empty() && arms.iter().any(|(_, a)| a.tower.is_some()) {
-        return Err("--towers runs every arm under each tower: drop the arms' own --tower".into());
-    }
-    let sets: Vec<Vec<String>> =
-        if args.bots_sets.is_empty() { vec![args.bots.clone()] } else { args.bots_sets.iter().map(|s| s.split('+').map(str::to_string).collect()).collect() };
-    let mut out = Vec::new();
-    for bots in &sets {
-        let bots = crate::bots::fill_seats(bots, args.players, false, if args.bots_sets.is_empty() { "--bots" } else { "--bots-sets" })?;
-        for t in &towers {
-            out.push(Condition { tower: t.clone(), bots: bots.clone() });
-        }
-    }
-    Ok(out)
-}
-
 /// Builds the lab from the command line: every problem found before a game is played.
 pub fn build(args: &LabArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Lab, String> {
-    if args.games == 0 {
-        return Err("--games must be at least 1".into());
-    }
-    if args.jobs == Some(0) {
-        return Err("--jobs must be at least 1".into());
-    }
     if let Some(w) = args.until_ci
         && !(w.is_finite() && w > 0.0)
     {
         return Err(format!("--until-ci {w}: expected a width in percentage points above 0 (e.g. 2)"));
     }
-    let arms = arms(args)?;
-    let conditions = conditions(args, &arms)?;
+    let first = args.data.spec();
+    let mut arms = vec![Arm::from_spec(&first)?];
+    for arm in &args.against {
+        let words: Vec<String> = arm.split(SEP).filter(|w| !w.is_empty()).map(str::to_string).collect();
+        arms.push(Arm::from_spec(&first.arm(&words).map_err(|e| format!("--against: {e}"))?)?);
+    }
+    let (bot_sets, flag) = if args.bots_sets.is_empty() {
+        (vec![args.bots.clone()], "--bots")
+    } else {
+        (args.bots_sets.iter().map(|s| s.split('+').map(str::to_string).collect()).collect(), "--bots-sets")
+    };
     let (k, n) = match &args.shard {
         Some(s) => shard_of(s, env)?,
         None => (1, 1),
@@ -257,44 +212,25 @@ pub fn build(args: &LabArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Lab
     if n > 1 && args.jsonl.is_none() {
         return Err("--shard writes its games for `shogun lab merge`: give --jsonl FILE".into());
     }
-    let first = &arms[0].1;
-    let seats: Vec<String> = (0..args.players as usize).map(|s| first.rules.seat_name(s).to_string()).collect();
-    for (_, a) in &arms {
-        let r = &a.rules.rules.players;
-        if args.players < r.min || args.players > r.max {
-            return Err(format!("--players {}: arm `{}` is for {} to {} players", args.players, a.name, r.min, r.max));
-        }
-    }
-    // Setup: as asked, else the map's default; every arm must allow it.
-    let setup = match args.data.setup {
-        Some(s) => s,
-        None if first.rules.map.presets.contains_key(&args.players) => crate::core::SetupMode::Preset,
-        None => crate::core::SetupMode::Draft,
+    let rotate = if args.no_rotate {
+        Some(false)
+    } else if args.rotate {
+        Some(true)
+    } else {
+        None
     };
-    if setup == crate::core::SetupMode::Preset {
-        for (_, a) in &arms {
-            if !a.rules.map.presets.contains_key(&args.players) {
-                return Err(format!("arm `{}`: map `{}` has no preset for {} players (use --setup draft)", a.name, a.rules.map.name, args.players));
-            }
-        }
-    }
-    let differ = conditions.iter().any(|c| c.bots.windows(2).any(|w| w[0] != w[1]));
-    let rotate = if args.no_rotate { false } else { args.rotate || differ };
-    let header = Header {
-        format: lab::FORMAT,
-        arms: arms.iter().map(|(_, a)| a.name.clone()).collect(),
-        conditions,
+    let settings = Settings {
         players: args.players,
-        map: first.rules.map.name.clone(),
-        setup: setup.to_string(),
-        seats,
+        setup: args.data.setup,
         seed: args.seed,
         games: args.games,
+        range: Some(range),
         rotate,
-        range,
+        jobs: args.jobs,
+        until_ci: args.until_ci,
+        batch: args.batch,
     };
-    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-    Ok(Lab { header, arms: arms.into_iter().map(|(_, a)| a).collect(), setup, jobs, until_ci: args.until_ci, batch: args.batch })
+    Lab::new(arms, &bot_sets, flag, &args.towers, settings)
 }
 
 /// A file written whole or not at all: a temporary file beside the target,

@@ -71,7 +71,7 @@ fn win_rates_svg(r: &Report, c: usize) -> Plot {
             });
             chart.draw_series(whiskers).map_err(err)?;
         }
-        chart.configure_series_labels().background_style(WHITE.mix(0.9)).border_style(BLACK).draw().map_err(err)?;
+        chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.9)).border_style(BLACK).draw().map_err(err)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
@@ -117,7 +117,7 @@ fn histogram_svg(r: &Report, c: usize, metric: &str, title: &str) -> Plot {
                 .label(short(&arm.name).to_string())
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 12, y)], colour.stroke_width(2)));
         }
-        chart.configure_series_labels().background_style(WHITE.mix(0.9)).border_style(BLACK).draw().map_err(err)?;
+        chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.9)).border_style(BLACK).draw().map_err(err)?;
         root.present().map_err(err)?;
     }
     Ok(svg)

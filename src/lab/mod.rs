@@ -29,6 +29,7 @@ use stats::Sums;
 
 use crate::core::SetupMode;
 use crate::engine::Engine;
+use crate::play::GameSpec;
 use crate::rules::Rules;
 use crate::script::Limits;
 
@@ -81,6 +82,47 @@ pub struct Header {
 
 pub const FORMAT: u32 = 1;
 
+impl Arm {
+    /// The ruleset a spec describes (map, pack, variants, tower), loaded
+    /// and checked.
+    pub fn from_spec(spec: &GameSpec) -> Result<Arm, String> {
+        Ok(Arm::from_rules(spec.rules()?, spec.tower.clone()))
+    }
+
+    /// An arm from rules already loaded (the REPL's current rules).
+    pub fn from_rules(rules: Rules, tower: Option<String>) -> Arm {
+        let name = match &tower {
+            Some(t) => format!("{}@{t}", rules.ruleset_name()),
+            None => rules.ruleset_name(),
+        };
+        Arm { name, rules: Arc::new(rules), tower }
+    }
+}
+
+/// How a lab runs, apart from its arms, bots and towers.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub players: u8,
+    /// `None`: the map's presets when it has them, else the draft.
+    pub setup: Option<SetupMode>,
+    pub seed: u64,
+    pub games: u64,
+    /// The slice of games to play (`None`: all).
+    pub range: Option<(u64, u64)>,
+    /// `None`: rotate when the bots of a set differ.
+    pub rotate: Option<bool>,
+    /// `None`: every core.
+    pub jobs: Option<usize>,
+    pub until_ci: Option<f64>,
+    pub batch: u64,
+}
+
+impl Settings {
+    pub fn new(players: u8, seed: u64, games: u64) -> Settings {
+        Settings { players, setup: None, seed, games, range: None, rotate: None, jobs: None, until_ci: None, batch: 500 }
+    }
+}
+
 /// A lab run: the header plus what to run it with.
 pub struct Lab {
     pub header: Header,
@@ -104,6 +146,71 @@ pub enum LabError {
     Merge(String),
     #[error("{0}")]
     Output(String),
+}
+
+impl Lab {
+    /// A lab comparing `arms` under every bot set × tower (`towers` empty:
+    /// each arm's own tower). Checks everything before a game is played;
+    /// `flag` names the bot option in messages.
+    pub fn new(arms: Vec<Arm>, bot_sets: &[Vec<String>], flag: &str, towers: &[String], s: Settings) -> Result<Lab, String> {
+        if s.games == 0 {
+            return Err("--games must be at least 1".into());
+        }
+        if s.jobs == Some(0) {
+            return Err("--jobs must be at least 1".into());
+        }
+        let Some(first) = arms.first() else { return Err("the lab needs at least one ruleset".into()) };
+        for a in &arms {
+            let r = &a.rules.rules.players;
+            if s.players < r.min || s.players > r.max {
+                return Err(format!("--players {}: arm `{}` is for {} to {} players", s.players, a.name, r.min, r.max));
+            }
+        }
+        for t in towers {
+            for a in &arms {
+                if !a.rules.rules.towers.contains_key(t) {
+                    let known: Vec<&str> = a.rules.rules.towers.keys().map(String::as_str).collect();
+                    return Err(format!("--towers: arm `{}` has no tower `{t}` (known: {})", a.name, known.join(", ")));
+                }
+            }
+        }
+        if !towers.is_empty() && arms.iter().any(|a| a.tower.is_some()) {
+            return Err("--towers runs every arm under each tower: drop the arms' own --tower".into());
+        }
+        let tower_list: Vec<Option<String>> = if towers.is_empty() { vec![None] } else { towers.iter().cloned().map(Some).collect() };
+        let mut conditions = Vec::new();
+        for bots in bot_sets {
+            let bots = crate::bots::fill_seats(bots, s.players, false, flag)?;
+            for t in &tower_list {
+                conditions.push(Condition { tower: t.clone(), bots: bots.clone() });
+            }
+        }
+        // Setup: as asked, else the map's default; every arm must allow it.
+        let setup = s.setup.unwrap_or(if first.rules.map.presets.contains_key(&s.players) { SetupMode::Preset } else { SetupMode::Draft });
+        if setup == SetupMode::Preset {
+            for a in &arms {
+                if !a.rules.map.presets.contains_key(&s.players) {
+                    return Err(format!("arm `{}`: map `{}` has no preset for {} players (use --setup draft)", a.name, a.rules.map.name, s.players));
+                }
+            }
+        }
+        let differ = conditions.iter().any(|c| c.bots.windows(2).any(|w| w[0] != w[1]));
+        let header = Header {
+            format: FORMAT,
+            arms: arms.iter().map(|a| a.name.clone()).collect(),
+            conditions,
+            players: s.players,
+            map: first.rules.map.name.clone(),
+            setup: setup.to_string(),
+            seats: (0..s.players as usize).map(|i| first.rules.seat_name(i).to_string()).collect(),
+            seed: s.seed,
+            games: s.games,
+            rotate: s.rotate.unwrap_or(differ),
+            range: s.range.unwrap_or((0, s.games)),
+        };
+        let jobs = s.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+        Ok(Lab { header, arms, setup, jobs, until_ci: s.until_ci, batch: s.batch })
+    }
 }
 
 /// The slice `k` (1-based) of `n` of `games` game indices.

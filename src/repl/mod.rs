@@ -36,6 +36,8 @@ pub struct Repl {
     /// Plans being edited by human seats.
     drafts: Vec<Option<Plan>>,
     viewer: Viewer,
+    /// The rules in force before the last `reload` (what `lab` compares with).
+    before_reload: Option<crate::rules::Rules>,
     /// Set by `quit`.
     pub done: bool,
 }
@@ -73,6 +75,12 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     ("save", "save FILE", "save the configuration and the log (YAML)", "save game.yaml"),
     ("load", "load FILE", "load a saved game and replay it", "load game.yaml"),
     ("reload", "reload", "re-read the rules (YAML and Lua) from disk and replay the log under them", "reload"),
+    (
+        "lab",
+        "lab [GAMES] [--against ARM]... [--bots B,...] [--seed S] [--jobs J]",
+        "paired games of the rules now loaded against the rules before the last `reload` (or against each ARM: base, a variant, --variant X, --tower T); win rates, means, a verdict",
+        "lab 300 --against base",
+    ),
     ("lua", "lua CODE", "evaluate Lua against a read-only view of the game", "lua return game.chests(1)"),
     (
         "set",
@@ -94,7 +102,7 @@ impl Repl {
         let mut game = Game::new(engine, config.players, config.seed, setup, &config.seats).map_err(|e| e.to_string())?;
         game.verbose = true;
         let viewer = config.seats.iter().position(|s| s == "human").map(Viewer::Seat).unwrap_or(Viewer::God);
-        Ok(Repl { drafts: vec![None; config.players as usize], config, game, viewer, done: false })
+        Ok(Repl { drafts: vec![None; config.players as usize], config, game, viewer, before_reload: None, done: false })
     }
 
     pub fn engine(&self) -> &Engine {
@@ -317,6 +325,7 @@ impl Repl {
             "save" => self.save(Path::new(rest)),
             "load" => self.load(Path::new(rest)),
             "reload" => self.reload(),
+            "lab" => self.lab(&args),
             "lua" => {
                 if rest.is_empty() {
                     return Err("lua what? e.g. lua return game.chests(1)".into());
@@ -565,6 +574,7 @@ impl Repl {
 
     fn reload(&mut self) -> Result<String, String> {
         let engine = self.config.spec.engine().map_err(|e| format!("the rules did not load; the previous rules stay active:\n{e}"))?;
+        self.before_reload = Some((*self.game.engine.rules).clone());
         let entries = self.game.saved_entries();
         let setup = self.state().setup;
         let mut game = Game::new(engine, self.config.players, self.config.seed, setup, &self.config.seats).map_err(|e| e.to_string())?;
@@ -572,6 +582,64 @@ impl Repl {
         self.game = game;
         let report = self.game.replay(&entries);
         Ok(format!("reloaded the rules ({}) and replayed {} entries{}", self.engine().rules.ruleset_name(), entries.len(), report))
+    }
+}
+
+impl Repl {
+    /// `lab`: a small lab on the rules now loaded (see `crate::lab`).
+    fn lab(&self, args: &[&str]) -> Result<String, String> {
+        use crate::lab::{Arm, Lab, Settings};
+        let mut games = 200u64;
+        let mut bots = vec!["greedy".to_string()];
+        let (mut seed, mut jobs) = (self.config.seed, None);
+        let mut against: Vec<Vec<String>> = Vec::new();
+        let mut it = args.iter().peekable();
+        if let Some(n) = it.peek().and_then(|a| a.parse::<u64>().ok()) {
+            games = n;
+            it.next();
+        }
+        while let Some(&a) = it.next() {
+            let mut value = |flag: &str| it.next().map(|v| v.to_string()).ok_or_else(|| format!("lab: {flag} needs a value"));
+            match a {
+                "--against" => {
+                    let mut words = Vec::new();
+                    while let Some(w) = it.peek() {
+                        if ["--against", "--bots", "--seed", "--jobs"].contains(w) {
+                            break;
+                        }
+                        words.push(w.to_string());
+                        it.next();
+                    }
+                    against.push(words);
+                }
+                "--bots" => bots = value("--bots")?.split(',').map(str::to_string).collect(),
+                "--seed" => seed = value("--seed")?.parse().map_err(|_| "lab: --seed takes a whole number".to_string())?,
+                "--jobs" => jobs = Some(value("--jobs")?.parse().map_err(|_| "lab: --jobs takes a whole number".to_string())?),
+                other => return Err(format!("lab: unexpected `{other}` (usage: {})", COMMANDS.iter().find(|c| c.0 == "lab").map(|c| c.1).unwrap_or("lab"))),
+            }
+        }
+        let mut arms = vec![Arm::from_rules((*self.game.engine.rules).clone(), self.config.spec.tower.clone())];
+        let mut note = String::new();
+        for words in &against {
+            arms.push(Arm::from_spec(&self.config.spec.arm(words).map_err(|e| format!("lab --against: {e}"))?)?);
+        }
+        if against.is_empty() {
+            match &self.before_reload {
+                Some(before) => {
+                    let mut arm = Arm::from_rules(before.clone(), self.config.spec.tower.clone());
+                    arm.name = format!("{} (before reload)", arm.name);
+                    arms[0].name = format!("{} (now)", arms[0].name);
+                    arms.push(arm);
+                }
+                None => note = "\n(one ruleset: give `--against ARM`, or edit the rules and `reload`; `lab` then compares with the rules before)".into(),
+            }
+        }
+        let mut settings = Settings::new(self.config.players, seed, games);
+        settings.setup = Some(self.state().setup);
+        settings.jobs = jobs;
+        let lab = Lab::new(arms, &[bots], "--bots", &[], settings)?;
+        let agg = crate::lab::run(&lab, &mut |_| Ok(()), &|_| {}).map_err(|e| e.to_string())?;
+        Ok(format!("{}{note}", crate::lab::Report::build(&agg).text().trim_end()))
     }
 }
 
