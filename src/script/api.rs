@@ -627,7 +627,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
     // Asks a seat to choose; the answer goes to continuation `cont`.
     // spec: seat, kind, prompt, cont, data, and options as any of
     // provinces = {...}, counts = {min, max}, pass = true.
-    reg(lua, &t, sh, "ask", |_, sh, spec: Table| {
+    reg(lua, &t, sh, "ask", |lua, sh, spec: Table| {
         let st = sh.writable("ask")?;
         let keys = sh.keys.borrow();
         let k = keys.as_ref().expect("keys are set at start-up");
@@ -655,7 +655,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         if options.is_empty() {
             return Err(rt("game.ask: no options to choose from".into()));
         }
-        let data = super::value::to_json(&spec.raw_get::<Value>(&k.data)?, 0)?;
+        let data = super::value::to_json(lua, spec.raw_get::<Value>(&k.data)?)?;
         let mut scratch = sh.scratch.borrow_mut();
         if scratch.ask.is_some() {
             return Err(rt("game.ask: only one question per call".into()));
