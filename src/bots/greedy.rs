@@ -16,27 +16,27 @@ impl Greedy {
     }
 }
 
-fn enemy_pressure(engine: &Engine, st: &GameState, seat: usize, p: usize) -> i64 {
+fn enemy_pressure(engine: &Engine, st: &SeatView, seat: usize, p: usize) -> i64 {
     engine.rules.map.provinces[p]
         .neighbours
         .iter()
-        .filter(|&&q| st.in_play[q])
-        .map(|&q| match st.provinces[q].owner {
-            Some(o) if o as usize != seat => i64::from(st.provinces[q].armies),
+        .filter(|&&q| st.in_play()[q])
+        .map(|&q| match st.provinces()[q].owner {
+            Some(o) if o as usize != seat => i64::from(st.provinces()[q].armies),
             _ => 0,
         })
         .sum()
 }
 
 /// The best attack from `p`: (target, margin) where margin = movable - defence.
-fn best_attack(engine: &Engine, st: &GameState, seat: usize, p: usize) -> Option<(usize, i64)> {
-    let movable = i64::from(st.provinces[p].armies) - 1;
+fn best_attack(engine: &Engine, st: &SeatView, seat: usize, p: usize) -> Option<(usize, i64)> {
+    let movable = i64::from(st.provinces()[p].armies) - 1;
     engine.rules.map.provinces[p]
         .neighbours
         .iter()
-        .filter(|&&q| st.in_play[q] && st.provinces[q].owner != Some(seat as u8))
+        .filter(|&&q| st.in_play()[q] && st.provinces()[q].owner != Some(seat as u8))
         .map(|&q| {
-            let def = if st.provinces[q].owner.is_none() { 1 } else { i64::from(st.provinces[q].armies) };
+            let def = if st.provinces()[q].owner.is_none() { 1 } else { i64::from(st.provinces()[q].armies) };
             (q, movable - def)
         })
         .max_by_key(|&(q, m)| (m, engine.rules.map.provinces[q].tax, std::cmp::Reverse(q)))
@@ -51,13 +51,13 @@ impl Bot for Greedy {
         "greedy"
     }
 
-    fn plan(&mut self, engine: &Engine, view: &GameState, seat: usize) -> Plan {
+    fn plan(&mut self, engine: &Engine, view: &SeatView, seat: usize) -> Plan {
         let n = engine.rules.cards.actions.len();
         let mut slots = vec![None; n];
         let mine: Vec<usize> = view.provinces_of(seat).collect();
         let mut used: Vec<usize> = Vec::new();
-        let me = &view.players[seat];
-        let mut budget = me.chests;
+        let (my_chests, my_rice, my_supply) = (view.chests(seat), view.rice(seat), view.supply(seat));
+        let mut budget = my_chests;
         let map = &engine.rules.map;
         let pick = |slots: &mut Vec<Option<Card>>, used: &mut Vec<usize>, a: usize, p: Option<usize>| {
             if let Some(p) = p {
@@ -69,7 +69,7 @@ impl Bot for Greedy {
         // Income first: it pays for the rest.
         for (a, k) in kinds.iter().enumerate() {
             if *k == ActionKind::Taxes {
-                let p = mine.iter().copied().filter(|p| !used.contains(p) && view.provinces[*p].unrest == 0).max_by_key(|&p| (map.provinces[p].tax, p));
+                let p = mine.iter().copied().filter(|p| !used.contains(p) && view.provinces()[*p].unrest == 0).max_by_key(|&p| (map.provinces[p].tax, p));
                 if let Some(p) = p {
                     budget += i64::from(map.provinces[p].tax);
                 }
@@ -77,8 +77,8 @@ impl Bot for Greedy {
             }
         }
         for (a, k) in kinds.iter().enumerate() {
-            if *k == ActionKind::Rice && me.rice < mine.len() as i64 + 3 {
-                let p = mine.iter().copied().filter(|p| !used.contains(p) && view.provinces[*p].unrest == 0).max_by_key(|&p| (map.provinces[p].rice, p));
+            if *k == ActionKind::Rice && my_rice < mine.len() as i64 + 3 {
+                let p = mine.iter().copied().filter(|p| !used.contains(p) && view.provinces()[*p].unrest == 0).max_by_key(|&p| (map.provinces[p].rice, p));
                 pick(&mut slots, &mut used, a, p);
             }
         }
@@ -97,7 +97,7 @@ impl Bot for Greedy {
         }
         for (a, k) in kinds.iter().enumerate() {
             let cost = engine.rules.cards.actions[a].cost;
-            if matches!(k, ActionKind::Deploy | ActionKind::DeployMove) && budget > cost && me.supply >= 6 {
+            if matches!(k, ActionKind::Deploy | ActionKind::DeployMove) && budget > cost && my_supply >= 6 {
                 let p = mine.iter().copied().filter(|p| !used.contains(p)).max_by_key(|&p| (enemy_pressure(engine, view, seat, p), p));
                 if p.is_some() {
                     budget -= cost;
@@ -108,22 +108,22 @@ impl Bot for Greedy {
         for (a, k) in kinds.iter().enumerate() {
             let ActionKind::Build(kind) = *k else { continue };
             let cost = engine.rules.cards.actions[a].cost;
-            if budget < cost + 2 || view.buildings[kind] == 0 {
+            if budget < cost + 2 || view.buildings()[kind] == 0 {
                 continue;
             }
             let p = mine
                 .iter()
                 .copied()
-                .filter(|&p| !used.contains(&p) && !view.provinces[p].has(kind) && view.provinces[p].building_count() < map.provinces[p].spaces)
-                .max_by_key(|&p| (i64::from(view.provinces[p].armies) - enemy_pressure(engine, view, seat, p), p));
+                .filter(|&p| !used.contains(&p) && !view.provinces()[p].has(kind) && view.provinces()[p].building_count() < map.provinces[p].spaces)
+                .max_by_key(|&p| (i64::from(view.provinces()[p].armies) - enemy_pressure(engine, view, seat, p), p));
             if p.is_some() {
                 budget -= cost;
             }
             pick(&mut slots, &mut used, a, p);
         }
-        let bid = if me.chests >= 10 {
+        let bid = if my_chests >= 10 {
             Some(Card::Chest(2))
-        } else if me.chests >= 5 {
+        } else if my_chests >= 5 {
             Some(Card::Chest(1))
         } else {
             Some(Card::Chest(0))
@@ -134,13 +134,13 @@ impl Bot for Greedy {
         plan
     }
 
-    fn choose(&mut self, engine: &Engine, view: &GameState, seat: usize, kind: &str, options: &[Choice]) -> Choice {
+    fn choose(&mut self, engine: &Engine, view: &SeatView, seat: usize, kind: &str, options: &[Choice]) -> Choice {
         let provinces: Vec<usize> = options.iter().filter_map(|c| if let Choice::Province(p) = c { Some(*p as usize) } else { None }).collect();
         match kind {
             "move_target" if !provinces.is_empty() => {
                 // The weakest enemy or neutral target, else the most threatened own province.
-                let enemy = provinces.iter().copied().filter(|&q| view.provinces[q].owner != Some(seat as u8)).min_by_key(|&q| {
-                    let def = if view.provinces[q].owner.is_none() { 1 } else { i64::from(view.provinces[q].armies) };
+                let enemy = provinces.iter().copied().filter(|&q| view.provinces()[q].owner != Some(seat as u8)).min_by_key(|&q| {
+                    let def = if view.provinces()[q].owner.is_none() { 1 } else { i64::from(view.provinces()[q].armies) };
                     (def, std::cmp::Reverse(engine.rules.map.provinces[q].tax), q)
                 });
                 let p = enemy.unwrap_or_else(|| provinces.iter().copied().max_by_key(|&q| (enemy_pressure(engine, view, seat, q), q)).unwrap());

@@ -1,7 +1,9 @@
 //! Bots: players that decide from their own seat's view only.
 //!
-//! A bot gets the engine (for the public rules and map), a redacted view of
-//! the state (`GameState::view`) and the legal options; it has its own
+//! A bot gets the engine (for the public rules and map), a borrowed view of
+//! what its seat may know (`SeatView`: the public parts in place, the
+//! redacted copy `GameState::view` only when asked for) and the legal
+//! options; it has its own
 //! seeded generator, separate from the game's.
 
 mod greedy;
@@ -18,9 +20,9 @@ pub trait Bot {
     /// A copy with the same generator state (for undo in the REPL).
     fn boxed_clone(&self) -> Box<dyn Bot>;
     /// A plan for `seat` (the engine checks it; an invalid one is a bug).
-    fn plan(&mut self, engine: &Engine, view: &GameState, seat: usize) -> Plan;
+    fn plan(&mut self, engine: &Engine, view: &SeatView, seat: usize) -> Plan;
     /// One of `options` (never empty).
-    fn choose(&mut self, engine: &Engine, view: &GameState, seat: usize, kind: &str, options: &[Choice]) -> Choice;
+    fn choose(&mut self, engine: &Engine, view: &SeatView, seat: usize, kind: &str, options: &[Choice]) -> Choice;
 }
 
 pub const BOT_NAMES: &[&str] = &["random", "greedy"];
@@ -58,7 +60,7 @@ pub fn fill_seats(names: &[String], players: u8, allow_human: bool, flag: &str) 
 /// The decision `bots[seat]` makes for the current position (which must not
 /// be chance or terminal). For simultaneous planning, pass the seat to plan.
 pub fn decide(engine: &Engine, st: &GameState, seat: usize, bot: &mut dyn Bot) -> Decision {
-    let view = st.view(Some(seat));
+    let view = SeatView::new(st, seat);
     match engine.legal(st) {
         Legal::Plan { .. } => Decision::Plan { seat: seat as u8, plan: bot.plan(engine, &view, seat) },
         Legal::Choose { kind, options, .. } => Decision::Choose { seat: seat as u8, choice: bot.choose(engine, &view, seat, &kind, &options) },
@@ -100,13 +102,13 @@ pub(crate) fn action_kind(engine: &Engine, a: usize) -> ActionKind {
 
 /// Whether a province could carry out an action of this kind (roughly:
 /// bots use it to avoid plans that would certainly be skipped).
-pub(crate) fn feasible(engine: &Engine, st: &GameState, seat: usize, a: usize, kind: ActionKind, p: usize, chests: i64) -> bool {
+pub(crate) fn feasible(engine: &Engine, st: &SeatView, seat: usize, a: usize, kind: ActionKind, p: usize, chests: i64) -> bool {
     let card = &engine.rules.cards.actions[a];
-    let prov = &st.provinces[p];
+    let prov = &st.provinces()[p];
     let spaces = engine.rules.map.provinces[p].spaces;
     match kind {
-        ActionKind::Build(k) => !prov.has(k) && prov.building_count() < spaces && st.buildings[k] > 0 && chests >= card.cost,
-        ActionKind::Deploy | ActionKind::DeployMove => chests >= card.cost && st.players[seat].supply >= 5,
+        ActionKind::Build(k) => !prov.has(k) && prov.building_count() < spaces && st.buildings()[k] > 0 && chests >= card.cost,
+        ActionKind::Deploy | ActionKind::DeployMove => chests >= card.cost && st.supply(seat) >= 5,
         ActionKind::MoveAttack => prov.armies >= 2,
         ActionKind::Taxes | ActionKind::Rice | ActionKind::Other => true,
     }
@@ -117,10 +119,11 @@ pub(crate) fn feasible(engine: &Engine, st: &GameState, seat: usize, a: usize, k
 /// spare province card), empty action spaces get the spare war-chest cards
 /// (skips), and spare province cards go where they cannot act, if they
 /// still must go somewhere.
-pub(crate) fn comply(engine: &Engine, view: &GameState, seat: usize, plan: &mut Plan) {
+pub(crate) fn comply(engine: &Engine, seat_view: &SeatView, seat: usize, plan: &mut Plan) {
     if !engine.must_fill() {
         return;
     }
+    let view = seat_view.state();
     if plan.bid.is_none() {
         let left = engine.unplaced(view, seat, plan);
         let chest = left.iter().copied().filter(|c| matches!(c, Card::Chest(_)) && engine.can_bid(view, seat, *c)).min_by_key(|c| match c {
@@ -138,7 +141,7 @@ pub(crate) fn comply(engine: &Engine, view: &GameState, seat: usize, plan: &mut 
         let left: Vec<usize> =
             engine.unplaced(view, seat, plan).into_iter().filter_map(|c| if let Card::Province(p) = c { Some(p as usize) } else { None }).collect();
         let kind = action_kind(engine, a);
-        let Some(&p) = left.iter().find(|&&p| !feasible(engine, view, seat, a, kind, p, chests)).or(left.first()) else { break };
+        let Some(&p) = left.iter().find(|&&p| !feasible(engine, seat_view, seat, a, kind, p, chests)).or(left.first()) else { break };
         plan.slots[a] = Some(Card::Province(p as u16));
     }
 }

@@ -24,13 +24,13 @@ impl Bot for RandomBot {
         "random"
     }
 
-    fn plan(&mut self, engine: &Engine, view: &GameState, seat: usize) -> Plan {
+    fn plan(&mut self, engine: &Engine, view: &SeatView, seat: usize) -> Plan {
         let n = engine.rules.cards.actions.len();
         let mut slots = vec![None; n];
         let mut free: Vec<usize> = view.provinces_of(seat).collect();
         let mut order: Vec<usize> = (0..n).collect();
         self.rng.shuffle(&mut order);
-        let mut chests = view.players[seat].chests;
+        let mut chests = view.chests(seat);
         let kinds: Vec<_> = (0..n).map(|a| action_kind(engine, a)).collect();
         for a in order {
             if free.is_empty() || self.rng.chance(0.2) {
@@ -45,8 +45,7 @@ impl Bot for RandomBot {
             chests -= engine.rules.cards.actions[a].cost;
             slots[a] = Some(Card::Province(p as u16));
         }
-        let affordable: Vec<u8> =
-            engine.rules.rules.components.chest_cards.iter().filter(|&&v| v <= view.players[seat].chests.min(2)).map(|&v| v as u8).collect();
+        let affordable: Vec<u8> = engine.rules.rules.components.chest_cards.iter().filter(|&&v| v <= view.chests(seat).min(2)).map(|&v| v as u8).collect();
         let bid = match self.rng.below(4) {
             0 => None,
             1 if !free.is_empty() => Some(Card::Province(free[self.rng.below(free.len() as u32) as usize] as u16)),
@@ -58,7 +57,7 @@ impl Bot for RandomBot {
         plan
     }
 
-    fn choose(&mut self, _engine: &Engine, _view: &GameState, _seat: usize, _kind: &str, options: &[Choice]) -> Choice {
+    fn choose(&mut self, _engine: &Engine, _view: &SeatView, _seat: usize, _kind: &str, options: &[Choice]) -> Choice {
         options[self.rng.below(options.len() as u32) as usize]
     }
 }

@@ -300,6 +300,58 @@ impl GameState {
     }
 }
 
+/// What one seat may know, borrowed from the state: bots decide from this.
+/// The public parts (the board, supplies, counts) are read in place; the
+/// redacted copy (`GameState::view`) is made only if a bot asks for it.
+pub struct SeatView<'a> {
+    st: &'a GameState,
+    seat: usize,
+    copy: std::cell::OnceCell<GameState>,
+}
+
+impl<'a> SeatView<'a> {
+    pub fn new(st: &'a GameState, seat: usize) -> SeatView<'a> {
+        SeatView { st, seat, copy: std::cell::OnceCell::new() }
+    }
+    /// The seat whose view this is.
+    pub fn seat(&self) -> usize {
+        self.seat
+    }
+    pub fn seats(&self) -> usize {
+        self.st.seats()
+    }
+    pub fn provinces(&self) -> &'a [ProvinceState] {
+        &self.st.provinces
+    }
+    pub fn in_play(&self) -> &'a [bool] {
+        &self.st.in_play
+    }
+    /// Buildings in the supply, by kind.
+    pub fn buildings(&self) -> &'a [u16] {
+        &self.st.buildings
+    }
+    pub fn provinces_of(&self, seat: usize) -> impl Iterator<Item = usize> + 'a {
+        self.st.provinces_of(seat)
+    }
+    pub fn supply(&self, seat: usize) -> u16 {
+        self.st.players[seat].supply
+    }
+    pub fn chests(&self, seat: usize) -> i64 {
+        self.st.players[seat].chests
+    }
+    pub fn rice(&self, seat: usize) -> i64 {
+        self.st.players[seat].rice
+    }
+    pub fn points(&self, seat: usize) -> i64 {
+        self.st.players[seat].points
+    }
+    /// Everything the seat may know, as a state (`GameState::view`, made
+    /// on first use).
+    pub fn state(&self) -> &GameState {
+        self.copy.get_or_init(|| self.st.view(Some(self.seat)))
+    }
+}
+
 /// Who must act now.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Actor {

@@ -452,7 +452,7 @@ impl Repl {
             ["clear"] => *draft = Plan { slots: vec![None; n], bid: None },
             ["auto"] => {
                 let mut b = crate::bots::Greedy::new(self.config.seed ^ s as u64);
-                let view = self.game.state().view(Some(s));
+                let view = crate::core::SeatView::new(self.game.state(), s);
                 let plan = b.plan(&self.game.engine, &view, s);
                 self.drafts[s] = Some(plan);
             }
