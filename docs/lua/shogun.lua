@@ -193,7 +193,7 @@ function game.holdings(s) end
 ---@return integer ...
 function game.region_buildings(region, kind) end
 ---The card effects acting on a hook for a seat doing an action now, in
----rules.modifier_order; nil when none.
+---rules.modifier_order; nil when none. The list is read-only (shared).
 ---@param hook string
 ---@param s Seat|nil
 ---@param action integer|nil
@@ -249,6 +249,15 @@ function game.remove_unrest(p, n) end
 ---@param spec table
 ---@return Pile
 function game.throw(spec) end
+---The same throw with positional groups and no tables: throw_cubes(peasants,
+---seat, from, n, seat, from, n, ...), `from` a province or nil for the
+---supply. Returns the peasants that landed, then for each group the cubes
+---of its seat that landed.
+---@param peasants integer
+---@param ... integer|nil
+---@return integer peasants
+---@return integer ...
+function game.throw_cubes(peasants, ...) end
 ---@param s Seat
 ---@param n integer
 function game.tray_to_supply(s, n) end

@@ -6,7 +6,7 @@ local game, note, modify = game, note, modify
 shogun.action("build", function(seat, p, a)
   local card = CARDS.actions[a]
   local kind = card.params.building
-  local cost = modify("action_cost", card.cost, { seat = seat, province = p, action = a })
+  local cost = modify_at("action_cost", card.cost, seat, p, a)
   if game.has(p, kind) then return skip(seat, p, "already has a " .. kind, "built_already") end
   if game.free_spaces(p) < 1 then return skip(seat, p, "no free building space", "no_space") end
   if game.building_supply(kind) < 1 then return skip(seat, p, "no " .. kind .. " left", "no_building_left") end
@@ -14,7 +14,7 @@ shogun.action("build", function(seat, p, a)
   game.pay(seat, cost)
   game.build(p, kind)
   if NARRATE then note("%s builds a %s in %s for %d", seat_name(seat), kind, pname(p), cost) end
-  local calm = modify("after_build", 0, { seat = seat, province = p, action = a })
+  local calm = modify_at("after_build", 0, seat, p, a)
   if calm > 0 and game.unrest(p) > 0 then
     local removed = game.remove_unrest(p, calm)
     if NARRATE then note("unrest in %s calms: %d marker(s) removed", pname(p), removed) end
@@ -26,7 +26,7 @@ end)
 local function collect(seat, p, a, field, hook, what)
   local unrest = game.unrest(p)
   if unrest > 0 and not revolt(seat, p, unrest, "collecting " .. what) then return end
-  local amount = modify(hook, MAP.provinces[p][field], { seat = seat, province = p, action = a })
+  local amount = modify_at(hook, MAP.provinces[p][field], seat, p, a)
   if field == "tax" then game.gain(seat, amount) else game.add_rice(seat, amount) end
   local added = game.add_unrest(p, RULES.params.unrest_per_collection)
   if NARRATE then
@@ -40,9 +40,8 @@ shogun.action("collect_rice", function(seat, p, a) collect(seat, p, a, "rice", "
 
 local function deploy(seat, p, a)
   local card = CARDS.actions[a]
-  local ctx = { seat = seat, province = p, action = a }
-  local n = modify("deploy_armies", card.params.armies, ctx)
-  local cost = modify("action_cost", card.cost, ctx)
+  local n = modify_at("deploy_armies", card.params.armies, seat, p, a)
+  local cost = modify_at("action_cost", card.cost, seat, p, a)
   if game.chests(seat) < cost then skip(seat, p, "cannot pay " .. cost, "cannot_pay") return nil end
   if game.supply(seat) < n then skip(seat, p, "only " .. game.supply(seat) .. " cubes in supply", "no_cubes") return nil end
   game.pay(seat, cost)

@@ -43,16 +43,22 @@ function battle_outcome(kind, a, d, p, unrest)
   return shogun.handler_fn(RULES.handlers.battle)(kind, a, d, p, unrest)
 end
 
-local function extra(hook, seat, ctx)
-  -- Reading 4: an extra cube is thrown when the supply has one.
-  return math.max(0, math.min(modify(hook, 0, ctx), game.supply(seat)))
+-- Extra cubes a side throws from its supply (reading 4: only as many as
+-- the supply has). `ctx` builds the modifiers' context, called only when
+-- an effect acts.
+local function extra(hook, seat, action, ctx, ...)
+  local effects = game.effects(hook, seat, action)
+  if effects == nil then return 0 end
+  return math.max(0, math.min(apply_effects(effects, 0, ctx(...)), game.supply(seat)))
 end
+local function attacker_ctx(seat, to, from, action) return { seat = seat, province = to, source = from, action = action } end
+local function defender_ctx(defender, to, seat, action) return { seat = defender, province = to, attacker = seat, action = action } end
 
 -- `seat` attacks province `to` of `defender` with `n` armies from `from`.
 function attack(seat, defender, from, to, n, action)
   game.battle("attack", to)
-  local xa = extra("attacker_extra", seat, { seat = seat, province = to, source = from, action = action })
-  local xd = extra("defender_extra", defender, { seat = defender, province = to, attacker = seat, action = action })
+  local xa = extra("attacker_extra", seat, action, attacker_ctx, seat, to, from, action)
+  local xd = extra("defender_extra", defender, action, defender_ctx, defender, to, seat, action)
   local dn = game.armies(to)
   local unrest = game.unrest(to) > 0
   if NARRATE then
@@ -60,11 +66,7 @@ function attack(seat, defender, from, to, n, action)
       pname(from), n, xa > 0 and string.format(" +%d from supply", xa) or "",
       xd > 0 and string.format("; %s adds %d from supply", seat_name(defender), xd) or "")
   end
-  local spec = { { seat = seat, from = from, n = n }, { seat = defender, from = to, n = dn } }
-  if xa > 0 then spec[#spec + 1] = { seat = seat, n = xa } end
-  if xd > 0 then spec[#spec + 1] = { seat = defender, n = xd } end
-  local tray = game.throw(spec)
-  local a, d, p = tray[seat], tray[defender], tray.peasants
+  local p, a, d = game.throw_cubes(0, seat, from, n, defender, to, dn, seat, nil, xa, defender, nil, xd)
   if unrest then note("%s has unrest: the peasants take no side", pname(to)) end
   local outcome, a_left, d_left = battle_outcome("attack", a, d, p, unrest)
   game.tally("battles.attack." .. (WON[outcome] or outcome), seat)
@@ -93,18 +95,14 @@ end
 -- `seat` enters neutral province `to` with `n` armies from `from`.
 function neutral_battle(seat, from, to, n, action)
   game.battle("neutral", to)
-  local xa = extra("attacker_extra", seat, { seat = seat, province = to, source = from, action = action })
-  local k = math.max(0, math.min(modify("neutral_peasants", RULES.params.neutral_peasants, { seat = seat, province = to, action = action }),
-    game.peasant_supply()))
+  local xa = extra("attacker_extra", seat, action, attacker_ctx, seat, to, from, action)
+  local k = math.max(0, math.min(modify_at("neutral_peasants", RULES.params.neutral_peasants, seat, to, action), game.peasant_supply()))
   local unrest = game.unrest(to) > 0
   if NARRATE then
     note("%s enters neutral %s from %s with %d%s against %d peasant(s)", seat_name(seat), pname(to), pname(from), n,
       xa > 0 and string.format(" +%d from supply", xa) or "", k)
   end
-  local spec = { { seat = seat, from = from, n = n }, peasants = k }
-  if xa > 0 then spec[#spec + 1] = { seat = seat, n = xa } end
-  local tray = game.throw(spec)
-  local a, p = tray[seat], tray.peasants
+  local p, a = game.throw_cubes(k, seat, from, n, seat, nil, xa)
   local outcome, a_left = battle_outcome("neutral", a, 0, p, unrest)
   game.tally("battles.neutral." .. (WON[outcome] or outcome), seat)
   game.tray_to_supply(seat, a - a_left)
@@ -124,8 +122,7 @@ function revolt(seat, p, peasants, why)
   local k = math.min(peasants, game.peasant_supply())
   local dn = game.armies(p)
   if NARRATE then note("revolt in %s (%s): %d peasant(s) against %d armies", pname(p), why, k, dn) end
-  local tray = game.throw({ { seat = seat, from = p, n = dn }, peasants = k })
-  local d, q = tray[seat], tray.peasants
+  local q, d = game.throw_cubes(k, seat, p, dn)
   local outcome, _, d_left = battle_outcome("revolt", 0, d, q, false)
   game.tally((why == "winter" and "battles.winter_revolt." or "battles.collection_revolt.") .. (HELD[outcome] or outcome), seat)
   game.tray_peasants_to_supply()

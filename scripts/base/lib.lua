@@ -34,6 +34,14 @@ function modify(hook, value, ctx)
   return apply_effects(game.effects(hook, ctx.seat, ctx.action), value, ctx)
 end
 
+-- `modify` for the common context (seat, province, action), made only when
+-- an effect acts: most of the time none does, and the table is not needed.
+function modify_at(hook, value, seat, province, action)
+  local effects = game.effects(hook, seat, action)
+  if effects == nil then return value end
+  return apply_effects(effects, value, { seat = seat, province = province, action = action })
+end
+
 -- The second half of `modify`, for callers that fetched the effects once
 -- (game.effects(hook, seat, action)) and apply them many times.
 function apply_effects(effects, value, ctx)

@@ -54,7 +54,7 @@ shogun.handler("winter", function()
   end
   local queue = {}
   for _, seat in ipairs({ game.turn_order() }) do
-    local lost = modify("winter_rice_loss", loss, { seat = seat })
+    local lost = modify_at("winter_rice_loss", loss, seat)
     local rice = game.add_rice(seat, -lost)
     local need = game.province_count(seat) * RULES.winter.rice_per_province
     local shortage = math.max(0, need - rice)

@@ -162,6 +162,46 @@ pub(super) fn map_table(lua: &Lua, rules: &Rules) -> mlua::Result<Table> {
     Ok(t)
 }
 
+/// Takes one group of a throw (`n` cubes of `seat` from province `from`,
+/// or from the supply) into `input`; returns the seat (0-based).
+fn take_group(sh: &Shared, st: &mut GameState, input: &mut Pile, seat: i64, from: Option<i64>, n: i64) -> mlua::Result<usize> {
+    let s = sh.seat(st, "throw", seat)?;
+    let n = sh.count("throw", n)?;
+    match from {
+        Some(p) => {
+            let p = sh.prov(st, "throw", p)?;
+            let prov = &mut st.provinces[p];
+            if prov.owner != Some(s as u8) || prov.armies < n {
+                return Err(rt(format!("game.throw: seat {} has {} armies in {}, cannot throw {n}", s + 1, prov.armies, sh.name(p))));
+            }
+            prov.armies -= n;
+        }
+        None => {
+            if st.players[s].supply < n {
+                return Err(rt(format!("game.throw: seat {} has {} cubes in supply, cannot throw {n}", s + 1, st.players[s].supply)));
+            }
+            st.players[s].supply -= n;
+        }
+    }
+    input.seats[s] += n;
+    Ok(s)
+}
+
+/// Adds `peasants` from the supply and throws `input` with the tray.
+fn throw_input(sh: &Shared, st: &mut GameState, mut input: Pile, peasants: i64) -> mlua::Result<Pile> {
+    let peasants = sh.count("throw", peasants)?;
+    if st.peasants < peasants {
+        return Err(rt(format!("game.throw: {} peasants in the supply, cannot throw {peasants}", st.peasants)));
+    }
+    st.peasants -= peasants;
+    input.peasants += peasants;
+    let rethrown = st.tray;
+    let tower = sh.tower.borrow().clone();
+    let landed = crate::tower::throw_in(tower.as_ref(), st, input).map_err(rt)?;
+    sh.event(Event::Throw { thrown: input, rethrown, landed });
+    Ok(landed)
+}
+
 /// The `game` table of host functions.
 pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
     let t = lua.create_table()?;
@@ -418,41 +458,36 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         let mut input = Pile::default();
         for entry in spec.clone().sequence_values::<Table>() {
             let entry = entry?;
-            let s = sh.seat(st, "throw", entry.raw_get(&keys.seat)?)?;
-            let n = sh.count("throw", entry.raw_get(&keys.n)?)?;
-            match entry.raw_get::<Option<i64>>(&keys.from)? {
-                Some(p) => {
-                    let p = sh.prov(st, "throw", p)?;
-                    let prov = &mut st.provinces[p];
-                    if prov.owner != Some(s as u8) || prov.armies < n {
-                        return Err(rt(format!("game.throw: seat {} has {} armies in {}, cannot throw {n}", s + 1, prov.armies, sh.name(p))));
-                    }
-                    prov.armies -= n;
-                }
-                None => {
-                    if st.players[s].supply < n {
-                        return Err(rt(format!("game.throw: seat {} has {} cubes in supply, cannot throw {n}", s + 1, st.players[s].supply)));
-                    }
-                    st.players[s].supply -= n;
-                }
-            }
-            input.seats[s] += n;
+            take_group(sh, st, &mut input, entry.raw_get(&keys.seat)?, entry.raw_get(&keys.from)?, entry.raw_get(&keys.n)?)?;
         }
-        let peasants = sh.count("throw", spec.raw_get::<Option<i64>>(&keys.peasants)?.unwrap_or(0))?;
-        if st.peasants < peasants {
-            return Err(rt(format!("game.throw: {} peasants in the supply, cannot throw {peasants}", st.peasants)));
-        }
-        st.peasants -= peasants;
-        input.peasants += peasants;
-        let rethrown = st.tray;
-        let tower = sh.tower.borrow().clone();
-        let landed = crate::tower::throw_in(tower.as_ref(), st, input).map_err(rt)?;
-        sh.event(Event::Throw { thrown: input, rethrown, landed });
+        let landed = throw_input(sh, st, input, spec.raw_get::<Option<i64>>(&keys.peasants)?.unwrap_or(0))?;
         let out = lua.create_table()?;
         for s in 0..st.seats() {
             out.raw_set(s + 1, landed.seats[s])?;
         }
         out.set("peasants", landed.peasants)?;
+        Ok(out)
+    })?;
+    // The same throw, positional (no tables made): throw_cubes(peasants,
+    // seat, from, n, seat, from, n, ...) with from = nil for the supply.
+    // Returns the peasants that landed, then for each group the cubes of
+    // its seat that landed.
+    reg(lua, &t, sh, "throw_cubes", |_, sh, (peasants, groups): (i64, Variadic<Option<i64>>)| {
+        let st = sh.writable("throw_cubes")?;
+        if groups.len() % 3 != 0 {
+            return Err(rt(format!("game.throw_cubes: groups come as seat, from, n; got {} values after the peasants", groups.len())));
+        }
+        let mut input = Pile::default();
+        let mut seats = Vec::with_capacity(groups.len() / 3);
+        for g in groups.chunks(3) {
+            let seat = g[0].ok_or_else(|| rt("game.throw_cubes: a group has no seat".into()))?;
+            let n = g[2].ok_or_else(|| rt("game.throw_cubes: a group has no count".into()))?;
+            seats.push(take_group(sh, st, &mut input, seat, g[1], n)?);
+        }
+        let landed = throw_input(sh, st, input, peasants)?;
+        let mut out: Variadic<i64> = Variadic::with_capacity(seats.len() + 1);
+        out.push(i64::from(landed.peasants));
+        out.extend(seats.into_iter().map(|s| i64::from(landed.seats[s])));
         Ok(out)
     })?;
     reg(lua, &t, sh, "tray_to_supply", |_, sh, (s, n): (i64, i64)| {
@@ -552,6 +587,11 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
             Some(a) => return Err(rt(format!("game.effects: action {a} does not exist"))),
             None => None,
         };
+        let special = seat.and_then(|s| st.special_of(s));
+        let key = (index as *const super::HookEffects as usize, st.event, special, action);
+        if let Some(cached) = sh.effects_cache.borrow().get(&key) {
+            return Ok(cached.clone().map(Value::Table).unwrap_or(Value::Nil));
+        }
         let tables = sh.effect_tables.borrow();
         let cards = &sh.rules.cards;
         let wanted = |e: &crate::rules::pack::Effect| e.actions.is_empty() || action_id.is_some_and(|a| e.actions.iter().any(|x| x == a));
@@ -577,7 +617,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
                     }
                 }
                 "special" => {
-                    if let Some(c) = seat.and_then(|s| st.special_of(s)) {
+                    if let Some(c) = special {
                         let c = c as usize;
                         for &j in &index.specials[c] {
                             if wanted(&cards.specials[c].effects[j]) {
@@ -595,7 +635,12 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
                 }
             }
         }
-        Ok(out.map(Value::Table).unwrap_or(Value::Nil))
+        let list = match out {
+            Some(t) => Some(sh.readonly_list.borrow().as_ref().expect("set at start-up").call::<Table>(t)?),
+            None => None,
+        };
+        sh.effects_cache.borrow_mut().insert(key, list.clone());
+        Ok(list.map(Value::Table).unwrap_or(Value::Nil))
     })?;
     reg(lua, &t, sh, "log", |_, sh, text: String| {
         sh.event(Event::Note(text));

@@ -137,6 +137,11 @@ pub(crate) struct Shared {
     hooks: HashMap<String, HookEffects>,
     /// Read-only Lua tables of every card effect, built once.
     effect_tables: RefCell<EffectTables>,
+    /// game.effects' answers: they depend only on (hook, event, special
+    /// card, action), so each list is built once and shared read-only.
+    effects_cache: RefCell<HashMap<EffectsKey, Option<Table>>>,
+    /// The prelude's `readonly_list`.
+    readonly_list: RefCell<Option<Function>>,
     /// Interned key strings for the host functions that read tables.
     keys: RefCell<Option<Keys>>,
 }
@@ -169,6 +174,10 @@ impl Shared {
         result
     }
 }
+
+/// What game.effects' answer depends on: the hook (its index entry's
+/// address), the event, the seat's special card and the action.
+type EffectsKey = (usize, Option<u8>, Option<u8>, Option<i64>);
 
 #[derive(Default)]
 pub(crate) struct EffectTables {
@@ -407,6 +416,8 @@ impl Runtime {
             busy: Cell::new(false),
             hooks: hook_index(&rules),
             effect_tables: RefCell::new(EffectTables::default()),
+            effects_cache: RefCell::new(HashMap::new()),
+            readonly_list: RefCell::new(None),
             keys: RefCell::new(None),
         });
         let setup = (|| -> mlua::Result<Table> {
@@ -417,6 +428,7 @@ impl Runtime {
             g.set("CARDS", freeze.call::<Table>(lua.to_value(&rules.cards)?)?)?;
             g.set("MAP", freeze.call::<Table>(api::map_table(&lua, &rules)?)?)?;
             g.set("game", api::host_table(&lua, &shared)?)?;
+            *shared.readonly_list.borrow_mut() = Some(prelude.get("readonly_list")?);
             let table = |e: &crate::rules::pack::Effect| -> mlua::Result<Table> { freeze.call(lua.to_value(e)?) };
             let tables = EffectTables {
                 events: rules.cards.events.iter().map(|c| c.effects.iter().map(table).collect()).collect::<mlua::Result<_>>()?,

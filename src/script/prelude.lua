@@ -419,4 +419,17 @@ local function set_loading(name, overrides)
   loading = { name = name, overrides = set }
 end
 
-return { registry = registry, seal = seal, lock_builtins = lock_builtins, freeze = freeze, set_loading = set_loading }
+-- A read-only list whose items stay as they are (the host shares the
+-- effect lists of game.effects between calls).
+local function readonly_list(t)
+  return raw_setmetatable({}, {
+    __index = t,
+    __newindex = function(_, k) error("effect lists are read-only (tried to set `" .. tostring(k) .. "`)", 2) end,
+    __len = function() return #t end,
+    __pairs = function() return spairs(t) end,
+    __metatable = false,
+  })
+end
+
+return { registry = registry, seal = seal, lock_builtins = lock_builtins, freeze = freeze, set_loading = set_loading,
+  readonly_list = readonly_list }
