@@ -185,11 +185,6 @@ impl Report {
                 let _ = write!(o, "{:<w$}", format!("{:.3} (χ² p={:.3})", a.balance, a.balance_p), w = w + 2);
             }
             let _ = writeln!(o);
-            let _ = write!(o, "\nmeans per game (95% CI)\n  {:<34}", "metric");
-            for a in &c.arms {
-                let _ = write!(o, "{:<w$}", short(&a.name), w = w + 2);
-            }
-            let _ = writeln!(o);
             let mut rows: Vec<&str> = FLOW.iter().map(|(k, _)| *k).collect();
             let per_seat = ["points", "chests", "provinces", "buildings"];
             let seat_rows: Vec<String> = per_seat.iter().flat_map(|m| h.seats.iter().map(move |s| format!("{m}.{s}"))).collect();
@@ -201,8 +196,14 @@ impl Report {
                 t
             };
             rows.extend(tallies.iter().map(String::as_str));
+            let kw = rows.iter().map(|k| k.len()).max().unwrap_or(6) + 2;
+            let _ = write!(o, "\nmeans per game (95% CI)\n  {:<kw$}", "metric");
+            for a in &c.arms {
+                let _ = write!(o, "{:<w$}", short(&a.name), w = w + 2);
+            }
+            let _ = writeln!(o);
             for key in rows {
-                let _ = write!(o, "  {:<34}", key);
+                let _ = write!(o, "  {key:<kw$}");
                 for a in &c.arms {
                     let cell = a.means.get(key).map(|i| format!("{} ({}–{})", num(i.value), num(i.lo), num(i.hi))).unwrap_or_else(|| "0".into());
                     let _ = write!(o, "{:<w$}", cell, w = w + 2);
