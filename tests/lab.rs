@@ -139,6 +139,7 @@ fn bad_arguments_get_clear_errors() {
     assert!(error_of(&["--bots", "clever"]).contains("unknown player `clever`"));
     assert!(error_of(&["--players", "9"]).contains("--players 9"));
     assert!(error_of(&["--against", "--colour", "red"]).contains("--colour"));
+    assert!(error_of(&["--check", "often"]).contains("unknown check mode `often`"));
 }
 
 #[test]

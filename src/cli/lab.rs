@@ -102,6 +102,10 @@ pub struct LabArgs {
     /// Write one JSON record per game and arm (with a header line) to FILE.
     #[arg(long, value_name = "FILE")]
     pub jsonl: Option<PathBuf>,
+    /// When the engine checks its invariants: every (decision), sample
+    /// (every 16th and at the end) or end (of each game).
+    #[arg(long, default_value = "sample", value_name = "every|sample|end")]
+    pub check: String,
     /// Games per batch between progress updates and --until-ci checks.
     #[arg(long, default_value_t = 500, hide = true)]
     pub batch: u64,
@@ -229,6 +233,7 @@ pub fn build(args: &LabArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Lab
         jobs: args.jobs,
         until_ci: args.until_ci,
         batch: args.batch,
+        check: crate::engine::CheckMode::parse(&args.check).map_err(|e| format!("--check: {e}"))?,
     };
     Lab::new(arms, &bot_sets, flag, &args.towers, settings)
 }
@@ -332,7 +337,12 @@ fn run(args: LabArgs) -> Result<(), String> {
     }
     let secs = started.elapsed().as_secs_f64();
     let played = agg.games() * lab.arms.len() as u64 * lab.header.conditions.len() as u64;
-    eprintln!("{played} games in {secs:.1} s ({:.0} games/s on {} job(s))", played as f64 / secs.max(1e-9), lab.jobs);
+    eprintln!(
+        "{played} games in {secs:.1} s ({:.0} games/s on {} job(s)); invariants checked {}",
+        played as f64 / secs.max(1e-9),
+        lab.jobs,
+        lab.check.describe()
+    );
     if let Some(f) = file {
         f.commit()?;
     }

@@ -28,7 +28,7 @@ pub use report::Report;
 use stats::Sums;
 
 use crate::core::SetupMode;
-use crate::engine::Engine;
+use crate::engine::{CheckMode, Engine};
 use crate::play::GameSpec;
 use crate::rules::Rules;
 use crate::script::Limits;
@@ -115,11 +115,14 @@ pub struct Settings {
     pub jobs: Option<usize>,
     pub until_ci: Option<f64>,
     pub batch: u64,
+    /// When the engine checks its invariants (a sample by default: a
+    /// broken invariant still stops the run, found a little later).
+    pub check: CheckMode,
 }
 
 impl Settings {
     pub fn new(players: u8, seed: u64, games: u64) -> Settings {
-        Settings { players, setup: None, seed, games, range: None, rotate: None, jobs: None, until_ci: None, batch: 500 }
+        Settings { players, setup: None, seed, games, range: None, rotate: None, jobs: None, until_ci: None, batch: 500, check: CheckMode::Sample }
     }
 }
 
@@ -134,6 +137,7 @@ pub struct Lab {
     pub until_ci: Option<f64>,
     /// Games per batch (between checks of `until_ci` and progress updates).
     pub batch: u64,
+    pub check: CheckMode,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -209,7 +213,7 @@ impl Lab {
             range: s.range.unwrap_or((0, s.games)),
         };
         let jobs = s.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-        Ok(Lab { header, arms, setup, jobs, until_ci: s.until_ci, batch: s.batch })
+        Ok(Lab { header, arms, setup, jobs, until_ci: s.until_ci, batch: s.batch, check: s.check })
     }
 }
 
@@ -244,7 +248,7 @@ thread_local! {
     static ENGINES: RefCell<Vec<(EngineKey, Rc<Engine>)>> = const { RefCell::new(Vec::new()) };
 }
 
-fn engine_for(run: u64, arm_idx: usize, arm: &Arm, tower: Option<&str>) -> Result<Rc<Engine>, LabError> {
+fn engine_for(run: u64, arm_idx: usize, arm: &Arm, tower: Option<&str>, check: CheckMode) -> Result<Rc<Engine>, LabError> {
     let key = (run, arm_idx, tower.map(str::to_string));
     ENGINES.with(|cell| {
         let mut cache = cell.borrow_mut();
@@ -254,6 +258,7 @@ fn engine_for(run: u64, arm_idx: usize, arm: &Arm, tower: Option<&str>) -> Resul
         cache.retain(|((r, _, _), _)| *r == run);
         let e = Engine::with_options((*arm.rules).clone(), tower, Limits::default()).map_err(|d| LabError::Setup(format!("arm `{}`: {d}", arm.name)))?;
         e.runtime().set_narration(false);
+        e.set_check(check);
         let e = Rc::new(e);
         cache.push((key, e.clone()));
         Ok(e)
@@ -266,7 +271,7 @@ fn play_one(lab: &Lab, run: u64, c: usize, a: usize, g: u64) -> Result<GameRecor
     let arm = &lab.arms[a];
     let cond = &h.conditions[c];
     let tower = cond.tower.as_deref().or(arm.tower.as_deref());
-    let engine = engine_for(run, a, arm, tower)?;
+    let engine = engine_for(run, a, arm, tower, lab.check)?;
     let seed = h.seed.wrapping_add(g);
     let fail = |message: String| LabError::Game { arm: arm.name.clone(), game: g, seed, message };
     let names = seat_bots(&cond.bots, g, h.rotate);
