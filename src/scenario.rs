@@ -270,7 +270,13 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
             }
         }
         if let Some(w) = &e.winner {
-            let won: Vec<String> = engine.standings(st).iter().filter(|(_, r)| *r == 1).map(|(s, _)| engine.rules.seat_name(*s as usize).to_string()).collect();
+            let won: Vec<String> = engine
+                .standings(st)
+                .map_err(|e| format!("{here}: {e}"))?
+                .iter()
+                .filter(|(_, r)| *r == 1)
+                .map(|(s, _)| engine.rules.seat_name(*s as usize).to_string())
+                .collect();
             check("winner", won.join(","), w.clone());
         }
         if let Some(t) = &e.transcript_contains

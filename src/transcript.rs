@@ -108,8 +108,8 @@ pub struct Summary {
     pub stats: Stats,
 }
 
-pub fn summary(engine: &Engine, st: &GameState, seed: u64, bot_names: &[String], stats: &Stats) -> Summary {
-    let standings = engine.standings(st);
+pub fn summary(engine: &Engine, st: &GameState, seed: u64, bot_names: &[String], stats: &Stats) -> Result<Summary, EngineError> {
+    let standings = engine.standings(st)?;
     let rank_of = |s: usize| standings.iter().find(|(x, _)| *x as usize == s).map(|(_, r)| *r).unwrap_or(0);
     let seats = (0..st.seats())
         .map(|s| SeatResult {
@@ -121,7 +121,7 @@ pub fn summary(engine: &Engine, st: &GameState, seed: u64, bot_names: &[String],
             provinces: st.provinces_of(s).count(),
         })
         .collect();
-    Summary {
+    Ok(Summary {
         seed,
         map: engine.rules.map.name.clone(),
         ruleset: engine.rules.ruleset_name(),
@@ -129,7 +129,7 @@ pub fn summary(engine: &Engine, st: &GameState, seed: u64, bot_names: &[String],
         seats,
         winner: standings.iter().filter(|(_, r)| *r == 1).map(|(s, _)| engine.rules.seat_name(*s as usize).to_string()).collect(),
         stats: stats.clone(),
-    }
+    })
 }
 
 /// Plays one game (the map's default setup) and returns its transcript and summary.
@@ -156,7 +156,7 @@ pub fn transcript_with(engine: &Engine, players: u8, seed: u64, setup: SetupMode
         stats.record(step.events);
         narrate(engine, n, step.asked, step.decision, step.events, &mut out);
     })?;
-    let sum = summary(engine, &st, seed, bot_names, &stats);
+    let sum = summary(engine, &st, seed, bot_names, &stats)?;
     let _ = writeln!(out, "\nwinner: {}", sum.winner.join(", "));
     let _ = writeln!(
         out,

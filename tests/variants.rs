@@ -260,3 +260,40 @@ fn a_replaced_battle_rule_changes_games_and_odds_alike() {
     answer(&engine, &mut st, |o| *o.last().unwrap());
     assert_eq!(st.provinces[province(&engine, "Kozuke")].owner, Some(1), "the game used the replaced rule: the defender holds");
 }
+
+#[test]
+fn ranking_bids_and_voiding_are_the_packs_rules() {
+    // The tie-break at the end: a variant ranks by war chests alone.
+    let lua = "shogun.replace(\"handler\", \"standings\", function(players)\n  local r = {}\n  for s, me in ipairs(players) do\n    r[s] = 1\n    for _, o in ipairs(players) do if o.chests > me.chests then r[s] = r[s] + 1 end end\n  end\n  return r\nend)\n";
+    let dir = temp_variant("chests-win", "name: chests-win\ndescription: t\nsource: t\nextends: base\nlua: [v.lua]\n", Some(lua));
+    let engine = Engine::new(load(&[(dir, arg("chests-win"))]).unwrap()).unwrap();
+    let mut st = started(&engine, 4, 1);
+    for (s, (points, chests)) in [(50, 1), (10, 9), (30, 9), (40, 2)].into_iter().enumerate() {
+        st.players[s].points = points;
+        st.players[s].chests = chests;
+    }
+    assert_eq!(engine.standings(&st).unwrap(), vec![(1, 1), (2, 1), (3, 3), (0, 4)]);
+    assert_eq!(common::engine().standings(&st).unwrap(), vec![(0, 1), (3, 2), (2, 3), (1, 4)], "base: points, then chests");
+    // A planned action on a province card lost before its turn is void
+    // (the pack's perform handler): stage A's taxes in Settsu, then hand
+    // Settsu to B before the action runs.
+    let engine = common::engine();
+    let mut st = started(&engine, 4, 1);
+    let (settsu, taxes) = (province(&engine, "Settsu"), action(&engine, "taxes"));
+    let before = st.players[0].chests;
+    let mut plan = shogun_lab::core::Plan { slots: vec![None; 10], bid: None };
+    plan.slots[taxes] = Some(shogun_lab::core::Card::Province(settsu as u16));
+    for (s, p) in st.players.iter_mut().enumerate() {
+        p.plan = Some(if s == 0 { plan.clone() } else { shogun_lab::core::Plan { slots: vec![None; 10], bid: None } });
+    }
+    let n = shogun_lab::play::Notation::of(&engine, &st);
+    n.parse::<shogun_lab::play::Edit>("set Settsu owner=B").unwrap().apply(&engine, &mut st).unwrap();
+    assert_eq!(st.players[0].plan, Some(plan), "the card stays on A's board");
+    st.action_row = vec![taxes as u8];
+    st.actions_revealed = 1;
+    st.turn_order = vec![0, 1, 2, 3];
+    st.phase = shogun_lab::core::Phase::Actions { card: 0, turn: 0 };
+    let events = engine.resume(&mut st).unwrap();
+    assert_eq!(st.players[0].chests, before, "the void action yields nothing: {events:?}");
+    assert_eq!(st.players[1].chests, before, "nor does B collect for A's card");
+}

@@ -87,6 +87,11 @@ function shogun.original(kind, name) end
 ---@return function|nil
 function shogun.modifier_fn(name) end
 
+---The action registered under a name (nil if none).
+---@param name string
+---@return function|nil
+function shogun.action_fn(name) end
+
 ---The handler registered under a name (nil if none).
 ---@param name string
 ---@return function|nil
@@ -279,6 +284,14 @@ function game.neutralize(p) end
 ---@param n integer
 ---@return integer
 function game.random(n) end
+---Turns up a seat's bid: "chest", value; "province", p; or nil.
+---@param s Seat
+---@return string|nil kind
+---@return integer|nil value
+function game.reveal_bid(s) end
+---The seats, each once, in the order they choose turn-order spaces.
+---@param order Seat[]
+function game.set_choosing_order(order) end
 ---A line of narration in the transcript.
 ---@param text string
 function game.log(text) end

@@ -16,7 +16,7 @@ pub use invariants::check as check_invariants;
 use crate::core::*;
 use crate::rules::{Diagnostics, Rules};
 use crate::script::{Limits, PhaseHandler, Runtime, ScriptError};
-use crate::tower::{self, TowerModel};
+use crate::tower::TowerModel;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum EngineError {
@@ -603,26 +603,10 @@ impl Engine {
 
     /// Loads the tower and shuffles the event cards.
     fn preload(&self, st: &mut GameState, ev: &mut Vec<Event>) -> Result<(), EngineError> {
-        let r = &self.rules.rules;
-        let mut input = Pile::default();
-        for s in 0..st.seats() {
-            let k = (r.tower.preload.cubes_per_player as u16).min(st.players[s].supply);
-            st.players[s].supply -= k;
-            input.seats[s] = k;
+        let res = self.runtime.call_phase(st, ev, PhaseHandler::Preload)?;
+        if res.ask.is_some() {
+            return Err(EngineError::Broken("the preload handler may not ask questions".into()));
         }
-        let k = (r.tower.preload.peasants as u16).min(st.peasants);
-        st.peasants -= k;
-        input.peasants = k;
-        let rethrown = st.tray;
-        let landed = tower::throw_in(self.tower().as_ref(), st, input).map_err(EngineError::Broken)?;
-        ev.push(Event::Throw { thrown: input, rethrown, landed });
-        for s in 0..st.seats() {
-            st.players[s].supply += st.tray.seats[s];
-            st.tray.seats[s] = 0;
-        }
-        st.peasants += st.tray.peasants;
-        st.tray.peasants = 0;
-        self.note(ev, || "the tower is loaded; what landed goes back to the supplies".into());
         let mut deck: Vec<u8> = (0..self.rules.cards.events.len() as u8).collect();
         st.rng.shuffle(&mut deck);
         st.event_deck = deck;
@@ -649,39 +633,13 @@ impl Engine {
             }
             self.note(ev, || format!("{} plans: {}", self.rules.seat_name(s), if parts.is_empty() { "nothing".to_string() } else { parts.join(", ") }));
         }
-        let province_rank = self.rules.rules.bidding.province_bid_rank;
-        let mut keyed: Vec<(f64, Seat)> = Vec::new();
-        let mut bids = Vec::new();
-        for s in 0..st.seats() {
-            let bid = st.players[s].plan.as_ref().and_then(|p| p.bid);
-            let key = match bid {
-                None => -1.0,
-                Some(Card::Chest(v)) => {
-                    let v = i64::from(v).min(st.players[s].chests);
-                    st.players[s].chests -= v;
-                    v as f64
-                }
-                Some(Card::Province(_)) => province_rank,
-            };
-            st.players[s].revealed_bid = bid;
-            bids.push(format!(
-                "{} {}",
-                self.rules.seat_name(s),
-                match bid {
-                    None => "no card".to_string(),
-                    Some(Card::Chest(v)) => format!("{v}"),
-                    Some(Card::Province(p)) => format!("the province card {}", self.rules.province_name(p as usize)),
-                }
-            ));
-            keyed.push((key, s as u8));
+        let res = self.runtime.call_phase(st, ev, PhaseHandler::Bids)?;
+        if res.ask.is_some() {
+            return Err(EngineError::Broken("the bids handler may not ask questions".into()));
         }
-        // Equal bids: the daimyo cards are shuffled to rank them.
-        st.rng.shuffle(&mut keyed);
-        keyed.sort_by(|a, b| b.0.total_cmp(&a.0));
-        st.choose_order = keyed.into_iter().map(|(_, s)| s).collect();
-        self.note(ev, || format!("bids: {}", bids.join(", ")));
-        let order: Vec<&str> = st.choose_order.iter().map(|&s| self.rules.seat_name(s as usize)).collect();
-        self.note(ev, || format!("choosing order: {}", order.join(", ")));
+        if st.choose_order.len() != st.seats() {
+            return Err(EngineError::Broken("the bids handler did not set the choosing order (game.set_choosing_order)".into()));
+        }
         st.phase = Phase::ChooseSpace { idx: 0 };
         Ok(())
     }
@@ -742,11 +700,8 @@ impl Engine {
                     let seat = st.turn_order[turn] as usize;
                     let slot = st.players[seat].plan.as_ref().and_then(|p| p.slots.get(action).copied().flatten());
                     if let Some(Card::Province(p)) = slot {
-                        let p = p as usize;
-                        if st.provinces[p].owner == Some(seat as u8) {
-                            let res = self.runtime.call_action(st, ev, action, seat, p)?;
-                            st.ask = res.ask;
-                        }
+                        let res = self.runtime.call_action(st, ev, action, seat, p as usize)?;
+                        st.ask = res.ask;
                     }
                 }
                 Phase::Score => {
@@ -763,7 +718,7 @@ impl Engine {
                         st.phase = Phase::YearStart;
                     } else {
                         st.phase = Phase::GameOver;
-                        self.final_standings(st, ev);
+                        self.final_standings(st, ev)?;
                     }
                     if st.ask.is_some() {
                         return Err(EngineError::Broken("the score handler may not ask questions".into()));
@@ -791,24 +746,22 @@ impl Engine {
         st.phase = if st.season as usize >= self.rules.rules.calendar.seasons.len() { Phase::Winter } else { Phase::RoundStart };
     }
 
-    /// Seats from first to last: most points, then most war chests.
-    pub fn standings(&self, st: &GameState) -> Vec<(Seat, usize)> {
-        let mut order: Vec<Seat> = (0..st.seats() as u8).collect();
-        let key = |s: &Seat| (st.players[*s as usize].points, st.players[*s as usize].chests);
-        order.sort_by(|a, b| key(b).cmp(&key(a)).then(a.cmp(b)));
-        let mut out = Vec::new();
-        for (i, &s) in order.iter().enumerate() {
-            let rank = if i > 0 && key(&order[i - 1]) == key(&s) { out.last().map(|&(_, r)| r).unwrap_or(1) } else { i + 1 };
-            out.push((s, rank));
-        }
-        out
+    /// Seats from first to last with their ranks, by the rules' `standings`
+    /// handler (base: most points, then most war chests).
+    pub fn standings(&self, st: &GameState) -> Result<Vec<(Seat, usize)>, EngineError> {
+        let players: Vec<(i64, i64)> = st.players.iter().map(|p| (p.points, p.chests)).collect();
+        let ranks = self.runtime.standings(&players)?;
+        let mut out: Vec<(Seat, usize)> = ranks.into_iter().enumerate().map(|(s, r)| (s as Seat, r)).collect();
+        out.sort_by_key(|&(s, r)| (r, s));
+        Ok(out)
     }
 
-    fn final_standings(&self, st: &GameState, ev: &mut Vec<Event>) {
+    fn final_standings(&self, st: &GameState, ev: &mut Vec<Event>) -> Result<(), EngineError> {
         ev.push(Event::Heading("Final standings".into()));
-        for (s, rank) in self.standings(st) {
+        for (s, rank) in self.standings(st)? {
             let p = &st.players[s as usize];
             self.note(ev, || format!("{rank}. {}: {} points, {} war chests", self.rules.seat_name(s as usize), p.points, p.chests));
         }
+        Ok(())
     }
 }

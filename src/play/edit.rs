@@ -149,17 +149,8 @@ fn set_province(
         }
     }
     next.provinces[p].buildings = mask;
-    // The province card: a planned action on a lost card is void.
-    if cur.owner != next.provinces[p].owner
-        && let Some(o) = cur.owner
-        && let Some(plan) = &mut next.players[o as usize].plan
-    {
-        for slot in plan.slots.iter_mut() {
-            if *slot == Some(Card::Province(p as u16)) {
-                *slot = None;
-            }
-        }
-    }
+    // A planned action on a card that changed hands is void when its turn
+    // comes: the rules' `perform` handler checks who holds the province.
     crate::engine::check_invariants(&engine.rules, &next).map_err(EditError::Refused)?;
     *st = next;
     Ok(())

@@ -188,10 +188,13 @@ impl Repl {
         let st = self.state();
         let name = |s: usize| self.game.engine.rules.seat_name(s).to_string();
         match self.game.engine.actor(st) {
-            Actor::Terminal => {
-                let won: Vec<String> = self.game.engine.standings(st).iter().filter(|(_, r)| *r == 1).map(|(s, _)| name(*s as usize)).collect();
-                format!("the game is over: {} won", won.join(" and "))
-            }
+            Actor::Terminal => match self.game.engine.standings(st) {
+                Ok(ranks) => {
+                    let won: Vec<String> = ranks.iter().filter(|(_, r)| *r == 1).map(|(s, _)| name(*s as usize)).collect();
+                    format!("the game is over: {} won", won.join(" and "))
+                }
+                Err(e) => format!("the game is over; the rules could not rank the players: {e}"),
+            },
             Actor::Chance => String::new(),
             Actor::Seat(s) if self.is_human(s as usize) => match self.game.engine.legal(st) {
                 Legal::Choose { prompt, options, .. } => {

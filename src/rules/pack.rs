@@ -188,6 +188,18 @@ pub struct PhaseHandlers {
     /// Pure: (kind, attacker, defender, peasants, unrest) -> outcome,
     /// attacker cubes left, defender cubes left. Used by `shogun tower odds`.
     pub battle: String,
+    /// Loads the tower at setup (after the starting armies are placed).
+    pub preload: String,
+    /// Reveals and pays the bids and sets the order in which the players
+    /// choose their turn-order spaces.
+    pub bids: String,
+    /// Carries out one planned action: (seat, province, action); decides
+    /// whether it is void (the province card was lost) and calls the
+    /// action's handler.
+    pub perform: String,
+    /// Pure: the players' {points, chests} by seat -> each seat's rank
+    /// (1 = first; equal ranks for a tie the rules do not break).
+    pub standings: String,
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone)]

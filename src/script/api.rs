@@ -108,6 +108,9 @@ where
     t.set(
         name,
         lua.create_function(move |lua, a: A| {
+            if sh.in_tower.get() {
+                return Err(rt("game.* is not available inside a tower model (it gets the cubes and a `random` function)".into()));
+            }
             if sh.busy.replace(true) {
                 return Err(rt(format!("game.{name} was called while another game.* call was running")));
             }
@@ -561,6 +564,38 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         st.provinces[p].buildings = 0;
         st.provinces[p].unrest = 0;
         change_owner(sh, st, p, None);
+        Ok(())
+    })?;
+    // Turns up `seat`'s bid: ("chest", value), ("province", p) or nil.
+    reg(lua, &t, sh, "reveal_bid", |lua, sh, s: i64| {
+        let st = sh.writable("reveal_bid")?;
+        let s = sh.seat(st, "reveal_bid", s)?;
+        let bid = st.players[s].plan.as_ref().and_then(|p| p.bid);
+        st.players[s].revealed_bid = bid;
+        Ok(match bid {
+            None => (Value::Nil, Value::Nil),
+            Some(Card::Chest(v)) => (Value::String(lua.create_string("chest")?), Value::Integer(i64::from(v))),
+            Some(Card::Province(p)) => (Value::String(lua.create_string("province")?), Value::Integer(i64::from(p) + 1)),
+        })
+    })?;
+    // The order in which the seats choose their turn-order spaces: every
+    // seat once.
+    reg(lua, &t, sh, "set_choosing_order", |_, sh, order: Vec<i64>| {
+        let st = sh.writable("set_choosing_order")?;
+        let n = st.seats();
+        let mut seen = vec![false; n];
+        let mut out = Vec::with_capacity(n);
+        for s in order {
+            let s = sh.seat(st, "set_choosing_order", s)?;
+            if std::mem::replace(&mut seen[s], true) {
+                return Err(rt(format!("game.set_choosing_order: seat {} is listed twice", s + 1)));
+            }
+            out.push(s as u8);
+        }
+        if out.len() != n {
+            return Err(rt(format!("game.set_choosing_order: every seat once ({n} seats, {} given)", out.len())));
+        }
+        st.choose_order = out;
         Ok(())
     })?;
     // A uniform integer 1..n from the game's generator.

@@ -258,12 +258,15 @@ impl Drop for Lend<'_> {
 
 /// The handlers the engine calls, resolved once at load.
 struct Handlers {
-    actions: Vec<Function>,
     continuations: HashMap<String, Function>,
     winter: Function,
     score: Function,
     year_end: Function,
     battle: Function,
+    preload: Function,
+    bids: Function,
+    perform: Function,
+    standings: Function,
 }
 
 pub struct Runtime {
@@ -386,6 +389,8 @@ pub enum PhaseHandler {
     Winter,
     Score,
     YearEnd,
+    Preload,
+    Bids,
 }
 
 impl Runtime {
@@ -514,10 +519,9 @@ impl Runtime {
             }
         }
         let cards_file = &rules.cards_path;
-        let mut actions = Vec::new();
         for (i, a) in rules.cards.actions.iter().enumerate() {
             match actions_t.get::<Option<Function>>(a.handler.as_str()) {
-                Ok(Some(f)) => actions.push(f),
+                Ok(Some(_)) => {}
                 _ => {
                     diags.error(
                         cards_file,
@@ -583,6 +587,8 @@ impl Runtime {
         let h = &rules.rules.handlers;
         let (winter, score, year_end) = (phase("winter", &h.winter), phase("score", &h.score), phase("year_end", &h.year_end));
         let battle = phase("battle", &h.battle);
+        let (preload, bids, perform, standings) =
+            (phase("preload", &h.preload), phase("bids", &h.bids), phase("perform", &h.perform), phase("standings", &h.standings));
         let mut warnings = Vec::new();
         let unused = |table: &Table, used: &dyn Fn(&str) -> bool, what: &str, warnings: &mut Vec<crate::rules::Diagnostic>| {
             for (name, f) in table.pairs::<String, Function>().flatten() {
@@ -616,7 +622,8 @@ impl Runtime {
             &mut warnings,
         );
         let hn = &rules.rules.handlers;
-        unused(&phase_t, &|n| [&hn.winter, &hn.score, &hn.year_end, &hn.battle].iter().any(|x| x.as_str() == n), "handler", &mut warnings);
+        let named = [&hn.winter, &hn.score, &hn.year_end, &hn.battle, &hn.preload, &hn.bids, &hn.perform, &hn.standings];
+        unused(&phase_t, &|n| named.iter().any(|x| x.as_str() == n), "handler", &mut warnings);
         unused(&towers_t, &|n| rules.rules.towers.values().any(|t| t.script.as_deref() == Some(n)), "tower", &mut warnings);
         warnings.sort_by(|a, b| (&a.file, a.line, &a.message).cmp(&(&b.file, b.line, &b.message)));
         if diags.has_errors() {
@@ -634,7 +641,17 @@ impl Runtime {
         Ok(Runtime {
             lua,
             shared,
-            handlers: Handlers { actions, continuations, winter: winter.unwrap(), score: score.unwrap(), year_end: year_end.unwrap(), battle: battle.unwrap() },
+            handlers: Handlers {
+                continuations,
+                winter: winter.unwrap(),
+                score: score.unwrap(),
+                year_end: year_end.unwrap(),
+                battle: battle.unwrap(),
+                preload: preload.unwrap(),
+                bids: bids.unwrap(),
+                perform: perform.unwrap(),
+                standings: standings.unwrap(),
+            },
             limits,
             towers: towers_t,
             warnings,
@@ -728,9 +745,34 @@ impl Runtime {
         Ok(CallResult { ask })
     }
 
+    /// Carries out a planned action through the rules' `perform` handler
+    /// (which voids it when the province card was lost).
     pub fn call_action(&self, state: &mut GameState, events: &mut Vec<Event>, action: usize, seat: usize, province: usize) -> Result<CallResult, ScriptError> {
-        let f = &self.handlers.actions[action];
-        self.invoke(state, events, f, (seat as i64 + 1, province as i64 + 1, action as i64 + 1))
+        self.invoke(state, events, &self.handlers.perform, (seat as i64 + 1, province as i64 + 1, action as i64 + 1))
+    }
+
+    /// The rules' ranking: each seat's rank (1 = first) from its points and
+    /// war chests.
+    pub fn standings(&self, players: &[(i64, i64)]) -> Result<Vec<usize>, ScriptError> {
+        self.shared.steps.set(0);
+        let lua_err = |e: mlua::Error| ScriptError::from_lua(&e);
+        let list = self.lua.create_table().map_err(lua_err)?;
+        for (i, (points, chests)) in players.iter().enumerate() {
+            let row = self.lua.create_table().map_err(lua_err)?;
+            row.set("points", *points).map_err(lua_err)?;
+            row.set("chests", *chests).map_err(lua_err)?;
+            list.set(i + 1, row).map_err(lua_err)?;
+        }
+        let ranks: Vec<i64> = self.handlers.standings.call(list).map_err(lua_err)?;
+        if ranks.len() != players.len() || ranks.iter().any(|&r| r < 1 || r as usize > players.len()) {
+            return Err(ScriptError {
+                file: String::new(),
+                line: 0,
+                message: format!("the standings handler must return a rank 1..{} for each seat, got {ranks:?}", players.len()),
+                traceback: String::new(),
+            });
+        }
+        Ok(ranks.into_iter().map(|r| r as usize).collect())
     }
 
     pub fn call_continuation(&self, state: &mut GameState, events: &mut Vec<Event>, ask: &Ask, choice: Choice) -> Result<CallResult, ScriptError> {
@@ -760,6 +802,8 @@ impl Runtime {
             PhaseHandler::Winter => &self.handlers.winter,
             PhaseHandler::Score => &self.handlers.score,
             PhaseHandler::YearEnd => &self.handlers.year_end,
+            PhaseHandler::Preload => &self.handlers.preload,
+            PhaseHandler::Bids => &self.handlers.bids,
         };
         self.invoke(state, events, f, ())
     }

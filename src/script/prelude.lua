@@ -88,6 +88,11 @@ function shogun.modifier_fn(name)
   return registry.modifiers[name]
 end
 
+-- The action registered under `name` (nil if none).
+function shogun.action_fn(name)
+  return registry.actions[name]
+end
+
 -- The handler registered under `name` (nil if none). Packs call their
 -- replaceable rules through this, so a replacement changes every caller.
 function shogun.handler_fn(name)
