@@ -122,8 +122,8 @@ impl Collector {
     }
 
     /// The record of the finished game.
-    pub fn finish(mut self, engine: &Engine, st: &GameState) -> GameRecord {
-        let standings = engine.standings(st);
+    pub fn finish(mut self, engine: &Engine, st: &GameState) -> Result<GameRecord, crate::engine::EngineError> {
+        let standings = engine.standings(st)?;
         let n = st.seats();
         let mut ranks = vec![0u8; n];
         for &(s, r) in &standings {
@@ -142,7 +142,7 @@ impl Collector {
             r.tiebreak = a.points == b.points && a.chests != b.chests;
         }
         r.tower_stuck = st.tower.iter().map(|l| l.total()).sum();
-        self.rec
+        Ok(self.rec)
     }
 }
 

@@ -278,7 +278,7 @@ fn play_one(lab: &Lab, run: u64, c: usize, a: usize, g: u64) -> Result<GameRecor
     let mut col = Collector::new(h.players as usize);
     let st = crate::play::play_game(&engine, h.players, seed, lab.setup, &names, |step| col.observe(step.decision, step.events, step.after))
         .map_err(|e| fail(e.to_string()))?;
-    let mut rec = col.finish(&engine, &st);
+    let mut rec = col.finish(&engine, &st).map_err(|e| fail(e.to_string()))?;
     rec.condition = c;
     rec.game = g;
     rec.arm = a;

@@ -754,7 +754,6 @@ impl Runtime {
     /// The rules' ranking: each seat's rank (1 = first) from its points and
     /// war chests.
     pub fn standings(&self, players: &[(i64, i64)]) -> Result<Vec<usize>, ScriptError> {
-        self.shared.steps.set(0);
         let lua_err = |e: mlua::Error| ScriptError::from_lua(&e);
         let list = self.lua.create_table().map_err(lua_err)?;
         for (i, (points, chests)) in players.iter().enumerate() {
@@ -763,7 +762,7 @@ impl Runtime {
             row.set("chests", *chests).map_err(lua_err)?;
             list.set(i + 1, row).map_err(lua_err)?;
         }
-        let ranks: Vec<i64> = self.handlers.standings.call(list).map_err(lua_err)?;
+        let ranks: Vec<i64> = self.shared.guarded(|| self.handlers.standings.call(list)).map_err(lua_err)?;
         if ranks.len() != players.len() || ranks.iter().any(|&r| r < 1 || r as usize > players.len()) {
             return Err(ScriptError {
                 file: String::new(),
