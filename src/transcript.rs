@@ -49,7 +49,7 @@ pub fn render(engine: &Engine, seats: usize, events: &[Event], out: &mut String)
             Event::Heading(h) => {
                 let _ = writeln!(out, "\n== {h} ==");
             }
-            Event::Note(n) => {
+            Event::Note(n) | Event::Secret { text: n, .. } => {
                 let _ = writeln!(out, "  {n}");
             }
             Event::Throw { thrown, rethrown, landed } => {
@@ -140,7 +140,7 @@ pub fn transcript(engine: &Engine, players: u8, seed: u64, bot_names: &[String])
 /// Plays one game with the given setup and returns its transcript and summary.
 pub fn transcript_with(engine: &Engine, players: u8, seed: u64, setup: SetupMode, bot_names: &[String]) -> Result<(String, Summary), EngineError> {
     let mut out = String::new();
-    let _ = writeln!(out, "# shogun-lab transcript");
+    let _ = writeln!(out, "# shogun-lab transcript (god view: it shows everything, every seat's secret plan included)");
     let _ = writeln!(out, "ruleset: {}", engine.rules.ruleset_name());
     let _ = writeln!(out, "map: {}", engine.rules.map.name);
     if setup != engine.default_setup(players) || setup == SetupMode::Draft {

@@ -242,3 +242,47 @@ fn interactive_completion_and_history_through_a_pty() {
     p.send_line("").unwrap();
     p.exp_eof().unwrap();
 }
+
+/// Issue 13 item 1: a seat reads only what it may know at that moment.
+#[test]
+fn a_seat_sees_no_secret_plan_before_its_cards_are_turned_up() {
+    use shogun_lab::core::Phase;
+    let mut r = repl_with(None, &["human", "greedy", "greedy", "greedy"], 3);
+    for c in ["next", "next", "next", "plan auto", "plan done"] {
+        r.exec(c).unwrap_or_else(|e| panic!("{c}: {e}"));
+    }
+    let out = r.exec("step 3").unwrap();
+    assert!(out.contains("B locks in a plan"), "{out}");
+    let history = r.exec("history").unwrap();
+    let b = history.lines().find(|l| l.contains(" B plan")).expect("B's entry");
+    assert!(!b.contains(':'), "B's plan is secret during planning: {b}");
+    assert!(b.contains("cards face down"), "{b}");
+    assert!(history.lines().any(|l| l.contains(" A plan castle:")), "A sees its own plan: {history}");
+    // The reveal turns up the bids only, not the plans.
+    let out = r.exec("next").unwrap();
+    assert!(out.contains("A plans:") && out.contains("bids:"), "{out}");
+    assert!(!out.contains("B plans:") && !out.contains("D plans:"), "{out}");
+    assert!(!r.exec("log").unwrap().contains("C plans:"));
+    let b = r.exec("history").unwrap().lines().find(|l| l.contains(" B plan")).unwrap().to_string();
+    assert!(b.contains(" bid:") && !b.contains("castle:"), "the bid only: {b}");
+    // Each action's cards are turned up when it is carried out.
+    r.exec("seat A greedy").unwrap();
+    while !matches!(r.state().phase, Phase::Actions { card: 1.., .. }) {
+        r.exec("step").unwrap();
+    }
+    let Phase::Actions { card, .. } = r.state().phase else { unreachable!() };
+    let b = r.exec("history").unwrap().lines().find(|l| l.contains(" B plan")).unwrap().to_string();
+    let id = |k: usize| r.engine().rules.cards.actions[r.state().action_row[k] as usize].id.clone();
+    let shown: Vec<&str> = b.split_whitespace().filter(|w| w.contains(':') && !w.starts_with("bid:")).map(|w| w.split(':').next().unwrap()).collect();
+    assert!(shown.contains(&id(0).as_str()), "the first action's card is up: {b}");
+    for k in card as usize + 1..r.state().action_row.len() {
+        assert!(!shown.contains(&id(k).as_str()), "action {} has not come yet: {b}", k + 1);
+    }
+    // The god view shows everything, and the prompt says so.
+    assert!(!r.prompt().contains("god"));
+    r.exec("view god").unwrap();
+    assert!(r.prompt().contains("god view"), "{}", r.prompt());
+    assert!(r.exec("log").unwrap().contains("C plans:"));
+    let b = r.exec("history").unwrap().lines().find(|l| l.contains(" B plan")).unwrap().to_string();
+    assert!(b.contains("castle:") && !b.contains("face down"), "{b}");
+}

@@ -396,6 +396,9 @@ pub enum Event {
     Heading(String),
     /// A line of narration.
     Note(String),
+    /// A line of narration only `seat` may read (and the god view): what
+    /// a seat's secret plan holds, before its cards are turned face up.
+    Secret { seat: Seat, text: String },
     /// A throw into the tower: the cubes thrown in, the tray's cubes thrown
     /// again with them, and what landed in the tray.
     Throw { thrown: Pile, rethrown: Pile, landed: Pile },

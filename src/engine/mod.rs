@@ -631,7 +631,12 @@ impl Engine {
                     parts.push(format!("{} {}", self.rules.cards.actions[a].id, self.rules.province_name(*p as usize)));
                 }
             }
-            self.note(ev, || format!("{} plans: {}", self.rules.seat_name(s), if parts.is_empty() { "nothing".to_string() } else { parts.join(", ") }));
+            // Each card is turned face up only when its action is carried
+            // out (RULES.md, action round): the whole plan is a secret line.
+            if self.runtime.narrating() {
+                let text = format!("{} plans: {}", self.rules.seat_name(s), if parts.is_empty() { "nothing".to_string() } else { parts.join(", ") });
+                ev.push(Event::Secret { seat: s as Seat, text });
+            }
         }
         let res = self.runtime.call_phase(st, ev, PhaseHandler::Bids)?;
         if res.ask.is_some() {

@@ -91,7 +91,7 @@ impl Collector {
                         *x = x.saturating_add(*amount);
                     }
                 },
-                Event::Heading(_) | Event::Note(_) | Event::Throw { .. } => {}
+                Event::Heading(_) | Event::Note(_) | Event::Secret { .. } | Event::Throw { .. } => {}
             }
         }
         // Bids are public once revealed: count each round's once.

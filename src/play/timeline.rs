@@ -34,13 +34,21 @@ pub enum Entry {
     Edit(Edit),
 }
 
+/// A line of narration and who may read it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    pub text: String,
+    /// `Some(seat)`: only that seat (and the god view) may read it.
+    pub only: Option<usize>,
+}
+
 /// One point of the timeline: the position after an entry.
 #[derive(Clone)]
 pub struct Moment {
     pub state: GameState,
     pub players: Vec<Player>,
     /// What happened in this entry, as transcript lines.
-    pub lines: Vec<String>,
+    pub lines: Vec<Line>,
     /// The entry and the fingerprint of the position after it.
     pub entry: Option<(Entry, String)>,
 }
@@ -114,7 +122,7 @@ impl Game {
         }
         let state = engine.new_game_with(players, seed, setup)?;
         let players = Player::all(names, seed).map_err(PlayError::Setup)?;
-        let header = vec![format!("# ruleset: {}", engine.rules.ruleset_name())];
+        let header = vec![Line { text: format!("# ruleset: {}", engine.rules.ruleset_name()), only: None }];
         Ok(Game { engine, seed, moments: vec![Moment { state, players, lines: header, entry: None }], cursor: 0, verbose: false })
     }
 
@@ -162,27 +170,88 @@ impl Game {
         }
     }
 
-    /// Everything that happened up to now, as transcript lines.
+    /// Everything that happened up to now, as transcript lines (the god
+    /// view: every seat's secrets included).
     pub fn lines(&self) -> Vec<&str> {
-        self.moments[..=self.cursor].iter().flat_map(|m| m.lines.iter().map(|s| s.as_str())).collect()
+        self.lines_seen(0, None)
     }
 
-    fn push(&mut self, entry: Entry, state: GameState, players: Vec<Player>, lines: Vec<String>) {
+    /// The seat's view of the log: the lines of the moments from `from`
+    /// (0 is the game's start) to now that `viewer` may read (`None`: the
+    /// god view, everything). Every output a seat sees goes through this
+    /// and `entry_seen`.
+    pub fn lines_seen(&self, from: usize, viewer: Option<usize>) -> Vec<&str> {
+        let from = from.min(self.cursor + 1);
+        self.moments[from..=self.cursor]
+            .iter()
+            .flat_map(|m| m.lines.iter())
+            .filter(|l| viewer.is_none() || l.only.is_none() || l.only == viewer)
+            .map(|l| l.text.as_str())
+            .collect()
+    }
+
+    /// The seat's view of entry `i` (1-based) of the history: another
+    /// seat's plan shows only the cards turned face up by now (each when
+    /// its action is carried out, the bid at the reveal).
+    pub fn entry_seen(&self, i: usize, viewer: Option<usize>) -> String {
+        let Some((entry, _)) = self.moments.get(i).and_then(|m| m.entry.as_ref()) else { return String::new() };
+        let (Some(v), Entry::Decide(Decision::Plan { seat, plan })) = (viewer, entry) else { return self.entry_text(entry) };
+        let seat = *seat as usize;
+        if v == seat {
+            return self.entry_text(entry);
+        }
+        let then = &self.moments[i].state;
+        let mut shown = Plan { slots: vec![None; plan.slots.len()], bid: None };
+        let mut hidden = 0;
+        for (a, slot) in plan.slots.iter().enumerate() {
+            if slot.is_some() && face_up(self.state(), then, seat, Some(a)) {
+                shown.slots[a] = *slot;
+            } else if slot.is_some() {
+                hidden += 1;
+            }
+        }
+        if plan.bid.is_some() && face_up(self.state(), then, seat, None) {
+            shown.bid = plan.bid;
+        } else if plan.bid.is_some() {
+            hidden += 1;
+        }
+        let text = self.notation().text(&Decision::Plan { seat: seat as u8, plan: shown });
+        if hidden == 0 { text } else { format!("{text} ({hidden} cards face down)") }
+    }
+
+    fn push(&mut self, entry: Entry, state: GameState, players: Vec<Player>, lines: Vec<Line>) {
         self.moments.truncate(self.cursor + 1);
         let fp = fingerprint(&state);
         self.moments.push(Moment { state, players, lines, entry: Some((entry, fp)) });
         self.cursor += 1;
     }
 
-    fn narrate(&self, before: &GameState, d: &Decision, asked: Option<&str>, events: &[Event]) -> Vec<String> {
+    fn narrate(&self, before: &GameState, d: &Decision, asked: Option<&str>, events: &[Event]) -> Vec<Line> {
         let mut text = String::new();
         if self.verbose
             && let Decision::Plan { seat, .. } = d
         {
-            text.push_str(&format!("  {} locks in a plan (secret until the reveal)\n", self.engine.rules.seat_name(*seat as usize)));
+            text.push_str(&format!("  {} locks in a plan (secret until its cards are turned up)\n", self.engine.rules.seat_name(*seat as usize)));
         }
-        transcript::narrate(&self.engine, before.seats(), asked, d, events, &mut text);
-        text.lines().map(String::from).collect()
+        if let Some(line) = transcript::decision_line(&self.engine, asked, d) {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        let mut lines = public(&text);
+        lines.extend(self.render(before.seats(), events));
+        lines
+    }
+
+    /// Events as lines, each tagged with who may read it.
+    fn render(&self, seats: usize, events: &[Event]) -> Vec<Line> {
+        let mut lines = Vec::new();
+        for e in events {
+            let mut text = String::new();
+            transcript::render(&self.engine, seats, std::slice::from_ref(e), &mut text);
+            let only = if let Event::Secret { seat, .. } = e { Some(*seat as usize) } else { None };
+            lines.extend(text.lines().map(|t| Line { text: t.to_string(), only }));
+        }
+        lines
     }
 
     /// Applies a decision (anyone's); returns the transcript lines it made.
@@ -192,20 +261,22 @@ impl Game {
         let events = self.engine.apply(&mut st, &d)?;
         let lines = self.narrate(self.state(), &d, asked.as_deref(), &events);
         let players = self.players().to_vec();
-        self.push(Entry::Decide(d), st, players, lines.clone());
-        Ok(lines)
+        let text = lines.iter().map(|l| l.text.clone()).collect();
+        self.push(Entry::Decide(d), st, players, lines);
+        Ok(text)
     }
 
     /// Applies a what-if edit.
     pub fn edit(&mut self, e: Edit) -> Result<Vec<String>, PlayError> {
         let mut st = self.state().clone();
         let events = e.apply(&self.engine, &mut st)?;
-        let mut text = if self.verbose { format!("  (what if) {}\n", self.notation().text(&e)) } else { String::new() };
-        transcript::render(&self.engine, st.seats(), &events, &mut text);
-        let lines: Vec<String> = text.lines().map(String::from).collect();
+        let text = if self.verbose { format!("  (what if) {}\n", self.notation().text(&e)) } else { String::new() };
+        let mut lines = public(&text);
+        lines.extend(self.render(st.seats(), &events));
         let players = self.players().to_vec();
-        self.push(Entry::Edit(e), st, players, lines.clone());
-        Ok(lines)
+        let text = lines.iter().map(|l| l.text.clone()).collect();
+        self.push(Entry::Edit(e), st, players, lines);
+        Ok(text)
     }
 
     /// Lets chance and the bots play until `until` or a person's turn;
@@ -299,5 +370,31 @@ impl Game {
             ),
             None => "\nthe replay matches the recorded game".into(),
         }
+    }
+}
+
+/// Lines anyone may read.
+fn public(text: &str) -> Vec<Line> {
+    text.lines().map(|t| Line { text: t.to_string(), only: None }).collect()
+}
+
+/// Whether `seat`'s card for `action` (`None`: its bid), placed in the
+/// round of `then`, is face up in the position `now`: every card of a
+/// past round is; in the round itself, the bid from the reveal on and an
+/// action's card once that action has come to the seat.
+fn face_up(now: &GameState, then: &GameState, seat: usize, action: Option<usize>) -> bool {
+    if (now.year, now.season) != (then.year, then.season) {
+        return (now.year, now.season) > (then.year, then.season);
+    }
+    match (now.phase, action) {
+        (Phase::Planning | Phase::Reveal, _) => false,
+        (Phase::ChooseSpace { .. }, None) | (Phase::Actions { .. }, None) => true,
+        (Phase::ChooseSpace { .. }, Some(_)) => false,
+        (Phase::Actions { card, turn }, Some(a)) => {
+            let pos = now.action_row.iter().position(|&x| x as usize == a).unwrap_or(usize::MAX);
+            let at = now.turn_order.iter().position(|&s| s as usize == seat).unwrap_or(usize::MAX);
+            pos < card as usize || (pos == card as usize && at < turn as usize)
+        }
+        _ => true,
     }
 }

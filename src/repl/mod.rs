@@ -148,27 +148,44 @@ impl Repl {
             Actor::Seat(s) => format!(" · {} to act", self.engine().rules.seat_name(s as usize)),
             Actor::Simultaneous(_) => " · planning".into(),
         };
-        format!("[{when}{who}] > ")
+        let god = if self.viewer == Viewer::God { " · god view" } else { "" };
+        format!("[{when}{who}{god}] > ")
     }
 
-    /// Everything that happened up to now, as transcript lines.
+    /// Whose eyes the outputs use: `None` is the god view.
+    fn eyes(&self) -> Option<usize> {
+        match self.viewer {
+            Viewer::God => None,
+            Viewer::Seat(s) => Some(s),
+        }
+    }
+
+    /// What the viewer may read of everything that happened up to now.
     pub fn lines(&self) -> Vec<&str> {
-        self.game.lines()
+        self.game.lines_seen(0, self.eyes())
     }
 
-    /// Applies a decision; returns the transcript lines it made.
+    /// What the viewer may read of the entries after `mark` (a cursor).
+    fn since(&self, mark: usize) -> Vec<String> {
+        self.game.lines_seen(mark + 1, self.eyes()).into_iter().map(String::from).collect()
+    }
+
+    /// Applies a decision; returns the lines it made that the viewer may read.
     fn decide(&mut self, d: Decision) -> Result<Vec<String>, String> {
         let seat = if let Decision::Plan { seat, .. } = &d { Some(*seat as usize) } else { None };
-        let lines = self.game.decide(d).map_err(|e| e.to_string())?;
+        let mark = self.game.cursor();
+        self.game.decide(d).map_err(|e| e.to_string())?;
         if let Some(s) = seat {
             self.drafts[s] = None;
         }
-        Ok(lines)
+        Ok(self.since(mark))
     }
 
     /// Lets bots and chance play until `until`, or until a human must act.
     fn advance(&mut self, until: Until) -> Result<String, String> {
-        let (out, stop) = self.game.advance(until).map_err(|e| e.to_string())?;
+        let mark = self.game.cursor();
+        let (_, stop) = self.game.advance(until).map_err(|e| e.to_string())?;
+        let out = self.since(mark);
         let mut text = out.join("\n");
         let who = self.waiting();
         if !who.is_empty() {
@@ -321,7 +338,7 @@ impl Repl {
             }
             "history" => {
                 let n = args.first().and_then(|a| a.parse().ok()).unwrap_or(usize::MAX);
-                let entries: Vec<String> = self.game.entries().map(|(i, e)| format!("{i:>4}  {}", self.entry_text(e))).collect();
+                let entries: Vec<String> = self.game.entries().map(|(i, e)| format!("{i:>4}  {}", self.entry_text(i, e))).collect();
                 let start = entries.len().saturating_sub(n);
                 Ok(if entries.is_empty() { "no decisions yet".into() } else { entries[start..].join("\n") })
             }
@@ -353,9 +370,9 @@ impl Repl {
         }
     }
 
-    fn entry_text(&self, e: &Entry) -> String {
+    fn entry_text(&self, i: usize, e: &Entry) -> String {
         match e {
-            Entry::Decide(_) => self.game.entry_text(e),
+            Entry::Decide(_) => self.game.entry_seen(i, self.eyes()),
             Entry::Edit(_) => format!("edit: {}", self.game.entry_text(e)),
         }
     }
