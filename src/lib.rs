@@ -5,6 +5,7 @@
 pub mod bots;
 pub mod check;
 pub mod cli;
+pub mod clock;
 pub mod core;
 pub mod engine;
 pub mod lab;

@@ -1,4 +1,4 @@
-use super::{ActionKind, Bot, action_kind};
+use super::{ActionKind, Bot, Forbid, action_kind};
 use crate::core::*;
 use crate::engine::Engine;
 
@@ -8,12 +8,27 @@ use crate::engine::Engine;
 #[derive(Clone)]
 pub struct Greedy {
     rng: GameRng,
+    forbid: Forbid,
 }
 
 impl Greedy {
     pub fn new(seed: u64) -> Self {
-        Greedy { rng: GameRng::seeded(seed) }
+        Greedy::restricted(seed, Forbid::default())
     }
+
+    /// A greedy bot that never makes the forbidden kinds of play.
+    pub fn restricted(seed: u64, forbid: Forbid) -> Self {
+        Greedy { rng: GameRng::seeded(seed), forbid }
+    }
+}
+
+/// Whether the pending question of `seat` moves armies into a province it
+/// does not hold (the target, numbered from 1 as in Lua, is in the
+/// question's data, which the asked seat sees).
+pub(super) fn move_is_attack(view: &SeatView, seat: usize) -> bool {
+    let st = view.state();
+    let to = st.ask.as_ref().and_then(|a| a.data.get("to")).and_then(|v| v.as_u64()).and_then(|q| q.checked_sub(1));
+    to.is_some_and(|q| st.provinces.get(q as usize).is_some_and(|p| p.owner != Some(seat as u8)))
 }
 
 fn enemy_pressure(engine: &Engine, st: &SeatView, seat: usize, p: usize) -> i64 {
@@ -83,7 +98,7 @@ impl Bot for Greedy {
             }
         }
         for (a, k) in kinds.iter().enumerate() {
-            if *k == ActionKind::MoveAttack {
+            if *k == ActionKind::MoveAttack && !self.forbid.attack {
                 let p = mine
                     .iter()
                     .copied()
@@ -107,6 +122,9 @@ impl Bot for Greedy {
         }
         for (a, k) in kinds.iter().enumerate() {
             let ActionKind::Build(kind) = *k else { continue };
+            if self.forbid.build {
+                continue;
+            }
             let cost = engine.rules.cards.actions[a].cost;
             if budget < cost + 2 || view.buildings()[kind] == 0 {
                 continue;
@@ -130,7 +148,7 @@ impl Bot for Greedy {
         };
         let bid = bid.filter(|c| matches!(c, Card::Chest(v) if engine.rules.rules.components.chest_cards.contains(&i64::from(*v))));
         let mut plan = Plan { slots, bid };
-        super::comply(engine, view, seat, &mut plan);
+        super::comply(engine, view, seat, &mut plan, self.forbid);
         plan
     }
 
@@ -139,13 +157,17 @@ impl Bot for Greedy {
         match kind {
             "move_target" if !provinces.is_empty() => {
                 // The weakest enemy or neutral target, else the most threatened own province.
-                let enemy = provinces.iter().copied().filter(|&q| view.provinces()[q].owner != Some(seat as u8)).min_by_key(|&q| {
+                let own = |q: &usize| view.provinces()[*q].owner == Some(seat as u8);
+                let attack_ok = !self.forbid.attack || !provinces.iter().any(own);
+                let enemy = provinces.iter().copied().filter(|q| attack_ok && !own(q)).min_by_key(|&q| {
                     let def = if view.provinces()[q].owner.is_none() { 1 } else { i64::from(view.provinces()[q].armies) };
                     (def, std::cmp::Reverse(engine.rules.map.provinces[q].tax), q)
                 });
                 let p = enemy.unwrap_or_else(|| provinces.iter().copied().max_by_key(|&q| (enemy_pressure(engine, view, seat, q), q)).unwrap());
                 Choice::Province(p as u16)
             }
+            // A restricted bot forced into an attack sends as few as it may.
+            "move_count" if self.forbid.attack && move_is_attack(view, seat) => *options.iter().min().unwrap(),
             "move_count" => *options.iter().max().unwrap(),
             "deploy_move" => {
                 if options.contains(&Choice::Pass) {

@@ -7,9 +7,11 @@
 //! seeded generator, separate from the game's.
 
 mod greedy;
+mod mcts;
 mod random;
 
 pub use greedy::Greedy;
+pub use mcts::{Budget, CandidateStats, Mcts, determinize};
 pub use random::RandomBot;
 
 use crate::core::*;
@@ -25,14 +27,74 @@ pub trait Bot {
     fn choose(&mut self, engine: &Engine, view: &SeatView, seat: usize, kind: &str, options: &[Choice]) -> Choice;
 }
 
-pub const BOT_NAMES: &[&str] = &["random", "greedy"];
+pub const BOT_NAMES: &[&str] = &["random", "greedy", "mcts"];
+
+/// Kinds of play a restricted bot never chooses (`greedy:no-attack`): the
+/// lab compares a restricted bot with the unrestricted one to measure what
+/// that kind of play is worth under a ruleset.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Forbid {
+    /// Never moves armies into a province it does not hold (no attacks on
+    /// players, no battles with neutral peasants); moves only reinforce.
+    pub attack: bool,
+    /// Never puts a province card on a build action.
+    pub build: bool,
+}
+
+impl Forbid {
+    /// Whether a province card on an action of this kind is forbidden here.
+    pub(crate) fn action(&self, kind: ActionKind) -> bool {
+        match kind {
+            ActionKind::Build(_) => self.build,
+            ActionKind::MoveAttack => self.attack,
+            _ => false,
+        }
+    }
+}
+
+/// A bot's name read as its kind and options: `greedy`, `greedy:no-attack`,
+/// `mcts:400` (iterations per decision), `mcts:50ms` (time per decision),
+/// `mcts:400:no-build`. Options follow the kind, separated by `:`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BotSpec {
+    pub kind: &'static str,
+    pub budget: Option<Budget>,
+    pub forbid: Forbid,
+}
+
+impl BotSpec {
+    pub fn parse(name: &str) -> Result<BotSpec, String> {
+        let mut parts = name.split(':');
+        let head = parts.next().unwrap_or("");
+        let Some(&kind) = BOT_NAMES.iter().find(|&&k| k == head) else {
+            return Err(format!("unknown bot `{head}` (available: {})", BOT_NAMES.join(", ")));
+        };
+        let mut spec = BotSpec { kind, budget: None, forbid: Forbid::default() };
+        for opt in parts {
+            let bad =
+                |why: &str| Err(format!("bot `{name}`: option `{opt}` {why} (options: no-attack, no-build; mcts also N iterations or a time such as 50ms)"));
+            match opt {
+                "no-attack" if kind != "random" => spec.forbid.attack = true,
+                "no-build" if kind != "random" => spec.forbid.build = true,
+                "no-attack" | "no-build" => return bad("is not available for the random bot"),
+                _ if kind == "mcts" && spec.budget.is_none() => match Budget::parse(opt) {
+                    Some(b) => spec.budget = Some(b),
+                    None => return bad("is not understood"),
+                },
+                _ => return bad("is not understood"),
+            }
+        }
+        Ok(spec)
+    }
+}
 
 pub fn by_name(name: &str, seed: u64) -> Result<Box<dyn Bot>, String> {
-    match name {
-        "random" => Ok(Box::new(RandomBot::new(seed))),
-        "greedy" => Ok(Box::new(Greedy::new(seed))),
-        other => Err(format!("unknown bot `{other}` (available: {})", BOT_NAMES.join(", "))),
-    }
+    let spec = BotSpec::parse(name)?;
+    Ok(match spec.kind {
+        "random" => Box::new(RandomBot::new(seed)),
+        "greedy" => Box::new(Greedy::restricted(seed, spec.forbid)),
+        _ => Box::new(Mcts::new(seed, spec.budget.unwrap_or_default(), spec.forbid)),
+    })
 }
 
 /// Who plays each of `players` seats, from a list naming the first ones:
@@ -46,10 +108,16 @@ pub fn fill_seats(names: &[String], players: u8, allow_human: bool, flag: &str) 
         return Err(format!("{flag} names {} seats for {players} players", names.len()));
     }
     for n in names {
-        let known = BOT_NAMES.contains(&n.as_str()) || (allow_human && n == "human");
-        if !known {
-            let kinds = if allow_human { format!("human, {}", BOT_NAMES.join(", ")) } else { BOT_NAMES.join(", ") };
-            return Err(format!("{flag}: unknown player `{n}` (available: {kinds})"));
+        if allow_human && n == "human" {
+            continue;
+        }
+        if let Err(e) = BotSpec::parse(n) {
+            let head = n.split(':').next().unwrap_or("");
+            if !BOT_NAMES.contains(&head) {
+                let kinds = if allow_human { format!("human, {}", BOT_NAMES.join(", ")) } else { BOT_NAMES.join(", ") };
+                return Err(format!("{flag}: unknown player `{n}` (available: {kinds})"));
+            }
+            return Err(format!("{flag}: {e}"));
         }
     }
     let mut v = names.to_vec();
@@ -119,7 +187,11 @@ pub(crate) fn feasible(engine: &Engine, st: &SeatView, seat: usize, a: usize, ki
 /// spare province card), empty action spaces get the spare war-chest cards
 /// (skips), and spare province cards go where they cannot act, if they
 /// still must go somewhere.
-pub(crate) fn comply(engine: &Engine, seat_view: &SeatView, seat: usize, plan: &mut Plan) {
+///
+/// Spare province cards go to allowed action spaces first; a forbidden one
+/// gets a card only when nothing else is left, and then one that cannot act
+/// there if there is one.
+pub(crate) fn comply(engine: &Engine, seat_view: &SeatView, seat: usize, plan: &mut Plan, forbid: Forbid) {
     if !engine.must_fill() {
         return;
     }
@@ -134,7 +206,9 @@ pub(crate) fn comply(engine: &Engine, seat_view: &SeatView, seat: usize, plan: &
     }
     engine.fill_skips(view, seat, plan);
     let chests = view.players[seat].chests;
-    for a in 0..plan.slots.len() {
+    let mut order: Vec<usize> = (0..plan.slots.len()).collect();
+    order.sort_by_key(|&a| forbid.action(action_kind(engine, a)));
+    for a in order {
         if plan.slots[a].is_some() {
             continue;
         }

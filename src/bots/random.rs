@@ -53,7 +53,7 @@ impl Bot for RandomBot {
             _ => None,
         };
         let mut plan = Plan { slots, bid };
-        super::comply(engine, view, seat, &mut plan);
+        super::comply(engine, view, seat, &mut plan, super::Forbid::default());
         plan
     }
 

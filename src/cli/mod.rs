@@ -2,6 +2,7 @@
 
 pub mod authoring;
 pub mod bench;
+pub mod bots;
 pub mod lab;
 pub mod tower;
 
@@ -72,6 +73,8 @@ pub enum Command {
     /// seat, scores and the flow of the game, with intervals and a verdict.
     #[command(after_help = lab::EXAMPLES)]
     Lab(Box<lab::LabCmd>),
+    /// The bots: `ladder` plays each level against the level below.
+    Bots(bots::BotsCmd),
 }
 
 /// Where the game data lives and which map and rules to load.
@@ -142,7 +145,8 @@ pub struct RunArgs {
     /// Seed of the game's generator: same seed and bots, same game.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Bots by seat, comma separated (random, greedy); the last one fills
+    /// Bots by seat, comma separated (random, greedy, mcts; options after
+    /// `:`, e.g. mcts:400, mcts:50ms, greedy:no-attack); the last one fills
     /// the remaining seats.
     #[arg(long, default_value = "greedy", value_delimiter = ',')]
     pub bots: Vec<String>,
@@ -330,6 +334,7 @@ pub fn main() -> ExitCode {
         Command::Check(a) => check(a),
         Command::Map(a) => map_view(a),
         Command::Lab(a) => lab::command(*a),
+        Command::Bots(a) => bots::command(a),
     };
     let _ = std::io::stdout().flush();
     match result {

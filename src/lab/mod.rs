@@ -10,6 +10,7 @@
 //! gets every record through a callback (the CLI writes JSONL).
 
 pub mod html;
+pub mod ladder;
 pub mod metrics;
 pub mod report;
 pub mod stats;

@@ -1,0 +1,356 @@
+//! `mcts`: information-set Monte Carlo search from the seat's own view.
+//!
+//! At each decision with more than one candidate the bot runs a budget of
+//! iterations. Each iteration samples one world consistent with what its
+//! seat sees (`GameState::view`): the face-down action cards, the event
+//! deck and the draft deck are shuffled, the game's generator gets a fresh
+//! seed (battles, the event drawn, ties in the bids), and every other seat
+//! that has already planned gets the plan the greedy policy would make in
+//! its place (their real plans are hidden from the view and never read).
+//! The candidate chosen by UCB1 is applied to that world with
+//! `Engine::apply` (so every rule, variant and tower, Lua ones included,
+//! is respected), then all seats play the greedy policy (this seat keeping
+//! its restrictions) until the end of the year or of the game, and the
+//! world is scored by `value`. The bot picks the candidate visited most.
+//!
+//! Planning is a secret simultaneous decision; the bot treats it as its
+//! own move against the others' sampled plans: its candidates are the
+//! greedy plan, the same plan with each other bid, and plans that put one
+//! other province card on one other action space (only where the action
+//! could be carried out), up to a number that grows with the budget.
+//! The tree is one level deep (a bandit over the root's candidates);
+//! deeper decisions are played by the rollout policy. See docs/bots.md.
+
+use std::time::Duration;
+
+use super::{Bot, Forbid, Greedy, action_kind, feasible};
+use crate::clock::Stopwatch;
+use crate::core::*;
+use crate::engine::{CheckMode, Engine};
+
+/// How much search a decision gets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Budget {
+    /// Iterations (sampled worlds played out) per decision: reproducible.
+    Iterations(u32),
+    /// Wall time per decision: depends on the machine, so not reproducible.
+    Time(Duration),
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget::Iterations(200)
+    }
+}
+
+impl Budget {
+    /// `400` (iterations), `50ms` or `0.5s` (time).
+    pub fn parse(s: &str) -> Option<Budget> {
+        if let Some(ms) = s.strip_suffix("ms") {
+            return ms.parse::<u64>().ok().filter(|&m| m > 0 && m <= 3_600_000).map(|m| Budget::Time(Duration::from_millis(m)));
+        }
+        if let Some(sec) = s.strip_suffix('s') {
+            return sec.parse::<f64>().ok().filter(|x| x.is_finite() && *x > 0.0 && *x <= 3600.0).map(|x| Budget::Time(Duration::from_secs_f64(x)));
+        }
+        s.parse::<u32>().ok().filter(|&n| n > 0).map(Budget::Iterations)
+    }
+}
+
+/// Weights of the evaluation (documented in docs/bots.md).
+/// Points a held province or building is expected to bring per year left.
+const HOLD_PER_YEAR: f64 = 0.5;
+/// Worth of a war chest while the game goes on (it pays for actions).
+const CHEST: f64 = 0.1;
+/// Worth of an army on the board while the game goes on.
+const ARMY: f64 = 0.05;
+/// Worth of a war chest at the end (the tie-break).
+const CHEST_AT_END: f64 = 0.01;
+
+#[derive(Clone)]
+pub struct Mcts {
+    rng: GameRng,
+    budget: Budget,
+    forbid: Forbid,
+}
+
+/// What the search found for one candidate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CandidateStats {
+    pub visits: u32,
+    /// Mean value (own estimate minus the best other seat's).
+    pub mean: f64,
+}
+
+/// Switches the engine to bulk mode while a search runs (no narration, the
+/// invariants checked at the end of a game only) and back when dropped.
+struct Quiet<'e> {
+    engine: &'e Engine,
+    narrate: bool,
+    check: CheckMode,
+}
+
+impl<'e> Quiet<'e> {
+    fn new(engine: &'e Engine) -> Quiet<'e> {
+        let q = Quiet { engine, narrate: engine.runtime().narrating(), check: engine.check_mode() };
+        engine.runtime().set_narration(false);
+        engine.set_check(CheckMode::End);
+        q
+    }
+}
+
+impl Drop for Quiet<'_> {
+    fn drop(&mut self) {
+        self.engine.runtime().set_narration(self.narrate);
+        self.engine.set_check(self.check);
+    }
+}
+
+impl Mcts {
+    pub fn new(seed: u64, budget: Budget, forbid: Forbid) -> Mcts {
+        Mcts { rng: GameRng::seeded(seed), budget, forbid }
+    }
+
+    /// How many plans a planning search considers.
+    fn plan_candidates_wanted(&self) -> usize {
+        match self.budget {
+            Budget::Iterations(n) => (n as usize / 25).clamp(4, 16),
+            Budget::Time(_) => 8,
+        }
+    }
+
+    /// Candidate plans: the greedy plan first, then other bids, then
+    /// one-card changes, all valid and within the restrictions.
+    fn plan_candidates(&mut self, engine: &Engine, sv: &SeatView, seat: usize) -> Vec<Plan> {
+        let want = self.plan_candidates_wanted();
+        let view = sv.state();
+        let base = Greedy::restricted(0, self.forbid).plan(engine, sv, seat);
+        let mut out = vec![base.clone()];
+        let n = base.slots.len();
+        let kinds: Vec<_> = (0..n).map(|a| action_kind(engine, a)).collect();
+        let finish = |mut p: Plan| -> Plan {
+            for s in p.slots.iter_mut() {
+                if matches!(s, Some(Card::Chest(_))) {
+                    *s = None;
+                }
+            }
+            super::comply(engine, sv, seat, &mut p, self.forbid);
+            p
+        };
+        let mut bids: Vec<Option<Card>> =
+            engine.rules.rules.components.chest_cards.iter().filter(|&&v| v <= view.players[seat].chests).map(|&v| Some(Card::Chest(v as u8))).collect();
+        if let Some(p) = view.provinces_of(seat).last() {
+            bids.push(Some(Card::Province(p as u16)));
+        }
+        let mut more = Vec::new();
+        for bid in bids {
+            let mut p = base.clone();
+            if let Some(c @ Card::Province(_)) = bid {
+                for s in p.slots.iter_mut().filter(|s| **s == Some(c)) {
+                    *s = None;
+                }
+            }
+            p.bid = bid;
+            more.push(finish(p));
+        }
+        let mut changes = Vec::new();
+        let chests = view.players[seat].chests;
+        for a in 0..n {
+            if self.forbid.action(kinds[a]) {
+                continue;
+            }
+            for q in view.provinces_of(seat) {
+                if base.slots[a] == Some(Card::Province(q as u16)) || !feasible(engine, sv, seat, a, kinds[a], q, chests) {
+                    continue;
+                }
+                let mut p = base.clone();
+                for s in p.slots.iter_mut().filter(|s| **s == Some(Card::Province(q as u16))) {
+                    *s = None;
+                }
+                if p.bid == Some(Card::Province(q as u16)) {
+                    p.bid = None;
+                }
+                p.slots[a] = Some(Card::Province(q as u16));
+                changes.push(p);
+            }
+        }
+        self.rng.shuffle(&mut changes);
+        for p in more.into_iter().chain(changes.into_iter().map(finish)) {
+            if out.len() >= want {
+                break;
+            }
+            let forbidden =
+                p.slots.iter().enumerate().any(|(a, c)| matches!(c, Some(Card::Province(_))) && self.forbid.action(kinds[a]) && base.slots[a] != *c);
+            if !out.contains(&p) && !forbidden && engine.check_plan(view, seat, &p).is_ok() {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    /// Candidate answers: all options, less those the restrictions forbid.
+    fn choice_candidates(&self, view: &SeatView, seat: usize, kind: &str, options: &[Choice]) -> Vec<Choice> {
+        if self.forbid.attack && kind == "move_target" {
+            let own: Vec<Choice> =
+                options.iter().copied().filter(|c| matches!(c, Choice::Province(q) if view.provinces()[*q as usize].owner == Some(seat as u8))).collect();
+            if !own.is_empty() {
+                return own;
+            }
+        }
+        if self.forbid.attack && kind == "move_count" && super::greedy::move_is_attack(view, seat) {
+            return options.iter().copied().min().into_iter().collect();
+        }
+        options.to_vec()
+    }
+
+    /// Runs the search over `candidates` (decisions for `seat` in the
+    /// position `view` shows) and returns what it found for each.
+    pub fn search(&mut self, engine: &Engine, view: &GameState, seat: usize, candidates: &[Decision]) -> Vec<CandidateStats> {
+        let n = candidates.len();
+        let mut visits = vec![0u32; n];
+        let mut sums = vec![0f64; n];
+        if n <= 1 {
+            return vec![CandidateStats { visits: 0, mean: 0.0 }; n];
+        }
+        let _quiet = Quiet::new(engine);
+        let watch = matches!(self.budget, Budget::Time(_)).then(Stopwatch::start);
+        let (mut all, mut all_sq) = (0f64, 0f64);
+        let mut it = 0u32;
+        loop {
+            let done = match self.budget {
+                Budget::Iterations(k) => it >= k.max(n as u32),
+                Budget::Time(d) => it as usize >= n && watch.as_ref().is_some_and(|w| w.elapsed() >= d),
+            };
+            if done {
+                break;
+            }
+            let k = if (it as usize) < n {
+                it as usize
+            } else {
+                let total = f64::from(it);
+                let mean = all / total;
+                let sd = (all_sq / total - mean * mean).max(0.0).sqrt().max(0.25);
+                let c = 1.0 * sd;
+                (0..n)
+                    .max_by(|&a, &b| {
+                        let ucb = |i: usize| sums[i] / f64::from(visits[i]) + c * (total.ln() / f64::from(visits[i])).sqrt();
+                        ucb(a).total_cmp(&ucb(b)).then(b.cmp(&a))
+                    })
+                    .unwrap_or(0)
+            };
+            let world = determinize(engine, view, seat, &mut self.rng);
+            let mut rng = self.rng.fork();
+            let v = rollout(engine, world, &candidates[k], seat, self.forbid, &mut rng);
+            visits[k] += 1;
+            sums[k] += v;
+            all += v;
+            all_sq += v * v;
+            it += 1;
+        }
+        (0..n).map(|i| CandidateStats { visits: visits[i], mean: if visits[i] == 0 { 0.0 } else { sums[i] / f64::from(visits[i]) } }).collect()
+    }
+
+    /// The index of the best candidate: most visits, then best mean, then first.
+    fn best(stats: &[CandidateStats]) -> usize {
+        (0..stats.len()).max_by(|&a, &b| stats[a].visits.cmp(&stats[b].visits).then(stats[a].mean.total_cmp(&stats[b].mean)).then(b.cmp(&a))).unwrap_or(0)
+    }
+}
+
+/// One world consistent with `view`, which `seat` sees: what the seat
+/// cannot see is drawn again (see the module's comment).
+pub fn determinize(engine: &Engine, view: &GameState, seat: usize, rng: &mut GameRng) -> GameState {
+    let mut w = view.clone();
+    w.rng = rng.fork();
+    let open = (w.actions_revealed as usize).min(w.action_row.len());
+    rng.shuffle(&mut w.action_row[open..]);
+    rng.shuffle(&mut w.event_deck);
+    if let Some(d) = &mut w.draft {
+        rng.shuffle(&mut d.deck);
+    }
+    for s in 0..w.seats() {
+        if s != seat && w.players[s].plan.is_some() {
+            let plan = Greedy::new(0).plan(engine, &SeatView::new(&w, s), s);
+            w.players[s].plan = Some(plan);
+        }
+    }
+    w
+}
+
+/// Applies `first` to the world, plays greedy to the end of the year (or
+/// game) and returns the value for `seat`.
+fn rollout(engine: &Engine, mut w: GameState, first: &Decision, seat: usize, forbid: Forbid, rng: &mut GameRng) -> f64 {
+    let year = w.year;
+    if engine.apply(&mut w, first).is_err() {
+        return value(engine, &w, seat) - 1000.0;
+    }
+    let mut bots: Vec<Greedy> =
+        (0..w.seats()).map(|s| Greedy::restricted(u64::from(rng.below(u32::MAX)), if s == seat { forbid } else { Forbid::default() })).collect();
+    while w.phase != Phase::GameOver && w.year == year {
+        let d = match engine.actor(&w) {
+            Actor::Terminal => break,
+            Actor::Chance => Decision::Chance,
+            Actor::Seat(s) => super::decide(engine, &w, s as usize, &mut bots[s as usize]),
+            Actor::Simultaneous(seats) => {
+                let s = seats[0] as usize;
+                super::decide(engine, &w, s, &mut bots[s])
+            }
+        };
+        if engine.apply(&mut w, &d).is_err() {
+            break;
+        }
+    }
+    value(engine, &w, seat)
+}
+
+/// The estimate for one seat: points, plus while the game goes on what its
+/// holdings should still bring, its war chests and its armies.
+fn estimate(engine: &Engine, w: &GameState, s: usize) -> f64 {
+    let p = &w.players[s];
+    let points = p.points as f64;
+    if w.phase == Phase::GameOver {
+        return points + CHEST_AT_END * p.chests as f64;
+    }
+    let sc = &engine.rules.rules.scoring;
+    let years_left = (engine.rules.rules.calendar.years - i64::from(w.year)).max(0) as f64;
+    let (mut provinces, mut buildings, mut armies) = (0f64, 0f64, 0f64);
+    for q in w.provinces_of(s) {
+        provinces += 1.0;
+        buildings += f64::from(w.provinces[q].building_count());
+        armies += f64::from(w.provinces[q].armies);
+    }
+    let hold = sc.per_province as f64 * provinces + sc.per_building as f64 * buildings;
+    points + HOLD_PER_YEAR * years_left * hold + CHEST * p.chests as f64 + ARMY * armies
+}
+
+/// `seat`'s estimate minus the best other seat's.
+fn value(engine: &Engine, w: &GameState, seat: usize) -> f64 {
+    let me = estimate(engine, w, seat);
+    let best = (0..w.seats()).filter(|&s| s != seat).map(|s| estimate(engine, w, s)).fold(f64::NEG_INFINITY, f64::max);
+    if best.is_finite() { me - best } else { me }
+}
+
+impl Bot for Mcts {
+    fn boxed_clone(&self) -> Box<dyn Bot> {
+        Box::new(self.clone())
+    }
+
+    fn name(&self) -> &'static str {
+        "mcts"
+    }
+
+    fn plan(&mut self, engine: &Engine, view: &SeatView, seat: usize) -> Plan {
+        let plans = self.plan_candidates(engine, view, seat);
+        let cands: Vec<Decision> = plans.iter().map(|p| Decision::Plan { seat: seat as u8, plan: p.clone() }).collect();
+        let stats = self.search(engine, view.state(), seat, &cands);
+        plans[Self::best(&stats)].clone()
+    }
+
+    fn choose(&mut self, engine: &Engine, view: &SeatView, seat: usize, kind: &str, options: &[Choice]) -> Choice {
+        let choices = self.choice_candidates(view, seat, kind, options);
+        let cands: Vec<Decision> = choices.iter().map(|&c| Decision::Choose { seat: seat as u8, choice: c }).collect();
+        if cands.len() == 1 {
+            return choices[0];
+        }
+        let stats = self.search(engine, view.state(), seat, &cands);
+        choices[Self::best(&stats)]
+    }
+}
