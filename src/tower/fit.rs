@@ -124,30 +124,38 @@ pub fn fit(model: &str, obs: &Observations, particles: usize, seed: u64) -> Resu
             Ok(Fit { model: "stateless".into(), params: BTreeMap::from([("p".to_string(), best.1)]), log_likelihood: best.0 })
         }
         "levels" => {
-            let mut best: Option<Fit> = None;
+            // Every grid point is independent: evaluate them in parallel,
+            // then pick the best in grid order (the same fit as one by one).
+            let mut grid = Vec::new();
             for levels in [1usize, 2] {
                 for per_cube in [false, true] {
                     let loosen_grid: &[f64] = if per_cube { &[0.0, 0.005, 0.01, 0.025, 0.05, 0.1] } else { &[0.0, 0.1, 0.2, 0.33, 0.5, 0.75] };
                     for pi in 10..=19 {
                         let pass = pi as f64 * 0.05;
                         for &loosen in loosen_grid {
-                            let m = Levels { levels, pass, loosen, per_cube };
-                            let (ll, missed) = likelihood(&m, obs, particles, seed)?;
-                            let ll = if missed > 0 { f64::NEG_INFINITY } else { ll };
-                            if best.as_ref().is_none_or(|b| ll > b.log_likelihood) {
-                                best = Some(Fit {
-                                    model: "levels".into(),
-                                    params: BTreeMap::from([
-                                        ("levels".to_string(), levels as f64),
-                                        ("pass".to_string(), pass),
-                                        ("loosen".to_string(), loosen),
-                                        ("loosen_per_cube".to_string(), if per_cube { 1.0 } else { 0.0 }),
-                                    ]),
-                                    log_likelihood: ll,
-                                });
-                            }
+                            grid.push(Levels { levels, pass, loosen, per_cube });
                         }
                     }
+                }
+            }
+            use rayon::prelude::*;
+            let scores: Vec<f64> = grid
+                .par_iter()
+                .map(|m| likelihood(m, obs, particles, seed).map(|(ll, missed)| if missed > 0 { f64::NEG_INFINITY } else { ll }))
+                .collect::<Result<_, String>>()?;
+            let mut best: Option<Fit> = None;
+            for (m, ll) in grid.iter().zip(scores) {
+                if best.as_ref().is_none_or(|b| ll > b.log_likelihood) {
+                    best = Some(Fit {
+                        model: "levels".into(),
+                        params: BTreeMap::from([
+                            ("levels".to_string(), m.levels as f64),
+                            ("pass".to_string(), m.pass),
+                            ("loosen".to_string(), m.loosen),
+                            ("loosen_per_cube".to_string(), if m.per_cube { 1.0 } else { 0.0 }),
+                        ]),
+                        log_likelihood: ll,
+                    });
                 }
             }
             best.ok_or_else(|| "no fit".into())
