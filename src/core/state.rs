@@ -50,7 +50,7 @@ pub enum Card {
 }
 
 /// A secret plan: a card (or nothing) on each action space, and the bid.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Plan {
     /// One entry per action card, in the order of the rules pack's actions.
     pub slots: Vec<Option<Card>>,
@@ -76,7 +76,7 @@ impl ProvinceState {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlayerState {
     /// Cubes in the player's supply (not on the board, not in the tower).
     pub supply: u16,
@@ -191,7 +191,7 @@ pub enum Phase {
 }
 
 /// The whole game: everything needed to continue it, and nothing else.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameState {
     pub players: Vec<PlayerState>,
     pub provinces: Vec<ProvinceState>,
@@ -436,5 +436,150 @@ impl GameState {
                 .as_ref()
                 .map(|a| size_of::<Ask>() + a.options.capacity() * size_of::<Choice>() + a.prompt.capacity() + a.kind.capacity() + a.cont.capacity())
                 .unwrap_or(0)
+    }
+}
+
+// Clone by hand for the three types a decision copies, so that `clone_from`
+// reuses their buffers (`Engine::apply` copies into a spare state). The
+// exhaustive destructuring makes a new field a compile error here.
+
+impl Clone for Plan {
+    fn clone(&self) -> Self {
+        Plan { slots: self.slots.clone(), bid: self.bid }
+    }
+    fn clone_from(&mut self, source: &Self) {
+        let Plan { slots, bid } = source;
+        self.slots.clone_from(slots);
+        self.bid = *bid;
+    }
+}
+
+impl Clone for PlayerState {
+    fn clone(&self) -> Self {
+        let PlayerState { supply, chests, rice, points, plan, revealed_bid, space } = self;
+        PlayerState { supply: *supply, chests: *chests, rice: *rice, points: *points, plan: plan.clone(), revealed_bid: *revealed_bid, space: *space }
+    }
+    fn clone_from(&mut self, source: &Self) {
+        let PlayerState { supply, chests, rice, points, plan, revealed_bid, space } = source;
+        self.supply = *supply;
+        self.chests = *chests;
+        self.rice = *rice;
+        self.points = *points;
+        self.plan.clone_from(plan);
+        self.revealed_bid = *revealed_bid;
+        self.space = *space;
+    }
+}
+
+impl Clone for GameState {
+    fn clone(&self) -> Self {
+        let GameState {
+            players,
+            provinces,
+            in_play,
+            year,
+            season,
+            phase,
+            peasants,
+            buildings,
+            unrest,
+            tower,
+            tray,
+            forced_throws,
+            event_deck,
+            year_events,
+            event,
+            action_row,
+            actions_revealed,
+            special_row,
+            choose_order,
+            turn_order,
+            ask,
+            setup,
+            draft,
+            rng,
+            decisions,
+        } = self;
+        GameState {
+            players: players.clone(),
+            provinces: provinces.clone(),
+            in_play: in_play.clone(),
+            year: *year,
+            season: *season,
+            phase: *phase,
+            peasants: *peasants,
+            buildings: buildings.clone(),
+            unrest: *unrest,
+            tower: tower.clone(),
+            tray: *tray,
+            forced_throws: forced_throws.clone(),
+            event_deck: event_deck.clone(),
+            year_events: year_events.clone(),
+            event: *event,
+            action_row: action_row.clone(),
+            actions_revealed: *actions_revealed,
+            special_row: special_row.clone(),
+            choose_order: choose_order.clone(),
+            turn_order: turn_order.clone(),
+            ask: ask.clone(),
+            setup: *setup,
+            draft: draft.clone(),
+            rng: rng.clone(),
+            decisions: *decisions,
+        }
+    }
+    fn clone_from(&mut self, source: &Self) {
+        let GameState {
+            players,
+            provinces,
+            in_play,
+            year,
+            season,
+            phase,
+            peasants,
+            buildings,
+            unrest,
+            tower,
+            tray,
+            forced_throws,
+            event_deck,
+            year_events,
+            event,
+            action_row,
+            actions_revealed,
+            special_row,
+            choose_order,
+            turn_order,
+            ask,
+            setup,
+            draft,
+            rng,
+            decisions,
+        } = source;
+        self.players.clone_from(players);
+        self.provinces.clone_from(provinces);
+        self.in_play.clone_from(in_play);
+        self.year = *year;
+        self.season = *season;
+        self.phase = *phase;
+        self.peasants = *peasants;
+        self.buildings.clone_from(buildings);
+        self.unrest = *unrest;
+        self.tower.clone_from(tower);
+        self.tray = *tray;
+        self.forced_throws.clone_from(forced_throws);
+        self.event_deck.clone_from(event_deck);
+        self.year_events.clone_from(year_events);
+        self.event = *event;
+        self.action_row.clone_from(action_row);
+        self.actions_revealed = *actions_revealed;
+        self.special_row.clone_from(special_row);
+        self.choose_order.clone_from(choose_order);
+        self.turn_order.clone_from(turn_order);
+        self.ask.clone_from(ask);
+        self.setup = *setup;
+        self.draft.clone_from(draft);
+        self.rng.clone_from(rng);
+        self.decisions = *decisions;
     }
 }

@@ -54,6 +54,9 @@ pub struct Engine {
     pub rules: Rc<Rules>,
     runtime: Runtime,
     check: std::cell::Cell<CheckMode>,
+    /// The state a previous `apply` replaced: the next one copies into its
+    /// buffers instead of allocating new ones.
+    spare: std::cell::RefCell<Option<GameState>>,
 }
 
 /// How often `apply` checks the invariants (conservation of pieces and
@@ -127,7 +130,7 @@ impl Engine {
         let name = tower.map(str::to_string).unwrap_or_else(|| rules.rules.tower.use_.clone());
         let rules = Rc::new(rules);
         let runtime = Runtime::new(rules.clone(), &name, limits)?;
-        Ok(Engine { rules, runtime, check: std::cell::Cell::new(CheckMode::Every) })
+        Ok(Engine { rules, runtime, check: std::cell::Cell::new(CheckMode::Every), spare: std::cell::RefCell::new(None) })
     }
 
     /// The recipe for an identical engine (same rules, tower, limits,
@@ -415,16 +418,32 @@ impl Engine {
                 self.rules.rules_path.display()
             )));
         }
-        let mut next = st.clone();
+        // The copy reuses the buffers of the state the last apply replaced.
+        let spare = self.spare.borrow_mut().take();
+        let mut next = match spare {
+            Some(mut s) => {
+                s.clone_from(st);
+                s
+            }
+            None => st.clone(),
+        };
         next.decisions += 1;
         let mut ev = Vec::new();
-        self.step(&mut next, d, &mut ev)?;
-        self.advance(&mut next, &mut ev)?;
-        if self.checks(&next) {
-            invariants::check(&self.rules, &next).map_err(EngineError::Broken)?;
+        let result = self
+            .step(&mut next, d, &mut ev)
+            .and_then(|()| self.advance(&mut next, &mut ev))
+            .and_then(|()| if self.checks(&next) { invariants::check(&self.rules, &next).map_err(EngineError::Broken) } else { Ok(()) });
+        match result {
+            Ok(()) => {
+                let old = std::mem::replace(st, next);
+                *self.spare.borrow_mut() = Some(old);
+                Ok(ev)
+            }
+            Err(e) => {
+                *self.spare.borrow_mut() = Some(next);
+                Err(e)
+            }
         }
-        *st = next;
-        Ok(ev)
     }
 
     fn step(&self, st: &mut GameState, d: &Decision, ev: &mut Vec<Event>) -> Result<(), EngineError> {
