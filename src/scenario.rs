@@ -70,9 +70,17 @@ pub struct Step {
     pub force: Option<BTreeMap<String, u16>>,
     #[serde(default)]
     pub perform: Option<Perform>,
-    /// Answer the pending question: a province, a number, `pass`, `space N`.
+    /// Answer the pending question: an option's number or the answer.
     #[serde(default)]
     pub choose: Option<String>,
+    /// A REPL command, exactly as typed at the prompt (`set Settsu
+    /// armies=3`, `perform A taxes Settsu`, `plan taxes:Settsu bid:1`,
+    /// `plan done`, `view B`, `step 3`, `winter`, `2`, ...).
+    #[serde(default, rename = "do")]
+    pub command: Option<String>,
+    /// Expectations checked at this point of the steps.
+    #[serde(default)]
+    pub expect: Option<Vec<Expect>>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -145,6 +153,24 @@ pub struct Expect {
     /// The transcript contains this text.
     #[serde(default)]
     pub transcript_contains: Option<String>,
+    /// The transcript does not contain this text.
+    #[serde(default)]
+    pub transcript_lacks: Option<String>,
+    /// Peasants in the general supply.
+    #[serde(default)]
+    pub peasants: Option<u16>,
+    /// Unrest markers in the supply.
+    #[serde(default)]
+    pub unrest_supply: Option<u16>,
+    /// The turn order of the round, seats comma separated (`A,C,B,D`).
+    #[serde(default)]
+    pub turn_order: Option<String>,
+    /// Answers the pending question offers (as `options` names them).
+    #[serde(default)]
+    pub offered: Option<Vec<String>>,
+    /// Answers the pending question does not offer.
+    #[serde(default)]
+    pub not_offered: Option<Vec<String>>,
 }
 
 /// What running a scenario found.
@@ -187,48 +213,127 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
         None => engine.default_setup(sc.players),
         Some(s) => s.parse::<SetupMode>().map_err(|e| format!("{}: setup: {e}", path.display()))?,
     };
-    let names = crate::bots::fill_seats(&sc.bots, sc.players, false, &format!("{}: bots", path.display()))?;
-    let mut game = Game::new(engine, sc.players, sc.seed, setup, &names).map_err(|e| format!("{}: {e}", path.display()))?;
-    for (i, step) in sc.steps.iter().enumerate() {
-        let here = at(i, "steps");
-        let keys = [step.chance.is_some(), step.play.is_some(), step.set.is_some(), step.force.is_some(), step.perform.is_some(), step.choose.is_some()];
-        if keys.iter().filter(|k| **k).count() != 1 {
-            return Err(format!("{here}: each step is exactly one of chance, play, set, force, perform, choose"));
-        }
-        let fail = |m: String| format!("{here}: {m}");
-        if let Some(k) = step.chance {
-            for _ in 0..k {
-                if game.engine.actor(game.state()) != Actor::Chance {
-                    return Err(fail(format!("chance is not to act now ({:?})", game.engine.actor(game.state()))));
-                }
-                game.decide(Decision::Chance).map_err(|e| fail(e.to_string()))?;
+    let names = crate::bots::fill_seats(&sc.bots, sc.players, true, &format!("{}: bots", path.display()))?;
+    let game = Game::new(engine, sc.players, sc.seed, setup, &names).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Steps written as commands go through the REPL's own parser.
+    let config = crate::repl::Config { spec: Default::default(), players: sc.players, seed: sc.seed, seats: names };
+    let mut repl = crate::repl::Repl::from_game(config, game);
+    let mut check = Checker { path, sc: &sc, update, report: Report::default() };
+    // A failing step ends the run; failures found before it are kept.
+    let mut steps = || -> Result<(), String> {
+        for (i, step) in sc.steps.iter().enumerate() {
+            let here = at(i, "steps");
+            let keys = [
+                step.chance.is_some(),
+                step.play.is_some(),
+                step.set.is_some(),
+                step.force.is_some(),
+                step.perform.is_some(),
+                step.choose.is_some(),
+                step.command.is_some(),
+                step.expect.is_some(),
+            ];
+            if keys.iter().filter(|k| **k).count() != 1 {
+                return Err(format!("{here}: each step is exactly one of chance, play, set, force, perform, choose, do, expect"));
             }
-        } else if let Some(until) = &step.play {
-            let u: Until = until.parse().map_err(|e: crate::play::NotationError| fail(format!("play: {e}")))?;
-            game.advance(u).map_err(|e| fail(e.to_string()))?;
-        } else if let Some(c) = &step.choose {
-            let d = game.notation().answer(game.state(), c).map_err(|e| fail(e.to_string()))?;
-            game.decide(d).map_err(|e| fail(e.to_string()))?;
-        } else {
-            let edit = step_edit(&game.notation(), step).map_err(|e| fail(e.to_string()))?;
-            game.edit(edit).map_err(|e| fail(e.to_string()))?;
+            let fail = |m: String| format!("{here}: {m}");
+            let game = repl.game_mut();
+            if let Some(k) = step.chance {
+                for _ in 0..k {
+                    if game.engine.actor(game.state()) != Actor::Chance {
+                        return Err(fail(format!("chance is not to act now ({:?})", game.engine.actor(game.state()))));
+                    }
+                    game.decide(Decision::Chance).map_err(|e| fail(e.to_string()))?;
+                }
+            } else if let Some(until) = &step.play {
+                let u: Until = until.parse().map_err(|e: crate::play::NotationError| fail(format!("play: {e}")))?;
+                game.advance(u).map_err(|e| fail(e.to_string()))?;
+            } else if let Some(c) = &step.choose {
+                let d = game.notation().answer(game.state(), c).map_err(|e| fail(e.to_string()))?;
+                game.decide(d).map_err(|e| fail(e.to_string()))?;
+            } else if let Some(c) = &step.command {
+                repl.exec(c).map_err(|e| fail(format!("`{c}`: {e}")))?;
+            } else if let Some(list) = &step.expect {
+                for (j, e) in list.iter().enumerate() {
+                    let (l, c) = file.pos.of(&format!("steps/{i}/expect/{j}"));
+                    check.check(e, &format!("{}:{l}:{c}", path.display()), repl.game())?;
+                }
+            } else {
+                let edit = step_edit(&game.notation(), step).map_err(|e| fail(e.to_string()))?;
+                game.edit(edit).map_err(|e| fail(e.to_string()))?;
+            }
         }
+        Ok(())
+    };
+    if let Err(e) = steps() {
+        check.report.failures.push(e);
+        return Ok(check.report);
     }
-    let engine = &game.engine;
-    let st = game.state();
-    let n = game.notation();
-    let mut log = game.lines().into_iter().skip(1).collect::<Vec<_>>().join("\n");
-    if !log.is_empty() {
-        log.push('\n');
-    }
-    let mut report = Report::default();
     for (i, e) in sc.expect.iter().enumerate() {
-        let here = at(i, "expect");
-        let mut check = |what: &str, got: String, want: String| {
+        check.check(e, &at(i, "expect"), repl.game())?;
+    }
+    Ok(check.report)
+}
+
+/// Checks expectations against a game, gathering failures.
+struct Checker<'a> {
+    path: &'a Path,
+    sc: &'a Scenario,
+    update: bool,
+    report: Report,
+}
+
+impl Checker<'_> {
+    fn check(&mut self, e: &Expect, here: &str, game: &Game) -> Result<(), String> {
+        let (engine, st, n) = (&game.engine, game.state(), game.notation());
+        let (path, update) = (self.path, self.update);
+        let report = &mut self.report;
+        let mut log = game.lines().into_iter().skip(1).collect::<Vec<_>>().join("\n");
+        if !log.is_empty() {
+            log.push('\n');
+        }
+        let check = |report: &mut Report, what: &str, got: String, want: String| {
             if got != want {
                 report.failures.push(format!("{here}: {what}: expected {want}, got {got}"));
             }
         };
+        if let Some(k) = e.peasants {
+            check(report, "general peasant supply", st.peasants.to_string(), k.to_string());
+        }
+        if let Some(k) = e.unrest_supply {
+            check(report, "unrest markers in the supply", st.unrest.to_string(), k.to_string());
+        }
+        if let Some(order) = &e.turn_order {
+            let got: Vec<&str> = st.turn_order.iter().map(|&s| engine.rules.seat_name(s as usize)).collect();
+            let want: Vec<String> = order
+                .split(',')
+                .map(|s| n.seat(s).map(|s| engine.rules.seat_name(s).to_string()))
+                .collect::<Result<_, _>>()
+                .map_err(|m| format!("{here}: {m}"))?;
+            check(report, "turn order", got.join(","), want.join(","));
+        }
+        if e.offered.is_some() || e.not_offered.is_some() {
+            let Legal::Choose { options, .. } = engine.legal(st) else {
+                report.failures.push(format!("{here}: no question is pending"));
+                return Ok(());
+            };
+            let names: Vec<String> = options.iter().map(|o| n.text(o)).collect();
+            for want in e.offered.iter().flatten() {
+                if !names.iter().any(|x| x.eq_ignore_ascii_case(want)) {
+                    report.failures.push(format!("{here}: `{want}` is not offered (options: {})", names.join(", ")));
+                }
+            }
+            for not in e.not_offered.iter().flatten() {
+                if names.iter().any(|x| x.eq_ignore_ascii_case(not)) {
+                    report.failures.push(format!("{here}: `{not}` is offered (options: {})", names.join(", ")));
+                }
+            }
+        }
+        if let Some(t) = &e.transcript_lacks
+            && log.contains(t.as_str())
+        {
+            report.failures.push(format!("{here}: the transcript contains {t:?}"));
+        }
         if let Some(p) = &e.province {
             let p = n.province(p).map_err(|m| format!("{here}: {m}"))?;
             let prov = st.provinces[p];
@@ -236,13 +341,13 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
             if let Some(o) = &e.owner {
                 let want = n.owner(o).map_err(|m| format!("{here}: {m}"))?;
                 let label = |x: Option<usize>| x.map(|s| engine.rules.seat_name(s).to_string()).unwrap_or_else(|| "none".into());
-                check(&format!("{name} owner"), label(prov.owner.map(|o| o as usize)), label(want));
+                check(report, &format!("{name} owner"), label(prov.owner.map(|o| o as usize)), label(want));
             }
             if let Some(a) = e.armies {
-                check(&format!("{name} armies"), prov.armies.to_string(), a.to_string());
+                check(report, &format!("{name} armies"), prov.armies.to_string(), a.to_string());
             }
             if let Some(u) = e.unrest {
-                check(&format!("{name} unrest"), prov.unrest.to_string(), u.to_string());
+                check(report, &format!("{name} unrest"), prov.unrest.to_string(), u.to_string());
             }
             if let Some(b) = &e.buildings {
                 let mut got: Vec<String> =
@@ -250,7 +355,7 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
                 let mut want = b.clone();
                 got.sort();
                 want.sort();
-                check(&format!("{name} buildings"), got.join(","), want.join(","));
+                check(report, &format!("{name} buildings"), got.join(","), want.join(","));
             }
         }
         if let Some(s) = &e.seat {
@@ -265,7 +370,7 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
                 ("supply", Some(i64::from(p.supply)), e.supply.map(i64::from)),
             ] {
                 if let (Some(g), Some(w)) = (got, want) {
-                    check(&format!("{name} {what}"), g.to_string(), w.to_string());
+                    check(report, &format!("{name} {what}"), g.to_string(), w.to_string());
                 }
             }
         }
@@ -277,7 +382,7 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
                 .filter(|(_, r)| *r == 1)
                 .map(|(s, _)| engine.rules.seat_name(*s as usize).to_string())
                 .collect();
-            check("winner", won.join(","), w.clone());
+            check(report, "winner", won.join(","), w.clone());
         }
         if let Some(t) = &e.transcript_contains
             && !log.contains(t.as_str())
@@ -286,7 +391,7 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
         }
         if let Some(golden) = &e.transcript {
             let gpath = path.parent().unwrap_or(Path::new(".")).join(golden);
-            let text = format!("# {}\n# ruleset: {}\n{log}", sc.description.trim(), engine.rules.ruleset_name());
+            let text = format!("# {}\n# ruleset: {}\n{log}", self.sc.description.trim(), engine.rules.ruleset_name());
             match std::fs::read_to_string(&gpath) {
                 Ok(old) if old == text => {}
                 Ok(old) if !update => {
@@ -299,8 +404,8 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
                 }
             }
         }
+        Ok(())
     }
-    Ok(report)
 }
 
 /// The first line where two texts differ, with `context` lines before.

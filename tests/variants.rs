@@ -297,3 +297,23 @@ fn ranking_bids_and_voiding_are_the_packs_rules() {
     assert_eq!(st.players[0].chests, before, "the void action yields nothing: {events:?}");
     assert_eq!(st.players[1].chests, before, "nor does B collect for A's card");
 }
+
+#[test]
+fn scenario_steps_are_repl_commands_with_expectations_between_them() {
+    // Item 2 of the play-layer issue: what a person does in the REPL can be
+    // written as a test, with checks at any point.
+    let (ok, out) = shogun(&["test", "scripts/base/tests/commands.yaml"]);
+    assert!(ok, "{out}");
+    let dir = std::env::temp_dir().join(format!("shogun-lab-cmds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("wrong.yaml");
+    std::fs::write(
+        &file,
+        "description: t\nbots: [human]\nsteps:\n  - chance: 2\n  - do: set Shinano owner=A armies=5\n  - do: perform A attack_a Shinano\n  - expect: [{not_offered: [Kozuke]}, {turn_order: 'A'}]\n  - do: choose Izumo\n",
+    )
+    .unwrap();
+    let (ok, out) = shogun(&["test", file.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(out.contains("wrong.yaml:7:") && out.contains("`Kozuke` is offered"), "{out}");
+    assert!(out.contains("`choose Izumo`") && out.contains("not an option"), "{out}");
+}

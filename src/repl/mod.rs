@@ -89,6 +89,12 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
         "set Settsu owner=B armies=3 unrest=1",
     ),
     ("force", "force SEAT=n... [peasants=n]", "what if: force the next tower result", "force A=3 B=1 peasants=1"),
+    (
+        "perform",
+        "perform SEAT ACTION PROVINCE [event=ID] [special=ID]",
+        "what if: SEAT carries out ACTION in PROVINCE now, with that event and special in force",
+        "perform A attack_a Shinano event=5",
+    ),
     ("quit", "quit", "leave", "quit"),
 ];
 
@@ -103,6 +109,20 @@ impl Repl {
         game.verbose = true;
         let viewer = config.seats.iter().position(|s| s == "human").map(Viewer::Seat).unwrap_or(Viewer::God);
         Ok(Repl { drafts: vec![None; config.players as usize], config, game, viewer, before_reload: None, done: false })
+    }
+
+    /// A REPL on a game made elsewhere (a scenario's).
+    pub fn from_game(config: Config, game: Game) -> Repl {
+        let viewer = config.seats.iter().position(|s| s == "human").map(Viewer::Seat).unwrap_or(Viewer::God);
+        Repl { drafts: vec![None; config.players as usize], config, game, viewer, before_reload: None, done: false }
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    pub fn game_mut(&mut self) -> &mut Game {
+        &mut self.game
     }
 
     pub fn engine(&self) -> &Engine {
@@ -354,7 +374,7 @@ impl Repl {
                 let code = if is_statement(rest) { rest.to_string() } else { format!("return {rest}") };
                 self.game.engine.runtime().eval_readonly(&st, &code).map_err(|e| e.to_string())
             }
-            "set" | "force" => {
+            "set" | "force" | "perform" => {
                 let edit: Edit = self.notation().parse(line).map_err(|e| e.to_string())?;
                 self.game.edit(edit).map_err(|e| e.to_string())?;
                 Ok(format!("done: {line}"))
