@@ -286,3 +286,34 @@ fn a_seat_sees_no_secret_plan_before_its_cards_are_turned_up() {
     let b = r.exec("history").unwrap().lines().find(|l| l.contains(" B plan")).unwrap().to_string();
     assert!(b.contains("castle:") && !b.contains("face down"), "{b}");
 }
+
+/// Issue 13 item 2: a reload under rules that fail at run time keeps the
+/// whole log (the undone entries too), and a reload after the fix replays
+/// all of it.
+#[test]
+fn reload_never_loses_the_game() {
+    let (pack, _) = copy_data("reload-keep");
+    let mut r = repl_with(Some(&pack), &["greedy", "greedy", "greedy", "greedy"], 7);
+    r.exec("round").unwrap();
+    let n = r.exec("history").unwrap().lines().count();
+    r.exec("undo 3").unwrap();
+    // Undone entries survive a reload that replays fine.
+    let msg = r.exec("reload").unwrap();
+    assert!(msg.contains("`redo` brings back the 3 undone entries"), "{msg}");
+    assert_eq!(r.exec("history").unwrap().lines().count(), n - 3);
+    // A Lua runtime error in an action: the replay stops, the log is kept.
+    let actions = pack.join("actions.lua");
+    let good = std::fs::read_to_string(&actions).unwrap();
+    edit(&actions, "  game.pay(seat, cost)\n", "  game.pay(seat, cost + nil)\n");
+    let msg = r.exec("reload").unwrap();
+    assert!(msg.contains("is no longer legal") && msg.contains(&format!("the whole log ({n} entries) is kept")), "{msg}");
+    assert!(msg.contains("`reload` again"), "the message says how: {msg}");
+    assert!(r.exec("history").unwrap().lines().count() < n - 3);
+    // The fix, and a reload: the whole game is back, redo included.
+    std::fs::write(&actions, good).unwrap();
+    let msg = r.exec("reload").unwrap();
+    assert!(msg.contains(&format!("replayed {n} entries")) && msg.contains("the replay matches"), "{msg}");
+    assert_eq!(r.exec("history").unwrap().lines().count(), n - 3);
+    r.exec("redo 3").unwrap();
+    assert_eq!(r.exec("history").unwrap().lines().count(), n);
+}

@@ -324,7 +324,16 @@ impl Game {
 
     /// The log up to the current position, as save files keep it.
     pub fn saved_entries(&self) -> Vec<SavedEntry> {
-        (1..=self.cursor)
+        self.saved_upto(self.cursor)
+    }
+
+    /// The whole log, the undone entries (what `redo` would bring back) too.
+    pub fn whole_log(&self) -> Vec<SavedEntry> {
+        self.saved_upto(self.len())
+    }
+
+    fn saved_upto(&self, n: usize) -> Vec<SavedEntry> {
+        (1..=n)
             .map(|i| {
                 let (e, fp) = self.moments[i].entry.as_ref().expect("an entry");
                 match e {

@@ -12,7 +12,7 @@ use std::path::Path;
 use crate::bots::Bot;
 use crate::core::*;
 use crate::engine::Engine;
-use crate::play::{Edit, Entry, Game, GameSpec, Notation, Player, SaveFile, Stop, Until};
+use crate::play::{Edit, Entry, Game, GameSpec, Notation, Player, SaveFile, SavedEntry, Stop, Until};
 
 /// What a game in the REPL is made from.
 #[derive(Clone, Debug)]
@@ -38,6 +38,10 @@ pub struct Repl {
     viewer: Viewer,
     /// The rules in force before the last `reload` (what `lab` compares with).
     before_reload: Option<crate::rules::Rules>,
+    /// The whole log when a `reload` could not replay all of it: the next
+    /// `reload` replays this one.
+    /// (with the position the game stood at).
+    kept_log: Option<(Vec<SavedEntry>, usize)>,
     /// Set by `quit`.
     pub done: bool,
 }
@@ -108,7 +112,7 @@ impl Repl {
         let mut game = Game::new(engine, config.players, config.seed, setup, &config.seats).map_err(|e| e.to_string())?;
         game.verbose = true;
         let viewer = config.seats.iter().position(|s| s == "human").map(Viewer::Seat).unwrap_or(Viewer::God);
-        Ok(Repl { drafts: vec![None; config.players as usize], config, game, viewer, before_reload: None, done: false })
+        Ok(Repl { drafts: vec![None; config.players as usize], config, game, viewer, before_reload: None, kept_log: None, done: false })
     }
 
     /// A REPL on a game made elsewhere (a scenario's).
@@ -612,16 +616,44 @@ impl Repl {
         Ok(format!("loaded {} ({} entries, rules {}){}", path.display(), file.entries.len(), self.engine().rules.ruleset_name(), report))
     }
 
+    /// Re-reads the rules and replays the whole log under them (the undone
+    /// entries too, so `redo` still has them). A replay that stops early
+    /// keeps the whole log: the next `reload` replays all of it again.
     fn reload(&mut self) -> Result<String, String> {
         let engine = self.config.spec.engine().map_err(|e| format!("the rules did not load; the previous rules stay active:\n{e}"))?;
         self.before_reload = Some((*self.game.engine.rules).clone());
-        let entries = self.game.saved_entries();
+        let mut at = self.game.cursor();
+        let mut entries = self.game.whole_log();
+        let mut note = String::new();
+        if let Some((kept, kept_at)) = self.kept_log.take() {
+            // The log kept by a replay that stopped early, unless the game
+            // has since been played on along another line.
+            let same = |a: &[SavedEntry], b: &[SavedEntry]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.text() == y.text());
+            if kept.len() >= entries.len() && same(&kept[..entries.len()], &entries) {
+                entries = kept;
+                at = kept_at;
+            } else {
+                note = "\n(the log kept by the last failed replay was dropped: the game has been played on since)".into();
+            }
+        }
         let setup = self.state().setup;
         let mut game = Game::new(engine, self.config.players, self.config.seed, setup, &self.config.seats).map_err(|e| e.to_string())?;
         game.verbose = true;
         self.game = game;
         let report = self.game.replay(&entries);
-        Ok(format!("reloaded the rules ({}) and replayed {} entries{}", self.engine().rules.ruleset_name(), entries.len(), report))
+        let done = self.game.len();
+        if done > at {
+            let back = self.game.undo(done - at).map_err(|e| e.to_string())?;
+            note.push_str(&format!("\nthe game stands at entry {at} as before; `redo` brings back the {back} undone entries"));
+        }
+        if done < entries.len() {
+            note.push_str(&format!(
+                "\nthe whole log ({} entries) is kept: fix the rules and `reload` again to replay all of it (`save FILE` keeps only what stands now)",
+                entries.len()
+            ));
+            self.kept_log = Some((entries.clone(), at));
+        }
+        Ok(format!("reloaded the rules ({}) and replayed {} entries{report}{note}", self.engine().rules.ruleset_name(), entries.len()))
     }
 }
 
