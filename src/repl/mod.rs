@@ -118,7 +118,7 @@ impl Repl {
     /// A REPL on a game made elsewhere (a scenario's).
     pub fn from_game(config: Config, game: Game) -> Repl {
         let viewer = config.seats.iter().position(|s| s == "human").map(Viewer::Seat).unwrap_or(Viewer::God);
-        Repl { drafts: vec![None; config.players as usize], config, game, viewer, before_reload: None, done: false }
+        Repl { drafts: vec![None; config.players as usize], config, game, viewer, before_reload: None, kept_log: None, done: false }
     }
 
     pub fn game(&self) -> &Game {
