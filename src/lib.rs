@@ -8,6 +8,7 @@ pub mod cli;
 pub mod clock;
 pub mod core;
 pub mod engine;
+pub mod files;
 pub mod lab;
 pub mod play;
 pub mod repl;

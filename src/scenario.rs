@@ -189,9 +189,12 @@ pub struct Setting<'a> {
 
 /// Runs one scenario file. `own` is the variant the file belongs to.
 pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> Result<Report, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let text = crate::files::read_text(path)?;
     let file = rules::yaml::parse::<Scenario>(path, &text).map_err(|d| d.to_string())?;
     let sc = file.value;
+    if sc.expect.is_empty() && sc.steps.iter().all(|s| s.expect.as_ref().is_none_or(|l| l.is_empty())) {
+        return Err(format!("{}: `expect` lists nothing to check: a scenario that checks nothing always passes", path.display()));
+    }
     let at = |i: usize, what: &str| {
         let (l, c) = file.pos.of(&format!("{what}/{i}"));
         format!("{}:{l}:{c}", path.display())
@@ -390,16 +393,17 @@ impl Checker<'_> {
             report.failures.push(format!("{here}: the transcript does not contain {t:?}"));
         }
         if let Some(golden) = &e.transcript {
-            let gpath = path.parent().unwrap_or(Path::new(".")).join(golden);
+            // A golden transcript lives beside its scenario, never elsewhere.
+            let gpath = crate::files::inside(path.parent().unwrap_or(Path::new(".")), golden).map_err(|e| format!("{here}: transcript: {e}"))?;
             let text = format!("# {}\n# ruleset: {}\n{log}", self.sc.description.trim(), engine.rules.ruleset_name());
-            match std::fs::read_to_string(&gpath) {
+            match crate::files::read_text(&gpath) {
                 Ok(old) if old == text => {}
                 Ok(old) if !update => {
                     report.failures.push(format!("{here}: transcript differs from {}:\n{}", gpath.display(), first_difference(&old, &text, 3)))
                 }
                 Err(_) if !update => report.failures.push(format!("{here}: golden transcript {} is missing (run with --update to write it)", gpath.display())),
                 _ => {
-                    std::fs::write(&gpath, &text).map_err(|e| format!("{here}: cannot write {}: {e}", gpath.display()))?;
+                    crate::files::write_atomic(&gpath, text.as_bytes()).map_err(|e| format!("{here}: {e}"))?;
                     report.updated.push(gpath);
                 }
             }

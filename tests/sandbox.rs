@@ -12,8 +12,12 @@ use shogun_lab::rules;
 /// Loads the base pack with `code` appended to modifiers.lua; returns the
 /// engine or the load errors.
 fn with_lua(tag: &str, code: &str) -> Result<Engine, String> {
+    with_lua_in(tag, "modifiers.lua", code)
+}
+
+fn with_lua_in(tag: &str, file: &str, code: &str) -> Result<Engine, String> {
     let (pack, map) = copy_data(tag);
-    let path = pack.join("modifiers.lua");
+    let path = pack.join(file);
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push('\n');
     text.push_str(code);
@@ -145,4 +149,173 @@ fn no_address_reaches_a_script() {
     assert_eq!(rt.eval_readonly(&st, "return ('%s|%s'):format(setmetatable({}, {__name = 'x'}), string.len)").unwrap(), "table|function");
     assert_eq!(rt.eval_readonly(&st, "return tostring(setmetatable({}, {__name = 'x'}))").unwrap(), "table");
     assert_eq!(rt.eval_readonly(&st, "return tostring(setmetatable({}, {__tostring = function() return 'T' end}))").unwrap(), "T");
+}
+
+// ---- memory outside the cap, arithmetic, files, error reports, REPL ------
+
+/// Runs collect taxes for seat A in Settsu with the given action handler in
+/// place of the base one; returns the error (the state must be untouched).
+fn taxes_with(tag: &str, handler: &str) -> String {
+    let engine = with_lua_in(tag, "winter.lua", &format!("shogun.replace('action', 'collect_taxes', function(seat, p, a) {handler} end)")).unwrap();
+    let mut st = started(&engine, 4, 1);
+    let before = st.clone();
+    let (a, p) = (action(&engine, "taxes"), province(&engine, "Settsu"));
+    let err = shogun_lab::play::stage_action(&engine, &mut st, 0, a, p, None, None).unwrap_err();
+    assert_eq!(st, before, "a failed call changed the state");
+    err.to_string()
+}
+
+#[test]
+fn host_functions_cap_what_they_keep() {
+    // 1,000 logs of an 8 MB string used to be copied into Rust memory.
+    let err = taxes_with("log", "local s = string.rep('x', 8 << 20) for i = 1, 1000 do game.log(s) end");
+    assert!(err.contains("game.log") && err.contains("limit"), "{err}");
+    let err = taxes_with("logs", "for i = 1, 1e6 do game.log('x') end");
+    assert!(err.contains("events in one call"), "{err}");
+}
+
+#[test]
+fn points_and_chests_do_not_overflow() {
+    for code in [
+        "game.add_points(seat, math.mininteger) game.add_points(seat, math.mininteger)",
+        "game.add_points(seat, math.maxinteger)",
+        "game.gain(seat, math.maxinteger)",
+        "game.add_rice(seat, math.maxinteger)",
+    ] {
+        let err = taxes_with("overflow", code);
+        assert!(err.contains("out of range"), "{code}: {err}");
+    }
+}
+
+struct PhantomTower;
+impl shogun_lab::tower::TowerModel for PhantomTower {
+    fn name(&self) -> &str {
+        "phantom"
+    }
+    fn levels(&self) -> usize {
+        1
+    }
+    fn throw(
+        &self,
+        inside: &mut [shogun_lab::core::Pile],
+        input: shogun_lab::core::Pile,
+        _: &mut shogun_lab::core::GameRng,
+    ) -> Result<shogun_lab::core::Pile, String> {
+        // 65,535 cubes of a seat that does not play kept on the ledge, one
+        // more landing: in u16 the sum wraps to what was thrown.
+        let mut landed = input;
+        landed.seats[7] = 1;
+        inside[0].seats[7] = u16::MAX;
+        Ok(landed)
+    }
+}
+
+#[test]
+fn tower_conservation_is_counted_wide() {
+    let mut inside = vec![shogun_lab::core::Pile::default()];
+    let mut tray = shogun_lab::core::Pile::default();
+    let mut rng = shogun_lab::core::GameRng::seeded(1);
+    let err = shogun_lab::tower::throw(&PhantomTower, &mut inside, &mut tray, pile(&[(0, 3)], 0), &mut rng).unwrap_err();
+    assert!(err.contains("did not conserve") && err.contains("seat 8 x65536"), "{err}");
+}
+
+#[test]
+fn data_files_resolve_inside_their_folder() {
+    let (pack, map) = copy_data("escape");
+    edit(&pack.join("rules.yaml"), "lua: [lib.lua,", "lua: [../../../../../../etc/hostname, lib.lua,");
+    let err = rules::load(&pack, &map).map(|_| ()).unwrap_err().to_string();
+    assert!(err.contains("no `..`") && !err.contains("cannot read"), "{err}");
+    let (pack, map) = copy_data("absolute");
+    edit(&pack.join("rules.yaml"), "lua: [lib.lua,", "lua: [/etc/hostname, lib.lua,");
+    assert!(rules::load(&pack, &map).map(|_| ()).unwrap_err().to_string().contains("no absolute path"));
+    #[cfg(unix)]
+    {
+        // A link out of the folder, and a device, are refused too.
+        let (pack, map) = copy_data("link");
+        std::os::unix::fs::symlink("/dev/zero", pack.join("zero.lua")).unwrap();
+        edit(&pack.join("rules.yaml"), "lua: [lib.lua,", "lua: [zero.lua, lib.lua,");
+        let err = rules::load(&pack, &map).map(|_| ()).unwrap_err().to_string();
+        assert!(err.contains("outside") || err.contains("not a regular file"), "{err}");
+        let err = shogun_lab::files::read_text(std::path::Path::new("/dev/zero")).unwrap_err();
+        assert!(err.contains("not a regular file"), "{err}");
+    }
+}
+
+#[test]
+fn a_golden_transcript_is_written_only_beside_its_scenario() {
+    let dir = copy_data("golden").0;
+    let err = shogun_lab::files::inside(&dir, "/tmp/x").unwrap_err();
+    assert!(err.contains("no absolute path"), "{err}");
+    assert!(shogun_lab::files::inside(&dir, "../x.txt").is_err());
+    assert!(shogun_lab::files::inside(&dir, "game.golden.txt").is_ok());
+}
+
+#[cfg(unix)]
+#[test]
+fn files_are_written_whole_into_regular_files_only() {
+    use shogun_lab::files::write_atomic;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = copy_data("write").0;
+    // The mode of an existing file is kept.
+    let f = dir.join("save.yaml");
+    std::fs::write(&f, "old").unwrap();
+    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
+    write_atomic(&f, b"new").unwrap();
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), "new");
+    assert_eq!(std::fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o600);
+    // A symbolic link, a FIFO and a directory are refused and left alone.
+    let link = dir.join("link.yaml");
+    std::os::unix::fs::symlink(&f, &link).unwrap();
+    assert!(write_atomic(&link, b"x").unwrap_err().contains("not a regular file"));
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    let fifo = dir.join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(write_atomic(&fifo, b"x").unwrap_err().contains("not a regular file"));
+    let sub = dir.join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    assert!(write_atomic(&sub, b"x").is_err());
+    // Nothing partial is left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().contains("partial")).collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn error_reports_are_printable_and_name_a_place() {
+    let engine = engine();
+    let st = started(&engine, 4, 1);
+    let rt = engine.runtime();
+    let err = rt.eval_readonly(&st, "local function f() error({}) end f()").unwrap_err();
+    assert!(!err.message.contains("0x") && err.message.contains("table"), "{err}");
+    let err = rt.eval_readonly(&st, "local function f() error('a\\0b \\27[31mred') end f()").unwrap_err();
+    assert!(err.message.contains("a\\0b") && !err.message.contains('\u{1b}'), "{:?}", err.message);
+    assert!(!err.to_string().contains('\u{1b}'));
+    // An error without a position of its own (out of memory) names the
+    // handler that was running.
+    let err = taxes_with("oom", "local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 1 << 20) .. i end");
+    assert!(err.contains("winter.lua:") && err.contains("memory"), "{err}");
+}
+
+#[test]
+fn repl_values_print_with_a_depth_limit_and_cycle_marks() {
+    let engine = engine();
+    let st = started(&engine, 4, 1);
+    let rt = engine.runtime();
+    assert_eq!(rt.eval_readonly(&st, "local t = {} t[1] = t return t").unwrap(), "{1=<cycle>}");
+    let deep = rt.eval_readonly(&st, "local t = {} for i = 1, 20000 do t = {t} end return t").unwrap();
+    assert!(deep.contains("{...}") && deep.len() < 100, "{deep}");
+    // `return 1,` is an error, not the start of a longer chunk.
+    assert!(!rt.incomplete("return 1,"));
+    assert!(rt.incomplete("for i = 1, 2 do"));
+    assert!(rt.incomplete("return {"));
+}
+
+#[test]
+fn scenarios_must_expect_something_and_saves_name_a_known_format() {
+    let (pack, _) = copy_data("expect");
+    let sc = pack.join("tests").join("empty.yaml");
+    std::fs::create_dir_all(sc.parent().unwrap()).unwrap();
+    std::fs::write(&sc, "description: nothing\nsteps: []\nexpect: []\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(["test", "--rules"]).arg(&pack).arg(&sc).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && text.contains("lists nothing to check"), "{text}");
 }

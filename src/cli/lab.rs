@@ -1,7 +1,7 @@
 //! `shogun lab`: compare rulesets over paired, seeded games (see
 //! `crate::lab`); `shogun lab merge`: combine shards into one report.
 
-use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::io::{BufRead, BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
@@ -238,48 +238,8 @@ pub fn build(args: &LabArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Lab
     Lab::new(arms, &bot_sets, flag, &args.towers, settings)
 }
 
-/// A file written whole or not at all: a temporary file beside the target,
-/// renamed over it once complete. Special files are refused.
-struct AtomicFile {
-    target: PathBuf,
-    tmp: PathBuf,
-    out: std::io::BufWriter<std::fs::File>,
-}
-
-impl AtomicFile {
-    fn create(target: &Path) -> Result<AtomicFile, String> {
-        if let Ok(m) = std::fs::symlink_metadata(target)
-            && !m.is_file()
-        {
-            return Err(format!("{}: not a regular file; refusing to replace it", target.display()));
-        }
-        let name = target.file_name().ok_or_else(|| format!("{}: not a file name", target.display()))?;
-        let tmp = target.with_file_name(format!(".{}.partial", name.to_string_lossy()));
-        let f = std::fs::File::create(&tmp).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        Ok(AtomicFile { target: target.to_path_buf(), tmp, out: std::io::BufWriter::new(f) })
-    }
-
-    fn line(&mut self, text: &str) -> Result<(), String> {
-        writeln!(self.out, "{text}").map_err(|e| format!("cannot write {}: {e}", self.tmp.display()))
-    }
-
-    fn commit(mut self) -> Result<(), String> {
-        let fail = |e: std::io::Error| format!("cannot write {}: {e}", self.tmp.display());
-        self.out.flush().map_err(fail)?;
-        self.out.get_ref().sync_all().map_err(fail)?;
-        std::fs::rename(&self.tmp, &self.target).map_err(|e| format!("cannot write {}: {e}", self.target.display()))
-    }
-}
-
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        // Removed when the rename happened or failed; harmless otherwise.
-        let _ = std::fs::remove_file(&self.tmp);
-    }
-}
-
 fn write_whole(path: &Path, text: &str) -> Result<(), String> {
-    let mut f = AtomicFile::create(path)?;
+    let mut f = crate::files::AtomicFile::create(path)?;
     f.line(text.trim_end_matches('\n'))?;
     f.commit()
 }
@@ -313,7 +273,7 @@ fn run(args: LabArgs) -> Result<(), String> {
     };
     let mut file = match &args.jsonl {
         Some(p) => {
-            let mut f = AtomicFile::create(p)?;
+            let mut f = crate::files::AtomicFile::create(p)?;
             f.line(&serde_json::json!({ "lab": lab.header }).to_string())?;
             Some(f)
         }

@@ -301,7 +301,7 @@ fn run(args: RunArgs) -> Result<(), String> {
     let (text, summary) = crate::transcript::transcript_with(&engine, args.players, args.seed, setup, &bots).map_err(|e| e.to_string())?;
     match args.transcript.as_deref() {
         Some("-") => print!("{text}"),
-        Some(path) => std::fs::write(path, &text).map_err(|e| format!("cannot write transcript to {path}: {e}"))?,
+        Some(path) => crate::files::write_atomic(std::path::Path::new(path), text.as_bytes())?,
         None => {}
     }
     if args.json {

@@ -237,13 +237,13 @@ pub fn command(args: TowerArgs) -> Result<(), String> {
                 println!();
             }
             if let Some(path) = &a.svg {
-                std::fs::write(path, svg(&grid, &tower)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                crate::files::write_atomic(path, svg(&grid, &tower).as_bytes())?;
                 println!("heat map written to {}", path.display());
             }
             Ok(())
         }
         TowerCommand::Fit(a) => {
-            let text = std::fs::read_to_string(&a.observations).map_err(|e| format!("cannot read {}: {e}", a.observations.display()))?;
+            let text = crate::files::read_text(&a.observations)?;
             let obs = crate::rules::yaml::parse::<Observations>(&a.observations, &text).map_err(|d| d.to_string())?.value;
             if obs.throws.is_empty() {
                 return Err(format!("{}: no throws recorded", a.observations.display()));

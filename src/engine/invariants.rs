@@ -27,6 +27,11 @@ pub fn check(rules: &Rules, st: &GameState) -> Result<(), String> {
             return Err(format!("seat {} has {} rice", rules.seat_name(s), p.rice));
         }
     }
+    for s in st.seats()..crate::core::MAX_SEATS {
+        if st.tray.seats[s] > 0 || st.tower.iter().any(|l| l.seats[s] > 0) {
+            return Err(format!("the tower or tray holds cubes of seat {}, which does not play", s + 1));
+        }
+    }
     if i64::from(st.peasants_total()) != c.peasants {
         return Err(format!("{} peasants in all, expected {}", st.peasants_total(), c.peasants));
     }

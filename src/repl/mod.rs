@@ -351,12 +351,12 @@ impl Repl {
                 Ok(format!("{} is now played by {what}", self.game.engine.rules.seat_name(s)))
             }
             "undo" | "u" => {
-                let n = args.first().and_then(|a| a.parse().ok()).unwrap_or(1usize);
+                let n = count_arg("undo", &args)?;
                 let k = self.game.undo(n).map_err(|e| e.to_string())?;
                 Ok(format!("undid {k}; now at entry {} of {}", self.game.cursor(), self.game.len()))
             }
             "redo" => {
-                let n = args.first().and_then(|a| a.parse().ok()).unwrap_or(1usize);
+                let n = count_arg("redo", &args)?;
                 let k = self.game.redo(n).map_err(|e| e.to_string())?;
                 Ok(format!("redid {k}; now at entry {} of {}", self.game.cursor(), self.game.len()))
             }
@@ -583,10 +583,8 @@ impl Repl {
             entries: self.game.saved_entries(),
         };
         let text = serde_yaml::to_string(&file).map_err(|e| e.to_string())?;
-        // Write beside and rename: a failed save never leaves half a file.
-        let tmp = path.with_extension("yaml.partial");
-        std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        // A failed save never leaves half a file or replaces a special one.
+        crate::files::write_atomic(path, text.as_bytes())?;
         Ok(format!("saved {} entries to {}", self.game.cursor(), path.display()))
     }
 
@@ -594,8 +592,11 @@ impl Repl {
         if path.as_os_str().is_empty() {
             return Err("load what? e.g. load game.yaml".into());
         }
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = crate::files::read_text(path)?;
         let file = crate::rules::yaml::parse::<SaveFile>(path, &text).map_err(|d| d.to_string())?.value;
+        if file.shogun_lab_save != 1 {
+            return Err(format!("{}: save format {} is not known (this build reads format 1)", path.display(), file.shogun_lab_save));
+        }
         let mut spec = self.config.spec.clone();
         spec.map = file.map.clone();
         spec.rules = file.rules.as_ref().map(Into::into);
@@ -712,6 +713,19 @@ impl Repl {
         let lab = Lab::new(arms, &[bots], "--bots", &[], settings)?;
         let agg = crate::lab::run(&lab, &mut |_| Ok(()), &|_| {}).map_err(|e| e.to_string())?;
         Ok(format!("{}{note}", crate::lab::Report::build(&agg).text().trim_end()))
+    }
+}
+
+/// The optional count after `undo`/`redo`: a whole number >= 1 (default 1);
+/// anything else is refused rather than read as 1.
+fn count_arg<S: AsRef<str>>(cmd: &str, args: &[S]) -> Result<usize, String> {
+    match args {
+        [] => Ok(1),
+        [a] => match a.as_ref().parse::<usize>() {
+            Ok(n) if n >= 1 => Ok(n),
+            _ => Err(format!("{cmd}: `{}` is not a count (a whole number >= 1, e.g. {cmd} 3)", crate::files::excerpt(a.as_ref()))),
+        },
+        _ => Err(format!("usage: {cmd} [n]")),
     }
 }
 

@@ -101,8 +101,32 @@ fn script(repl: &mut Repl, keep_going: bool) -> Result<(), String> {
     let mut out = std::io::stdout().lock();
     let mut failed = 0;
     let mut pending = String::new();
-    for line in stdin.lock().lines() {
-        let line = line.map_err(|e| format!("cannot read standard input: {e}"))?;
+    let mut input = stdin.lock();
+    for number in 1.. {
+        let mut raw = Vec::new();
+        if input.read_until(b'\n', &mut raw).map_err(|e| format!("cannot read standard input: {e}"))? == 0 {
+            break;
+        }
+        if raw.ends_with(b"\n") {
+            raw.pop();
+            if raw.ends_with(b"\r") {
+                raw.pop();
+            }
+        }
+        // A line that is not UTF-8 is a failing command, not the end.
+        let line = match String::from_utf8(raw) {
+            Ok(l) => l,
+            Err(e) => {
+                let _ = writeln!(out, "> {}", crate::files::sanitize(&String::from_utf8_lossy(e.as_bytes())));
+                let _ = writeln!(out, "error: line {number} is not UTF-8 text");
+                failed += 1;
+                if !keep_going {
+                    let _ = out.flush();
+                    return Err(format!("stopped at line {number}, which is not UTF-8 text"));
+                }
+                continue;
+            }
+        };
         if !pending.is_empty() {
             pending.push('\n');
             pending.push_str(&line);

@@ -76,10 +76,10 @@ impl Rules {
 }
 
 fn read(path: &Path, diags: &mut Diagnostics) -> Option<String> {
-    match std::fs::read_to_string(path) {
+    match crate::files::read_text(path) {
         Ok(s) => Some(s),
         Err(e) => {
-            diags.error(path, (1, 1), format!("cannot read file: {e}"));
+            diags.error(path, (1, 1), e);
             None
         }
     }
@@ -179,12 +179,11 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
                 check(&mut diags);
             }
             for (i, name) in vf.value.lua.iter().enumerate() {
-                let path = dir.join(name);
-                match std::fs::read_to_string(&path) {
-                    Ok(source) => {
+                match crate::files::inside(dir, name).and_then(|path| crate::files::read_text(&path).map(|source| (path, source))) {
+                    Ok((path, source)) => {
                         variant_lua.push(LuaSource { name: path.display().to_string(), path, source, pack: lv.name.clone(), overrides: lv.overrides.clone() })
                     }
-                    Err(e) => diags.error(&vf.path, vf.pos.of(&format!("lua/{i}")), format!("cannot read Lua file `{}`: {e}", path.display())),
+                    Err(e) => diags.error(&vf.path, vf.pos.of(&format!("lua/{i}")), format!("Lua file: {e}")),
                 }
             }
             loaded.push(lv);
@@ -204,10 +203,9 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
     }
     let mut lua = Vec::new();
     for (i, name) in rules.value.lua.iter().enumerate() {
-        let path = pack_dir.join(name);
-        match std::fs::read_to_string(&path) {
-            Ok(source) => lua.push(LuaSource { name: path.display().to_string(), path, source, pack: "base".into(), overrides: Vec::new() }),
-            Err(e) => diags.error(&rules.path, rules.pos.of(&format!("lua/{i}")), format!("cannot read Lua file `{}`: {e}", path.display())),
+        match crate::files::inside(pack_dir, name).and_then(|path| crate::files::read_text(&path).map(|source| (path, source))) {
+            Ok((path, source)) => lua.push(LuaSource { name: path.display().to_string(), path, source, pack: "base".into(), overrides: Vec::new() }),
+            Err(e) => diags.error(&rules.path, rules.pos.of(&format!("lua/{i}")), format!("Lua file: {e}")),
         }
     }
     lua.extend(variant_lua);
@@ -232,6 +230,22 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
     })
 }
 
+/// The largest count or award the rules may give (chests, points): far
+/// beyond a real game, small enough that sums of them never overflow.
+const MAX_COUNT: i64 = 1_000_000;
+
+/// Whether a `params` value is a finite number, a boolean, or a map or list
+/// of those.
+fn plain_numbers(v: &serde_json::Value) -> Result<(), String> {
+    match v {
+        serde_json::Value::Number(n) if n.as_f64().is_some_and(f64::is_finite) => Ok(()),
+        serde_json::Value::Bool(_) => Ok(()),
+        serde_json::Value::Array(a) => a.iter().try_for_each(plain_numbers),
+        serde_json::Value::Object(m) => m.values().try_for_each(plain_numbers),
+        other => Err(format!("{other} is not a number")),
+    }
+}
+
 fn check_rules(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
     let r = &f.value;
     let p = &f.path;
@@ -251,7 +265,9 @@ fn check_rules(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
     for n in r.players.min..=r.players.max {
         match r.starting_chests.get(&n) {
             None => d.error(p, at("starting_chests"), format!("starting_chests: no entry for {n} players")),
-            Some(c) if *c < 0 => d.error(p, at(&format!("starting_chests/{n}")), format!("starting_chests for {n} players is {c}, expected >= 0")),
+            Some(c) if !(0..=MAX_COUNT).contains(c) => {
+                d.error(p, at(&format!("starting_chests/{n}")), format!("starting_chests for {n} players is {c}, expected 0..={MAX_COUNT}"))
+            }
             _ => {}
         }
         match r.army_groups_used.get(&n) {
@@ -270,6 +286,22 @@ fn check_rules(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
     for (i, g) in r.army_groups.iter().enumerate() {
         if *g < 1 {
             d.error(p, at(&format!("army_groups/{i}")), format!("army group of {g}, expected at least 1"));
+        }
+    }
+    let s = &r.scoring;
+    for (key, v, lo) in [("per_province", s.per_province, 0), ("per_building", s.per_building, 0), ("tie_step", s.tie_step, -MAX_COUNT)] {
+        if !(lo..=MAX_COUNT).contains(&v) {
+            d.error(p, at(&format!("scoring/{key}")), format!("scoring.{key} is {v}, expected {lo}..={MAX_COUNT}"));
+        }
+    }
+    for (kind, v) in &s.region_majority {
+        if !(0..=MAX_COUNT).contains(v) {
+            d.error(p, at(&format!("scoring/region_majority/{kind}")), format!("scoring.region_majority.{kind} is {v}, expected 0..={MAX_COUNT}"));
+        }
+    }
+    for (key, v) in &r.params {
+        if let Err(what) = plain_numbers(v) {
+            d.error(p, at(&format!("params/{key}")), format!("params.{key}: {what} (params are numbers, or maps of them, for scripts to read)"));
         }
     }
     let c = &r.components;

@@ -367,10 +367,10 @@ pub fn apply(doc: &mut Value, op: &Op, options: &BTreeMap<String, f64>) -> Resul
 /// Reads a variant and resolves its options; reports problems.
 pub fn read(dir: &Path, arg: &VariantArg, diags: &mut Diagnostics) -> Option<(YamlFile<VariantFile>, LoadedVariant)> {
     let path = dir.join("variant.yaml");
-    let text = match std::fs::read_to_string(&path) {
+    let text = match crate::files::read_text(&path) {
         Ok(t) => t,
         Err(e) => {
-            diags.error(&path, (1, 1), format!("cannot read variant: {e}"));
+            diags.error(&path, (1, 1), e);
             return None;
         }
     };
@@ -384,6 +384,21 @@ pub fn read(dir: &Path, arg: &VariantArg, diags: &mut Diagnostics) -> Option<(Ya
     let v = &file.value;
     if v.name != arg.name {
         diags.error(&path, file.pos.of("name"), format!("the variant in folder `{}` calls itself `{}`", arg.name, v.name));
+    }
+    for (k, o) in &v.options {
+        let finite = o.default.is_finite() && o.min.is_none_or(f64::is_finite) && o.max.is_none_or(f64::is_finite);
+        if !finite || o.min.is_some_and(|m| o.default < m) || o.max.is_some_and(|m| o.default > m) || o.min.zip(o.max).is_some_and(|(lo, hi)| lo > hi) {
+            diags.error(
+                &path,
+                file.pos.of(&format!("options/{k}")),
+                format!(
+                    "option `{k}`: default {} must be a number within min..max ({}..{})",
+                    fmt_num(o.default),
+                    o.min.map(fmt_num).unwrap_or_default(),
+                    o.max.map(fmt_num).unwrap_or_default()
+                ),
+            );
+        }
     }
     let mut options: BTreeMap<String, f64> = v.options.iter().map(|(k, o)| (k.clone(), o.default)).collect();
     for (k, val) in &arg.options {

@@ -12,6 +12,16 @@ use super::Shared;
 use crate::core::{Ask, Card, Choice, Event, GameState, Pile, Seat};
 use crate::rules::Rules;
 
+/// The longest narration line (`game.log`) and question text (`game.ask`).
+pub const MAX_TEXT: usize = 1024;
+/// The most events (notes, tallies, battles) a script records in one call.
+pub const MAX_SCRIPT_EVENTS: usize = 10_000;
+/// The largest number of points, war chests or rice a seat may hold (far
+/// beyond any game; it keeps every sum of them exact).
+pub const MAX_AMOUNT: i64 = 1 << 40;
+/// The most values in a continuation's `data`.
+pub const MAX_DATA_VALUES: usize = 10_000;
+
 fn rt(msg: String) -> mlua::Error {
     mlua::Error::RuntimeError(msg)
 }
@@ -71,6 +81,27 @@ impl Shared {
 
     fn event(&self, e: Event) {
         self.scratch.borrow_mut().events.push(e);
+    }
+
+    /// A string a script hands to the host, bounded (the host keeps it
+    /// outside the VM's memory limit) and safe to print.
+    fn text(&self, what: &str, s: &mlua::LuaString, max: usize) -> mlua::Result<String> {
+        let bytes = s.as_bytes();
+        if bytes.len() > max {
+            return Err(rt(format!("game.{what}: a text of {} bytes is longer than the limit of {max}", bytes.len())));
+        }
+        Ok(crate::files::sanitize(&String::from_utf8_lossy(&bytes)))
+    }
+
+    /// Records a script's own event (narration, statistics), at most
+    /// MAX_SCRIPT_EVENTS per call.
+    fn script_event(&self, what: &str, e: Event) -> mlua::Result<()> {
+        let mut scratch = self.scratch.borrow_mut();
+        if scratch.events.len() >= MAX_SCRIPT_EVENTS {
+            return Err(rt(format!("game.{what}: more than {MAX_SCRIPT_EVENTS} events in one call")));
+        }
+        scratch.events.push(e);
+        Ok(())
     }
 
     fn name(&self, p: usize) -> &str {
@@ -355,25 +386,31 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         if n < 0 {
             return Err(rt(format!("game.gain: cannot gain {n} war chests")));
         }
-        st.players[s].chests += n;
+        st.players[s].chests =
+            st.players[s].chests.checked_add(n).filter(|&c| c <= MAX_AMOUNT).ok_or_else(|| rt(format!("game.gain: {n} war chests is out of range")))?;
         Ok(())
     })?;
     reg(lua, &t, sh, "add_rice", |_, sh, (s, n): (i64, i64)| {
         let st = sh.writable("add_rice")?;
         let s = sh.seat(st, "add_rice", s)?;
-        st.players[s].rice = (st.players[s].rice + n).max(0);
+        st.players[s].rice =
+            st.players[s].rice.checked_add(n).filter(|&r| r <= MAX_AMOUNT).ok_or_else(|| rt(format!("game.add_rice: {n} rice is out of range")))?.max(0);
         Ok(st.players[s].rice)
     })?;
     reg(lua, &t, sh, "set_rice", |_, sh, (s, n): (i64, i64)| {
         let st = sh.writable("set_rice")?;
         let s = sh.seat(st, "set_rice", s)?;
+        if n > MAX_AMOUNT {
+            return Err(rt(format!("game.set_rice: {n} rice is out of range")));
+        }
         st.players[s].rice = n.max(0);
         Ok(())
     })?;
     reg(lua, &t, sh, "add_points", |_, sh, (s, n): (i64, i64)| {
         let st = sh.writable("add_points")?;
         let s = sh.seat(st, "add_points", s)?;
-        st.players[s].points += n;
+        st.players[s].points =
+            st.players[s].points.checked_add(n).filter(|p| p.abs() <= MAX_AMOUNT).ok_or_else(|| rt(format!("game.add_points: {n} points is out of range")))?;
         Ok(())
     })?;
     // Supply -> province (the seat's own).
@@ -677,16 +714,16 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         sh.effects_cache.borrow_mut().insert(key, list.clone());
         Ok(list.map(Value::Table).unwrap_or(Value::Nil))
     })?;
-    reg(lua, &t, sh, "log", |_, sh, text: String| {
-        sh.event(Event::Note(text));
-        Ok(())
+    reg(lua, &t, sh, "log", |_, sh, text: mlua::LuaString| {
+        let text = sh.text("log", &text, MAX_TEXT)?;
+        sh.script_event("log", Event::Note(text))
     })?;
     // Records that a battle was fought (for statistics).
-    reg(lua, &t, sh, "battle", |_, sh, (kind, p): (String, i64)| {
+    reg(lua, &t, sh, "battle", |_, sh, (kind, p): (mlua::LuaString, i64)| {
         let st = sh.lent()?;
         let p = sh.prov(st, "battle", p)?;
-        sh.event(Event::Battle { kind, province: p as u16 });
-        Ok(())
+        let kind = sh.text("battle", &kind, 64)?;
+        sh.script_event("battle", Event::Battle { kind, province: p as u16 })
     })?;
     // Adds `amount` (default 1) to the statistic `key` for `seat` (nil: the
     // whole game). What `shogun lab` reports beyond the final position comes
@@ -701,8 +738,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         if key.is_empty() || key.len() > 64 || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-') {
             return Err(rt(format!("game.tally: `{}` is not a metric name (1 to 64 of a-z, 0-9, `.`, `_`, `-`)", &*key)));
         }
-        sh.event(Event::Tally { key: key.to_string(), seat, amount: amount.unwrap_or(1) });
-        Ok(())
+        sh.script_event("tally", Event::Tally { key: key.to_string(), seat, amount: amount.unwrap_or(1) })
     })?;
     // Asks a seat to choose; the answer goes to continuation `cont`.
     // spec: seat, kind, prompt, cont, data, and options as any of
@@ -736,14 +772,23 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
             return Err(rt("game.ask: no options to choose from".into()));
         }
         let data = super::value::to_json(lua, spec.raw_get::<Value>(&k.data)?)?;
+        if json_values(&data) > MAX_DATA_VALUES {
+            return Err(rt(format!("game.ask: `data` holds more than {MAX_DATA_VALUES} values")));
+        }
         let mut scratch = sh.scratch.borrow_mut();
         if scratch.ask.is_some() {
             return Err(rt("game.ask: only one question per call".into()));
         }
         scratch.ask = Some(Ask {
             seat: seat as u8,
-            kind: spec.raw_get::<Option<String>>(&k.kind)?.unwrap_or_else(|| "choice".into()),
-            prompt: spec.raw_get::<Option<String>>(&k.prompt)?.unwrap_or_default(),
+            kind: match spec.raw_get::<Option<mlua::LuaString>>(&k.kind)? {
+                Some(s) => sh.text("ask", &s, 64)?,
+                None => "choice".into(),
+            },
+            prompt: match spec.raw_get::<Option<mlua::LuaString>>(&k.prompt)? {
+                Some(s) => sh.text("ask", &s, MAX_TEXT)?,
+                None => String::new(),
+            },
             options,
             cont,
             data,
@@ -752,4 +797,13 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         Ok(())
     })?;
     Ok(t)
+}
+
+/// How many values a JSON value holds (itself included).
+fn json_values(v: &serde_json::Value) -> usize {
+    match v {
+        serde_json::Value::Array(a) => 1 + a.iter().map(json_values).sum::<usize>(),
+        serde_json::Value::Object(m) => 1 + m.values().map(json_values).sum::<usize>(),
+        _ => 1,
+    }
 }

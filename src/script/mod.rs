@@ -74,10 +74,43 @@ impl ScriptError {
             mlua::Error::MemoryError(s) => (format!("out of memory: {s}"), String::new()),
             other => (root_cause(other), String::new()),
         };
+        // Printable: no addresses (`error({})`), no terminal escapes.
+        let (message, traceback) = (printable(&message), printable(&traceback));
         // The first `file.lua:N:` in the message, else in the traceback.
         let (file, line) = locate(&message).or_else(|| locate(&traceback)).unwrap_or_default();
         ScriptError { file, line, message: strip_location(&message), traceback }
     }
+
+    /// Where `f` is defined, when the error itself names no place (an
+    /// out-of-memory error, say, carries no position).
+    fn or_in(mut self, f: &Function) -> ScriptError {
+        if self.file.is_empty() {
+            let info = f.info();
+            if let Some(source) = info.source.as_deref().and_then(|s| s.strip_prefix('@')) {
+                self.file = source.to_string();
+                self.line = info.line_defined.unwrap_or(0);
+                self.message = format!("{} (in the function defined here)", self.message);
+            }
+        }
+        self
+    }
+}
+
+/// Error text as printed: addresses (`table: 0x55d0...`) removed, control
+/// characters escaped.
+fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(": 0x") {
+        let hex = rest[i + 4..].bytes().take_while(u8::is_ascii_hexdigit).count();
+        out.push_str(&rest[..i]);
+        if hex == 0 {
+            out.push_str(": 0x");
+        }
+        rest = &rest[i + 4 + hex..];
+    }
+    out.push_str(rest);
+    crate::files::sanitize(&out)
 }
 
 fn root_cause(e: &mlua::Error) -> String {
@@ -741,7 +774,7 @@ impl Runtime {
         let mut scratch = self.shared.scratch.borrow_mut();
         let ask = scratch.ask.take();
         events.append(&mut scratch.events);
-        result.map_err(|e| ScriptError::from_lua(&e))?;
+        result.map_err(|e| ScriptError::from_lua(&e).or_in(f))?;
         Ok(CallResult { ask })
     }
 
@@ -808,15 +841,33 @@ impl Runtime {
     }
 
     /// Whether `code` is an unfinished chunk (more lines may complete it).
+    /// Only a chunk that an opened block, bracket or long string leaves
+    /// open is unfinished: `return 1,` is simply wrong, and waiting for more
+    /// would swallow the lines after it.
     pub fn incomplete(&self, code: &str) -> bool {
-        for c in [code.to_string(), format!("return {code}")] {
-            match self.lua.load(&c).set_name("=eval").set_mode(ChunkMode::Text).into_function() {
-                Ok(_) => return false,
-                Err(mlua::Error::SyntaxError { incomplete_input: true, .. }) => continue,
-                Err(_) => {}
-            }
+        let compiles = |c: &str| self.lua.load(c).set_name("=eval").set_mode(ChunkMode::Text).into_function();
+        let at_end = |c: &str| matches!(compiles(c), Err(mlua::Error::SyntaxError { incomplete_input: true, .. }));
+        let ret = format!("return {code}");
+        if compiles(code).is_ok() || compiles(&ret).is_ok() || !(at_end(code) || at_end(&ret)) {
+            return false;
         }
-        matches!(self.lua.load(code).set_name("=eval").set_mode(ChunkMode::Text).into_function(), Err(mlua::Error::SyntaxError { incomplete_input: true, .. }))
+        // Closing what may be open (up to three levels) must complete it.
+        const CLOSERS: [&str; 5] = ["\nend", "\n}", "\n)", "\nuntil true", "]]"];
+        let mut tails = vec![String::new()];
+        for _ in 0..3 {
+            let mut next = Vec::new();
+            for t in &tails {
+                for c in CLOSERS {
+                    let tail = format!("{t}{c}");
+                    if compiles(&format!("{code}{tail}")).is_ok() || compiles(&format!("return {code}{tail}")).is_ok() {
+                        return true;
+                    }
+                    next.push(tail);
+                }
+            }
+            tails = next;
+        }
+        false
     }
 
     /// Evaluates a Lua chunk against a read-only view of `state` and returns
@@ -846,19 +897,49 @@ impl Runtime {
     }
 }
 
+/// Tables printed by `describe` nest at most this deep ...
+const DESCRIBE_DEPTH: usize = 8;
+/// ... and show at most this many entries each.
+const DESCRIBE_WIDTH: usize = 100;
+
+/// A value as the REPL prints it: tables sorted, nested at most
+/// DESCRIBE_DEPTH deep (`{...}` below), a table already being printed
+/// shown as `<cycle>`, control characters escaped.
 fn describe(v: &Value) -> String {
+    describe_in(v, &mut Vec::new())
+}
+
+fn describe_in(v: &Value, open: &mut Vec<*const std::ffi::c_void>) -> String {
     match v {
         Value::Nil => "nil".into(),
         Value::Boolean(b) => b.to_string(),
         Value::Integer(i) => i.to_string(),
         Value::Number(n) => n.to_string(),
-        Value::String(s) => s.to_string_lossy(),
+        Value::String(s) => crate::files::sanitize(&s.to_string_lossy()),
         Value::Table(t) => {
-            let mut parts = Vec::new();
-            for (k, v) in t.clone().pairs::<Value, Value>().flatten() {
-                parts.push(format!("{}={}", describe(&k), describe(&v)));
+            // The address only tells tables apart here; it is never shown.
+            let id = t.to_pointer();
+            if open.contains(&id) {
+                return "<cycle>".into();
             }
+            if open.len() >= DESCRIBE_DEPTH {
+                return "{...}".into();
+            }
+            open.push(id);
+            let mut parts = Vec::new();
+            let mut more = 0;
+            for (k, v) in t.clone().pairs::<Value, Value>().flatten() {
+                if parts.len() < DESCRIBE_WIDTH {
+                    parts.push(format!("{}={}", describe_in(&k, open), describe_in(&v, open)));
+                } else {
+                    more += 1;
+                }
+            }
+            open.pop();
             parts.sort();
+            if more > 0 {
+                parts.push(format!("... {more} more"));
+            }
             format!("{{{}}}", parts.join(", "))
         }
         other => format!("<{}>", other.type_name()),

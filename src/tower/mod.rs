@@ -72,6 +72,9 @@ pub fn build(spec: &TowerSpec) -> Result<Box<dyn TowerModel>, String> {
 
 /// Checks a spec without building Lua towers (those need the runtime).
 pub fn validate(spec: &TowerSpec) -> Result<(), String> {
+    if let Some((k, v)) = spec.params.iter().find(|(_, v)| !v.is_finite()) {
+        return Err(format!("params.{k} is {v}, expected a finite number"));
+    }
     if spec.model == "lua" {
         if spec.script.is_none() {
             return Err("a `lua` tower needs `script:` naming a tower registered with shogun.tower".into());
@@ -112,16 +115,12 @@ pub fn throw(model: &dyn TowerModel, inside: &mut Vec<Pile>, tray: &mut Pile, mu
     // A tower without levels drops what was inside with this throw.
     input.add(&regroup(inside, model.levels()));
     input.add(tray);
-    let mut before = input;
-    for level in inside.iter() {
-        before.add(level);
-    }
+    let before = wide_total(std::iter::once(&input).chain(inside.iter()));
     let mut work = inside.clone();
     let landed = model.throw(&mut work, input, rng)?;
-    let mut after = landed;
-    for level in work.iter() {
-        after.add(level);
-    }
+    // Counted wide: a model's counts may be anything up to u16::MAX each,
+    // and a sum that wrapped could look conserved.
+    let after = wide_total(std::iter::once(&landed).chain(work.iter()));
     if before != after || work.len() != inside.len() {
         return Err(format!("tower model `{}` did not conserve cubes: before {}, after {}", model.name(), describe(&before), describe(&after)));
     }
@@ -130,9 +129,21 @@ pub fn throw(model: &dyn TowerModel, inside: &mut Vec<Pile>, tray: &mut Pile, mu
     Ok(landed)
 }
 
-fn describe(p: &Pile) -> String {
-    let mut parts: Vec<String> = (0..MAX_SEATS).filter(|&s| p.seats[s] > 0).map(|s| format!("seat {} x{}", s + 1, p.seats[s])).collect();
-    parts.push(format!("peasants x{}", p.peasants));
+/// Cubes per colour (seats, then peasants) over several piles, in u32.
+fn wide_total<'a>(piles: impl Iterator<Item = &'a Pile>) -> [u32; MAX_SEATS + 1] {
+    let mut t = [0u32; MAX_SEATS + 1];
+    for p in piles {
+        for (s, &n) in p.seats.iter().enumerate() {
+            t[s] += u32::from(n);
+        }
+        t[MAX_SEATS] += u32::from(p.peasants);
+    }
+    t
+}
+
+fn describe(t: &[u32; MAX_SEATS + 1]) -> String {
+    let mut parts: Vec<String> = (0..MAX_SEATS).filter(|&s| t[s] > 0).map(|s| format!("seat {} x{}", s + 1, t[s])).collect();
+    parts.push(format!("peasants x{}", t[MAX_SEATS]));
     parts.join(", ")
 }
 
@@ -169,7 +180,8 @@ pub fn force(model: &dyn TowerModel, inside: &mut Vec<Pile>, tray: &mut Pile, mu
     for c in 0..=MAX_SEATS {
         let colour = (c < MAX_SEATS).then_some(c);
         let mut need = want.get(colour);
-        let available = input.get(colour) + work.iter().map(|l| l.get(colour)).sum::<u16>();
+        let available = u32::from(input.get(colour)) + work.iter().map(|l| u32::from(l.get(colour))).sum::<u32>();
+        let available = u16::try_from(available).map_err(|_| format!("forced throw: {available} cubes of one colour in the tower"))?;
         if need > available {
             return Err(format!(
                 "forced throw: {need} {} should land, but only {available} are thrown or inside the tower",
