@@ -489,6 +489,8 @@ impl Runtime {
                 prompt: key("prompt")?,
             });
             g.set("NARRATE", true)?;
+            // SAFETY: `error_without_nul` follows the C API's rules (see there).
+            g.set("error", unsafe { lua.create_c_function(error_without_nul)? })?;
             // From here on the builtins are read-only, while files load too.
             prelude.get::<Function>("lock_builtins")?.call::<()>(lock_helpers(&lua)?)?;
             Ok(prelude)
@@ -973,6 +975,40 @@ fn lock_helpers(lua: &Lua) -> mlua::Result<(Function, Function, Function)> {
     let getmt = lua.create_function(|_, t: Value| Ok(if let Value::Table(t) = t { t.metatable() } else { None }))?;
     let setmt = lua.create_function(|_, (t, m): (Table, Option<Table>)| t.set_metatable(m))?;
     Ok((upvalue, getmt, setmt))
+}
+
+/// Lua's `error`, except that NUL bytes in a message become `\0`: the
+/// traceback is built with C strings, which a NUL would cut short. A C
+/// function (not a Lua wrapper), so `error(msg, level)` counts levels as
+/// Lua's does and adds no frame.
+unsafe extern "C-unwind" fn error_without_nul(l: *mut mlua::ffi::lua_State) -> std::ffi::c_int {
+    use mlua::ffi;
+    // SAFETY: reads its two arguments, pushes at most three values (within
+    // LUA_MINSTACK), and owns nothing when lua_error unwinds.
+    unsafe {
+        let level = ffi::luaL_optinteger(l, 2, 1);
+        ffi::lua_settop(l, 1);
+        if ffi::lua_type(l, 1) == ffi::LUA_TSTRING {
+            let mut len = 0usize;
+            let p = ffi::lua_tolstring(l, 1, &mut len);
+            let bytes = std::slice::from_raw_parts(p as *const u8, len);
+            if bytes.contains(&0) {
+                let mut clean = Vec::with_capacity(len + 8);
+                for &b in bytes {
+                    if b == 0 { clean.extend_from_slice(b"\\0") } else { clean.push(b) }
+                }
+                ffi::lua_pushlstring(l, clean.as_ptr() as *const std::ffi::c_char, clean.len());
+                drop(clean);
+                ffi::lua_replace(l, 1);
+            }
+            if level > 0 {
+                ffi::luaL_where(l, level as std::ffi::c_int);
+                ffi::lua_pushvalue(l, 1);
+                ffi::lua_concat(l, 2);
+            }
+        }
+        ffi::lua_error(l)
+    }
 }
 
 /// A VM with only the safe libraries, nothing that loads code or touches

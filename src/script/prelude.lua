@@ -278,14 +278,6 @@ function string.format(fmt, ...)
   return raw_format(fmt, ...)
 end
 
--- A NUL byte would cut an error message short on its way out: written \0.
-local raw_error = error
-function error(message, level)
-  if raw_type(message) == "string" and raw_find(message, "\0", 1, true) then message = raw_gsub(message, "%z", "\\0") end
-  if level == 0 then raw_error(message, 0) end
-  raw_error(message, (level or 1) + 1)
-end
-
 -- The string metatable (`("x"):rep(2)`) is not the scripts' to change.
 local string_mt = getmetatable("")
 string_mt.__metatable = false
