@@ -16,10 +16,10 @@ fn data_dir() -> PathBuf {
     if !dir.join("variants/seat-a-taxes").exists() {
         let _ = std::fs::create_dir_all(dir.join("variants"));
         let root = common::root();
-        let link = |from: PathBuf, to: PathBuf| {
-            if !to.exists() {
-                std::os::unix::fs::symlink(from, to).unwrap();
-            }
+        // Tests run in parallel: another may have made the link already.
+        let link = |from: PathBuf, to: PathBuf| match std::os::unix::fs::symlink(from, &to) {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => panic!("{}: {e}", to.display()),
+            _ => {}
         };
         link(root.join("maps"), dir.join("maps"));
         link(root.join("scripts"), dir.join("scripts"));
