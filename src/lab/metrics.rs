@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::{Card, Decision, Event, GameState};
+use crate::core::{Card, Event, GameState};
 use crate::engine::Engine;
 
 /// One game under one arm: the JSONL record the lab writes and merges.
@@ -72,8 +72,8 @@ impl Collector {
         }
     }
 
-    /// One decision, the events it caused and the state after it.
-    pub fn observe(&mut self, _d: &Decision, events: &[Event], after: &GameState) {
+    /// The events one decision caused and the state after it.
+    pub fn observe(&mut self, events: &[Event], after: &GameState) {
         self.rec.decisions += 1;
         for e in events {
             match e {

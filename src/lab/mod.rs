@@ -277,8 +277,8 @@ fn play_one(lab: &Lab, run: u64, c: usize, a: usize, g: u64) -> Result<GameRecor
     let fail = |message: String| LabError::Game { arm: arm.name.clone(), game: g, seed, message };
     let names = seat_bots(&cond.bots, g, h.rotate);
     let mut col = Collector::new(h.players as usize);
-    let st = crate::play::play_game(&engine, h.players, seed, lab.setup, &names, |step| col.observe(step.decision, step.events, step.after))
-        .map_err(|e| fail(e.to_string()))?;
+    let st =
+        crate::play::play_game(&engine, h.players, seed, lab.setup, &names, |step| col.observe(step.events, step.after)).map_err(|e| fail(e.to_string()))?;
     let mut rec = col.finish(&engine, &st).map_err(|e| fail(e.to_string()))?;
     rec.condition = c;
     rec.game = g;
