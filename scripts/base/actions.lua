@@ -17,7 +17,7 @@ shogun.action("build", function(seat, p, a)
   local calm = modify_at("after_build", 0, seat, p, a)
   if calm > 0 and game.unrest(p) > 0 then
     local removed = game.remove_unrest(p, calm)
-    if NARRATE then note("unrest in %s calms: %d marker(s) removed", pname(p), removed) end
+    if NARRATE then note("unrest in %s calms: %s removed", pname(p), count(removed, "marker")) end
   end
 end)
 
@@ -70,7 +70,7 @@ shogun.continuation("deploy_move_to", function(seat, to, data)
   -- The deployed cubes, and only they, may move on.
   game.move(seat, data.from, to, data.n)
   if NARRATE then
-    note("%s moves %d arm%s from %s to %s", seat_name(seat), data.n, data.n == 1 and "y" or "ies", pname(data.from), pname(to))
+    note("%s moves %s from %s to %s", seat_name(seat), count(data.n, "army", "armies"), pname(data.from), pname(to))
   end
 end)
 
@@ -89,7 +89,7 @@ end
 
 shogun.action("move_attack", function(seat, p, a)
   local behind = RULES.params.armies_left_behind
-  if game.armies(p) <= behind then return skip(seat, p, "needs more than " .. behind .. " armies to move", "too_few_armies") end
+  if game.armies(p) <= behind then return skip(seat, p, "needs more than " .. count(behind, "army", "armies") .. " to move", "too_few_armies") end
   local targets = { game.own_targets(p, seat) }
   local guards = game.effects("can_attack", seat, a)
   for _, q in ipairs({ game.other_targets(p, seat) }) do

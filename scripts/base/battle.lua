@@ -62,7 +62,7 @@ function attack(seat, defender, from, to, n, action)
   local dn = game.armies(to)
   local unrest = game.unrest(to) > 0
   if NARRATE then
-    note("%s attacks %s (%s, %d armies) from %s with %d%s%s", seat_name(seat), pname(to), seat_name(defender), dn,
+    note("%s attacks %s (%s, %s) from %s with %d%s%s", seat_name(seat), pname(to), seat_name(defender), count(dn, "army", "armies"),
       pname(from), n, xa > 0 and string.format(" +%d from supply", xa) or "",
       xd > 0 and string.format("; %s adds %d from supply", seat_name(defender), xd) or "")
   end
@@ -99,8 +99,8 @@ function neutral_battle(seat, from, to, n, action)
   local k = math.max(0, math.min(modify_at("neutral_peasants", RULES.params.neutral_peasants, seat, to, action), game.peasant_supply()))
   local unrest = game.unrest(to) > 0
   if NARRATE then
-    note("%s enters neutral %s from %s with %d%s against %d peasant(s)", seat_name(seat), pname(to), pname(from), n,
-      xa > 0 and string.format(" +%d from supply", xa) or "", k)
+    note("%s enters neutral %s from %s with %d%s against %s", seat_name(seat), pname(to), pname(from), n,
+      xa > 0 and string.format(" +%d from supply", xa) or "", count(k, "peasant"))
   end
   local p, a = game.throw_cubes(k, seat, from, n, seat, nil, xa)
   local outcome, a_left = battle_outcome("neutral", a, 0, p, unrest)
@@ -121,7 +121,7 @@ function revolt(seat, p, peasants, why)
   game.battle("revolt", p)
   local k = math.min(peasants, game.peasant_supply())
   local dn = game.armies(p)
-  if NARRATE then note("revolt in %s (%s): %d peasant(s) against %d armies", pname(p), why, k, dn) end
+  if NARRATE then note("revolt in %s (%s): %s against %s", pname(p), why, count(k, "peasant"), count(dn, "army", "armies")) end
   local q, d = game.throw_cubes(k, seat, p, dn)
   local outcome, _, d_left = battle_outcome("revolt", 0, d, q, false)
   game.tally((why == "winter" and "battles.winter_revolt." or "battles.collection_revolt.") .. (HELD[outcome] or outcome), seat)
@@ -129,7 +129,13 @@ function revolt(seat, p, peasants, why)
   game.tray_to_supply(seat, d - d_left)
   if outcome == "attacker" then
     game.neutralize(p)
-    if NARRATE then note("the peasants win %d:%d: %s becomes neutral", q, d, pname(p)) end
+    if NARRATE then
+      if q == d then
+        note("the revolt ties %d:%d, and a tie goes to the peasants: %s becomes neutral", q, d, pname(p))
+      else
+        note("the peasants win %d:%d: %s becomes neutral", q, d, pname(p))
+      end
+    end
     return false
   end
   game.tray_to_province(seat, p, d_left)

@@ -26,6 +26,12 @@ function note(fmt, ...)
   if NARRATE then game.log(string.format(fmt, ...)) end
 end
 
+-- "1 army", "2 armies", "0 peasants": a count with its noun in the right
+-- number. `plural` defaults to the singular with an "s".
+function count(n, singular, plural)
+  return string.format("%d %s", n, n == 1 and singular or (plural or singular .. "s"))
+end
+
 -- Passes `value` through every active effect on `hook`: the host lists
 -- them in RULES.modifier_order (event, then special, then always-on
 -- effects from RULES.effects), filtered by the effects' `actions`.

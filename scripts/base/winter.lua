@@ -41,6 +41,17 @@ shogun.continuation("winter_revolt", function(seat, p, data)
   next_revolt(queue)
 end)
 
+-- What a player lost in winter, for narration: `lost` taken from his rice,
+-- `owed` what the rules asked of him, `loss` what the event card said
+-- (effects in force, e.g. a house rule, may change it).
+local function rice_lost(lost, owed, loss)
+  local why = owed ~= loss and string.format(" (the event's %d %+d by the effects in force)", loss, owed - loss) or ""
+  if owed == 0 then return "loses no rice" .. why end
+  if lost == 0 then return string.format("has no rice to lose of the %d owed%s", owed, why) end
+  if lost < owed then return string.format("loses all his %d rice of the %d owed%s", lost, owed, why) end
+  return string.format("loses %d rice%s", lost, why)
+end
+
 shogun.handler("winter", function()
   -- The year's last remaining event sets the rice loss. With the base
   -- calendar exactly one is left; if a variant leaves more, the one turned
@@ -50,17 +61,20 @@ shogun.handler("winter", function()
   if #left > 0 then
     local card = CARDS.events[left[#left]]
     loss = card.rice_loss
-    note("the year's last event, #%s %s, costs %d rice", card.id, card.name, loss)
+    note("the year's last event, #%s %s, sets the winter's rice loss at %d", card.id, card.name, loss)
   end
   local queue = {}
   for _, seat in ipairs({ game.turn_order() }) do
-    local lost = modify_at("winter_rice_loss", loss, seat)
-    local rice = game.add_rice(seat, -lost)
+    local owed = modify_at("winter_rice_loss", loss, seat)
+    local held = game.rice(seat)
+    local rice = game.add_rice(seat, -owed)
     local need = game.province_count(seat) * RULES.winter.rice_per_province
     local shortage = math.max(0, need - rice)
     local row = supply_row(shortage)
-    note("%s loses %d rice, has %d for %d provinces: short %d -> %d revolt(s), +%d peasant(s) each",
-      seat_name(seat), lost, rice, game.province_count(seat), shortage, row.revolts, row.extra_peasants)
+    if NARRATE then
+      note("%s %s, has %d for %s: short %d -> %s, +%s each", seat_name(seat), rice_lost(held - rice, owed, loss), rice,
+        count(game.province_count(seat), "province"), shortage, count(row.revolts, "revolt"), count(row.extra_peasants, "peasant"))
+    end
     if row.revolts > 0 then
       -- The player on his left draws that many of his province cards.
       local cards = { game.provinces_of(seat) }
@@ -93,7 +107,7 @@ shogun.handler("score", function()
     game.tally("points.provinces", s, provinces * sc.per_province)
     game.tally("points.buildings", s, buildings * sc.per_building)
     majority[s] = 0
-    if NARRATE then lines[s] = { string.format("%d provinces, %d buildings", provinces, buildings) } end
+    if NARRATE then lines[s] = { count(provinces, "province") .. ", " .. count(buildings, "building") } end
   end
   for r = 1, #MAP.regions do
     for _, kind in ipairs(majority_kinds) do
