@@ -105,6 +105,10 @@ pub struct SetStep {
     pub rice: Option<i64>,
     #[serde(default)]
     pub points: Option<i64>,
+    /// Cubes in the seat's supply (the difference goes to or comes from
+    /// the tower's first level).
+    #[serde(default)]
+    pub supply: Option<u16>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -171,6 +175,26 @@ pub struct Expect {
     /// Answers the pending question does not offer.
     #[serde(default)]
     pub not_offered: Option<Vec<String>>,
+    /// The special card `seat` holds this round (an id, or `none`).
+    #[serde(default)]
+    pub special: Option<String>,
+    /// Exactly these cubes lie in the tray (seat or `peasants` -> count;
+    /// what is not listed is 0).
+    #[serde(default)]
+    pub tray: Option<BTreeMap<String, u16>>,
+    /// Exactly these cubes are stuck in the tower, all levels together.
+    #[serde(default)]
+    pub tower: Option<BTreeMap<String, u16>>,
+    /// The event in force this round (its id, or `none`).
+    #[serde(default)]
+    pub event: Option<String>,
+    /// The year's face-up events not yet turned up, by id, in order.
+    #[serde(default)]
+    pub events_left: Option<Vec<String>>,
+    /// Buildings left in the supply, by kind (kinds not listed are not
+    /// checked).
+    #[serde(default)]
+    pub building_supply: Option<BTreeMap<String, u16>>,
 }
 
 /// What running a scenario found.
@@ -361,10 +385,64 @@ impl Checker<'_> {
                 check(report, &format!("{name} buildings"), got.join(","), want.join(","));
             }
         }
+        let cards = &engine.rules.cards;
+        let pile_text = |p: &Pile| -> String {
+            let mut v: Vec<String> = (0..st.seats()).filter(|&s| p.seats[s] > 0).map(|s| format!("{}={}", engine.rules.seat_name(s), p.seats[s])).collect();
+            if p.peasants > 0 {
+                v.push(format!("peasants={}", p.peasants));
+            }
+            if v.is_empty() { "nothing".into() } else { v.join(" ") }
+        };
+        let want_pile = |m: &BTreeMap<String, u16>| -> Result<Pile, String> {
+            let mut pile = Pile::default();
+            for (k, c) in m {
+                if k == "peasants" {
+                    pile.peasants = *c;
+                } else {
+                    pile.seats[n.seat(k).map_err(|m| format!("{here}: {m}"))?] = *c;
+                }
+            }
+            Ok(pile)
+        };
+        if let Some(m) = &e.tray {
+            check(report, "tray", pile_text(&st.tray), pile_text(&want_pile(m)?));
+        }
+        if let Some(m) = &e.tower {
+            let mut all = Pile::default();
+            for l in &st.tower {
+                all.add(l);
+            }
+            check(report, "tower", pile_text(&all), pile_text(&want_pile(m)?));
+        }
+        let event_id = |e: Option<u8>| e.map_or_else(|| "none".to_string(), |e| cards.events[e as usize].id.clone());
+        if let Some(want) = &e.event {
+            let want = if want == "none" { "none".to_string() } else { event_id(Some(n.event(want).map_err(|m| format!("{here}: {m}"))? as u8)) };
+            check(report, "event in force", event_id(st.event), want);
+        }
+        if let Some(want) = &e.events_left {
+            let got: Vec<String> = st.year_events.iter().map(|&e| event_id(Some(e))).collect();
+            let want: Vec<String> =
+                want.iter().map(|w| n.event(w).map(|e| event_id(Some(e as u8)))).collect::<Result<_, _>>().map_err(|m| format!("{here}: {m}"))?;
+            check(report, "the year's events left", got.join(","), want.join(","));
+        }
+        if let Some(m) = &e.building_supply {
+            for (kind, want) in m {
+                let k = n.building(kind).map_err(|m| format!("{here}: {m}"))?;
+                check(report, &format!("{kind}s in the supply"), st.buildings[k].to_string(), want.to_string());
+            }
+        }
+        if e.special.is_some() && e.seat.is_none() {
+            return Err(format!("{here}: `special` needs the `seat` it belongs to"));
+        }
         if let Some(s) = &e.seat {
             let s = n.seat(s).map_err(|m| format!("{here}: {m}"))?;
             let p = &st.players[s];
             let name = engine.rules.seat_name(s).to_string();
+            if let Some(want) = &e.special {
+                let id = |k: Option<u8>| k.map_or_else(|| "none".to_string(), |k| cards.specials[k as usize].id.clone());
+                let want = if want == "none" { "none".to_string() } else { id(Some(n.special(want).map_err(|m| format!("{here}: {m}"))? as u8)) };
+                check(report, &format!("{name}'s special card"), id(st.special_of(s)), want);
+            }
             for (what, got, want) in [
                 ("chests", Some(p.chests), e.chests),
                 ("rice", Some(p.rice), e.rice),
@@ -442,7 +520,7 @@ fn step_edit(n: &Notation, step: &Step) -> Result<Edit, NotationError> {
                 unrest: set.unrest,
                 buildings: set.buildings.as_ref().map(|b| b.iter().map(|k| n.building(k)).collect::<Result<_, _>>()).transpose()?,
             }),
-            (None, Some(s)) => Ok(Edit::Seat { seat: n.seat(s)?, chests: set.chests, rice: set.rice, points: set.points }),
+            (None, Some(s)) => Ok(Edit::Seat { seat: n.seat(s)?, chests: set.chests, rice: set.rice, points: set.points, supply: set.supply }),
             _ => Err(crate::play::notation::syntax("set", "either a province or a seat")),
         };
     }

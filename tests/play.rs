@@ -39,6 +39,11 @@ fn edits_read_back_from_their_text_and_bad_text_is_refused() {
         "set Settsu owner=none",
         "set Noto buildings=-",
         "set A chests=3 rice=0 points=-2",
+        "set B supply=20",
+        "set tray A=2 peasants=1",
+        "set tray peasants=0",
+        "set tower C=4",
+        "set tower level=2 A=1 D=2 peasants=3",
         "force A=3 B=1 peasants=1",
         "force peasants=0",
         "perform A attack_a Shinano event=8 special=chest",
@@ -48,7 +53,15 @@ fn edits_read_back_from_their_text_and_bad_text_is_refused() {
         assert_eq!(n.text(&e), line);
         assert_eq!(n.parse::<Edit>(&n.text(&e)).unwrap(), e);
     }
-    for bad in ["set Settsu colour=red", "set Setsu armies=1", "force", "force E=1", "set A chests=x", "perform A dance Settsu", "move A"] {
+    for bad in ["set Settsu colour=red", "set Setsu armies=1", "force", "force E=1", "set A chests=x", "perform A dance Settsu", "move A"].into_iter().chain([
+        "set tray",
+        "set tray E=1",
+        "set tray level=2 A=1",
+        "set tower level=0 A=1",
+        "set tower A=-1",
+        "set A supply=-1",
+        "set A cubes=3",
+    ]) {
         assert!(n.parse::<Edit>(bad).is_err(), "{bad}");
     }
     for (text, mode) in [("preset", SetupMode::Preset), ("draft", SetupMode::Draft)] {
@@ -74,6 +87,26 @@ fn a_refused_edit_changes_nothing_and_pieces_are_conserved() {
     n.parse::<Edit>("set Settsu owner=B armies=3 unrest=2 buildings=castle").unwrap().apply(&engine, &mut st).unwrap();
     assert_eq!((0..4).map(|s| st.cubes_of(s)).collect::<Vec<_>>(), cubes);
     shogun_lab::engine::check_invariants(&engine.rules, &st).unwrap();
+    // The tray, the tower and a supply: cubes move between them and the
+    // supplies, never appear or vanish; what cannot be done is refused whole.
+    for line in ["set tray A=3 B=1 peasants=2", "set tower level=2 C=5", "set A supply=10", "set A supply=20", "set tray peasants=0"] {
+        n.parse::<Edit>(line).unwrap().apply(&engine, &mut st).unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_eq!((0..4).map(|s| st.cubes_of(s)).collect::<Vec<_>>(), cubes, "{line}");
+        shogun_lab::engine::check_invariants(&engine.rules, &st).unwrap();
+    }
+    assert_eq!(st.players[0].supply, 23, "20, and the 3 the emptied tray gave back");
+    let before = st.clone();
+    for (line, why) in [
+        ("set A supply=60", "cubes lie on the tower's first level"),
+        ("set tray A=99", "has only"),
+        ("set tower level=3 A=1", "has 2 levels"),
+        ("set tray peasants=99", "peasants are in the general supply"),
+        ("set B supply=40 chests=-1", "cannot be negative"),
+    ] {
+        let err = n.parse::<Edit>(line).unwrap().apply(&engine, &mut st).unwrap_err().to_string();
+        assert!(err.contains(why), "{line}: {err}");
+        assert_eq!(st, before, "{line} changed the state");
+    }
 }
 
 #[test]

@@ -11,20 +11,35 @@ use crate::engine::{Engine, EngineError};
 
 /// A what-if edit. Its text form (`Notation`) is the REPL's command:
 /// `set Settsu owner=B armies=3 unrest=1 buildings=castle,temple`,
-/// `set A chests=3 rice=2 points=10`, `force A=3 B=1 peasants=1`.
+/// `set A chests=3 rice=2 points=10 supply=20`, `set tray A=2 peasants=1`,
+/// `set tower level=2 B=1`, `force A=3 B=1 peasants=1`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Edit {
     /// A province's owner (`Some(None)`: neutral), armies, unrest and
     /// buildings (by kind); what is not given stays (armies default to 1
     /// when the owner changes).
     Province { province: usize, owner: Option<Option<usize>>, armies: Option<u16>, unrest: Option<u16>, buildings: Option<Vec<usize>> },
-    /// A seat's war chests, rice and points.
-    Seat { seat: usize, chests: Option<i64>, rice: Option<i64>, points: Option<i64> },
+    /// A seat's war chests, rice and points, and the cubes in his supply:
+    /// the difference goes into (or comes out of) the tower's first level,
+    /// where cubes lie stuck in a real game.
+    Seat { seat: usize, chests: Option<i64>, rice: Option<i64>, points: Option<i64>, supply: Option<u16> },
+    /// Exactly these cubes lie in the tray or on a level of the tower; the
+    /// difference comes from (or goes back to) the seats' supplies and the
+    /// general peasant supply.
+    Pile { place: Place, pile: Pile },
     /// The next tower result: exactly these cubes land.
     Force(Pile),
     /// A test position: `seat` performs `action` in `province` now, with
     /// the event and special card given in force (see `stage_action`).
     Perform { seat: usize, action: usize, province: usize, event: Option<usize>, special: Option<usize> },
+}
+
+/// Where a pile of cubes lies off the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    Tray,
+    /// A level of the tower, 0-based (the text form counts from 1).
+    Tower(usize),
 }
 
 #[derive(Clone, Debug, PartialEq, Error)]
@@ -52,18 +67,31 @@ impl Edit {
                 set_province(engine, st, *province, *owner, *armies, *unrest, buildings.as_deref()).map(|_| Vec::new())
             }
             Edit::Perform { seat, action, province, event, special } => Ok(stage_action(engine, st, *seat, *action, *province, *event, *special)?),
-            Edit::Seat { seat, chests, rice, points } => {
+            Edit::Seat { seat, chests, rice, points, supply } => {
                 for (what, v) in [("chests", chests), ("rice", rice)] {
                     if v.is_some_and(|v| v < 0) {
                         return refused(format!("{what} cannot be negative"));
                     }
                 }
-                let p = &mut st.players[*seat];
+                let mut next = st.clone();
+                if let Some(n) = supply {
+                    set_supply(engine, &mut next, *seat, *n)?;
+                }
+                let p = &mut next.players[*seat];
                 for (field, v) in [(&mut p.chests, chests), (&mut p.rice, rice), (&mut p.points, points)] {
                     if let Some(v) = v {
                         *field = *v;
                     }
                 }
+                crate::engine::check_invariants(&engine.rules, &next).map_err(EditError::Refused)?;
+                *st = next;
+                Ok(Vec::new())
+            }
+            Edit::Pile { place, pile } => {
+                let mut next = st.clone();
+                set_pile(engine, &mut next, *place, pile)?;
+                crate::engine::check_invariants(&engine.rules, &next).map_err(EditError::Refused)?;
+                *st = next;
                 Ok(Vec::new())
             }
             Edit::Force(pile) => {
@@ -72,6 +100,64 @@ impl Edit {
             }
         }
     }
+}
+
+/// Moves cubes between `seat`'s supply and the tower's first level until
+/// the supply holds `n`.
+fn set_supply(engine: &Engine, st: &mut GameState, seat: usize, n: u16) -> Result<(), EditError> {
+    let name = engine.rules.seat_name(seat);
+    let have = st.players[seat].supply;
+    let Some(level) = st.tower.first_mut() else {
+        return refused(format!(
+            "the tower `{}` keeps no cubes, so {name}'s supply can change only through the board or the tray",
+            engine.runtime().tower_name()
+        ));
+    };
+    if n > have {
+        let want = n - have;
+        if level.seats[seat] < want {
+            return refused(format!(
+                "only {} of {name}'s cubes lie on the tower's first level, {want} are needed: free armies from the board with `set PROVINCE armies=N`",
+                level.seats[seat]
+            ));
+        }
+        level.seats[seat] -= want;
+    } else {
+        level.seats[seat] += have - n;
+    }
+    st.players[seat].supply = n;
+    Ok(())
+}
+
+/// Makes the tray or a tower level hold exactly `pile`, moving cubes from
+/// and to the supplies.
+fn set_pile(engine: &Engine, st: &mut GameState, place: Place, pile: &Pile) -> Result<(), EditError> {
+    let levels = st.tower.len();
+    let old = match place {
+        Place::Tray => st.tray,
+        Place::Tower(l) if l < levels => st.tower[l],
+        Place::Tower(l) => {
+            let has = if levels == 1 { "only 1 level".to_string() } else { format!("{levels} levels") };
+            return refused(format!("the tower `{}` has {has}, not a level {}", engine.runtime().tower_name(), l + 1));
+        }
+    };
+    for s in 0..st.seats() {
+        let supply = u32::from(st.players[s].supply) + u32::from(old.seats[s]);
+        if supply < u32::from(pile.seats[s]) {
+            return refused(format!("{} has only {supply} cubes to put there", engine.rules.seat_name(s)));
+        }
+        st.players[s].supply = (supply - u32::from(pile.seats[s])) as u16;
+    }
+    let peasants = u32::from(st.peasants) + u32::from(old.peasants);
+    if peasants < u32::from(pile.peasants) {
+        return refused(format!("only {peasants} peasants are in the general supply"));
+    }
+    st.peasants = (peasants - u32::from(pile.peasants)) as u16;
+    match place {
+        Place::Tray => st.tray = *pile,
+        Place::Tower(l) => st.tower[l] = *pile,
+    }
+    Ok(())
 }
 
 fn set_province(
@@ -190,17 +276,36 @@ impl Notated for Edit {
                 if pairs.is_empty() {
                     return Err(syntax(line, "set PROVINCE|SEAT key=value..., e.g. set Settsu armies=3"));
                 }
+                if target == "tray" || target == "tower" {
+                    let mut place = if target == "tray" { Place::Tray } else { Place::Tower(0) };
+                    let mut pile = Pile::default();
+                    for (k, v) in pairs {
+                        match k.as_str() {
+                            "level" if target == "tower" => {
+                                let l: usize = number(&k, &v)?;
+                                if l == 0 {
+                                    return Err(syntax(&format!("{k}={v}"), "a tower level counted from 1"));
+                                }
+                                place = Place::Tower(l - 1);
+                            }
+                            "peasants" => pile.peasants = number(&k, &v)?,
+                            _ => pile.seats[n.seat(&k).map_err(|_| syntax(&k, "a seat, `peasants` or (for the tower) `level`"))?] = number(&k, &v)?,
+                        }
+                    }
+                    return Ok(Edit::Pile { place, pile });
+                }
                 if let Ok(seat) = n.seat(target) {
-                    let (mut chests, mut rice, mut points) = (None, None, None);
+                    let (mut chests, mut rice, mut points, mut supply) = (None, None, None, None);
                     for (k, v) in pairs {
                         match k.as_str() {
                             "chests" => chests = Some(number(&k, &v)?),
                             "rice" => rice = Some(number(&k, &v)?),
                             "points" => points = Some(number(&k, &v)?),
-                            _ => return Err(syntax(&k, "a seat's chests, rice or points")),
+                            "supply" => supply = Some(number(&k, &v)?),
+                            _ => return Err(syntax(&k, "a seat's chests, rice, points or supply")),
                         }
                     }
-                    return Ok(Edit::Seat { seat, chests, rice, points });
+                    return Ok(Edit::Seat { seat, chests, rice, points, supply });
                 }
                 let province = n.province(target)?;
                 let (mut owner, mut armies, mut unrest, mut buildings) = (None, None, None, None);
@@ -257,14 +362,26 @@ impl Notated for Edit {
                     out.push_str(&format!(" buildings={}", if ids.is_empty() { "-".to_string() } else { ids.join(",") }));
                 }
             }
-            Edit::Seat { seat, chests, rice, points } => {
+            Edit::Seat { seat, chests, rice, points, supply } => {
                 out.push_str("set ");
                 out.push_str(n.seat_name(*seat));
-                for (k, v) in [("chests", chests), ("rice", rice), ("points", points)] {
+                for (k, v) in [("chests", chests), ("rice", rice), ("points", points), ("supply", &supply.map(i64::from))] {
                     if let Some(v) = v {
                         out.push_str(&format!(" {k}={v}"));
                     }
                 }
+            }
+            Edit::Pile { place, pile } => {
+                out.push_str(match place {
+                    Place::Tray => "set tray",
+                    Place::Tower(_) => "set tower",
+                });
+                if let Place::Tower(l) = place
+                    && *l > 0
+                {
+                    out.push_str(&format!(" level={}", l + 1));
+                }
+                write_pile(n, pile, out);
             }
             Edit::Perform { seat, action, province, event, special } => {
                 out.push_str(&format!("perform {} {} {}", n.seat_name(*seat), n.engine.rules.cards.actions[*action].id, n.province_name(*province)));
@@ -277,18 +394,24 @@ impl Notated for Edit {
             }
             Edit::Force(pile) => {
                 out.push_str("force");
-                let mut any = false;
-                for s in 0..n.seats {
-                    if pile.seats[s] > 0 {
-                        out.push_str(&format!(" {}={}", n.seat_name(s), pile.seats[s]));
-                        any = true;
-                    }
-                }
-                if pile.peasants > 0 || !any {
-                    out.push_str(&format!(" peasants={}", pile.peasants));
-                }
+                write_pile(n, pile, out);
             }
         }
+    }
+}
+
+/// ` A=3 B=1 peasants=2`: the seats holding cubes, and the peasants (also
+/// when nothing else is there, so the text is never empty).
+fn write_pile(n: &Notation, pile: &Pile, out: &mut String) {
+    let mut any = false;
+    for s in 0..n.seats {
+        if pile.seats[s] > 0 {
+            out.push_str(&format!(" {}={}", n.seat_name(s), pile.seats[s]));
+            any = true;
+        }
+    }
+    if pile.peasants > 0 || !any {
+        out.push_str(&format!(" peasants={}", pile.peasants));
     }
 }
 

@@ -88,8 +88,8 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     ("lua", "lua CODE", "evaluate Lua against a read-only view of the game", "lua return game.chests(1)"),
     (
         "set",
-        "set PROVINCE key=value... | set SEAT key=value...",
-        "what if: edit the position (owner, armies, unrest, buildings; chests, rice, points)",
+        "set PROVINCE key=value... | set SEAT key=value... | set tray|tower [level=N] SEAT=n... [peasants=n]",
+        "what if: edit the position (owner, armies, unrest, buildings; chests, rice, points, supply; the tray's or a tower level's cubes); pieces move, never appear",
         "set Settsu owner=B armies=3 unrest=1",
     ),
     ("force", "force SEAT=n... [peasants=n]", "what if: force the next tower result", "force A=3 B=1 peasants=1"),
