@@ -8,6 +8,8 @@
 //!   setup modes and stopping points are read from and written to text;
 //! - `edit`: what-if edits as one enum that conserves pieces, and the
 //!   staging of one action;
+//! - `preview`: what an answer, a planned attack or a plan would do, worked
+//!   out by the rules on a scratch copy of a seat's view (nothing moves);
 //! - `timeline`: a game as a timeline of entries (undo/redo, save, replay);
 //! - `data`: where packs, maps and variants live, and what a ruleset is
 //!   made of.
@@ -16,6 +18,7 @@ pub mod data;
 pub mod driver;
 pub mod edit;
 pub mod notation;
+pub mod preview;
 pub mod timeline;
 
 pub use data::{GameSpec, Layout};

@@ -2,6 +2,7 @@
 //! rules, ask "what if". `Repl::exec` runs one command and returns what to
 //! print; `term.rs` wraps it in a line editor (or reads a script).
 
+mod decide;
 mod term;
 pub mod views;
 
@@ -64,7 +65,13 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
         "plan taxes Settsu",
     ),
     ("board", "board [region]", "provinces by region: owner, armies, unrest, buildings", "board red"),
-    ("province", "province NAME", "one province in detail", "province Settsu"),
+    ("province", "province NAME", "one province in detail, with its neighbours' owners and armies", "province Settsu"),
+    (
+        "odds",
+        "odds PROVINCE [N] [from SOURCE]",
+        "the chances of attacking PROVINCE with N armies (default: all that may go) from SOURCE or the plan's province next to it, by the rules' battle handler from the tower's contents and tray now; a seat counts the cubes inside the tower by colour (all pieces are public) but not their levels (god view: the levels as they are)",
+        "odds Shinano 4",
+    ),
     ("player", "player [SEAT]", "a player's supply, chests, rice, points, provinces (and plan, if you may see it)", "player B"),
     ("tower", "tower", "the tower's contents and the tray", "tower"),
     ("events", "events", "the event in force and the year's others", "events"),
@@ -239,8 +246,9 @@ impl Repl {
             Actor::Chance => String::new(),
             Actor::Seat(s) if self.is_human(s as usize) => match self.game.engine.legal(st) {
                 Legal::Choose { prompt, options, .. } => {
-                    let opts: Vec<String> = options.iter().enumerate().map(|(i, o)| format!("{}) {}", i + 1, self.game.engine.choice_name(*o))).collect();
-                    format!("{} to decide: {prompt}\n  {}", name(s as usize), opts.join("  "))
+                    let opts = self.option_lines(&options);
+                    let long = opts.iter().any(|o| o.contains(": "));
+                    format!("{} to decide: {prompt}\n  {}", name(s as usize), opts.join(if long { "\n  " } else { "  " }))
                 }
                 _ => String::new(),
             },
@@ -315,6 +323,7 @@ impl Repl {
                 };
                 Ok(seats.iter().map(|&s| views::player(&self.game.engine, &st, s, god, viewer)).collect::<Vec<_>>().join("\n"))
             }
+            "odds" => self.odds(&args),
             "tower" => {
                 let (st, god, _) = self.viewed();
                 Ok(views::tower(&self.game.engine, &st, god))
@@ -448,7 +457,7 @@ impl Repl {
                 format!("to plan: {}\nactions: {}\n{}", names.join(", "), acts.join(", "), hand.join("\n"))
             }
             Legal::Choose { seat, prompt, options, .. } => {
-                let opts: Vec<String> = options.iter().enumerate().map(|(i, o)| format!("  {}) {}", i + 1, self.game.engine.choice_name(*o))).collect();
+                let opts: Vec<String> = self.option_lines(&options).into_iter().map(|o| format!("  {o}")).collect();
                 format!("{}: {prompt}\n{}", self.game.engine.rules.seat_name(seat as usize), opts.join("\n"))
             }
         }

@@ -54,14 +54,34 @@ pub fn board(engine: &Engine, st: &GameState, region: Option<&str>) -> Result<St
     Ok(out.trim_end().to_string())
 }
 
+/// A province in brief, as a player weighs it: owner and armies, unrest,
+/// buildings (`neutral` when nobody holds it).
+pub fn brief(engine: &Engine, st: &GameState, p: usize) -> String {
+    let pr = &st.provinces[p];
+    if !st.in_play[p] {
+        return "out of play".into();
+    }
+    let mut parts = vec![match pr.owner {
+        Some(o) => format!("{} {} arm{}", engine.rules.seat_name(o as usize), pr.armies, if pr.armies == 1 { "y" } else { "ies" }),
+        None => "neutral".into(),
+    }];
+    if pr.unrest > 0 {
+        parts.push(format!("unrest {}", pr.unrest));
+    }
+    if pr.buildings != 0 {
+        parts.push(buildings(engine, pr));
+    }
+    parts.join(", ")
+}
+
 pub fn province(engine: &Engine, st: &GameState, p: usize) -> String {
     let m = &engine.rules.map;
     let info = &m.provinces[p];
     let pr = &st.provinces[p];
-    let mut ns: Vec<String> = info.borders.iter().map(|&n| m.provinces[n].name.clone()).collect();
-    ns.extend(info.sea_routes.iter().map(|&n| format!("~{}", m.provinces[n].name)));
+    let mut ns: Vec<String> = info.borders.iter().map(|&n| format!("{} ({})", m.provinces[n].name, brief(engine, st, n))).collect();
+    ns.extend(info.sea_routes.iter().map(|&n| format!("~{} ({}; by sea)", m.provinces[n].name, brief(engine, st, n))));
     format!(
-        "{} ({} region){}\n  owner {}, armies {}, unrest {}, buildings {} of {} space(s)\n  tax {}, rice {}\n  neighbours: {}",
+        "{} ({} region){}\n  owner {}, armies {}, unrest {}, buildings {} of {} space(s)\n  tax {}, rice {}\n  neighbours:\n    {}",
         info.name,
         m.regions[info.region],
         if st.in_play[p] { "" } else { " — out of play" },
@@ -72,7 +92,7 @@ pub fn province(engine: &Engine, st: &GameState, p: usize) -> String {
         info.spaces,
         info.tax,
         info.rice,
-        ns.join(", ")
+        ns.join("\n    ")
     )
 }
 

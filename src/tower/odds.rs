@@ -132,3 +132,66 @@ pub fn odds(
         defender_stuck_mean: d_stuck as f64 / n as f64,
     })
 }
+
+/// A battle's chances from a position of the game.
+#[derive(Clone, Debug, Serialize)]
+pub struct Chances {
+    pub trials: u32,
+    pub attacker_wins: Estimate,
+    pub ties: Estimate,
+    pub defender_wins: Estimate,
+}
+
+/// Where a battle is thrown from: the tower's contents and the tray.
+///
+/// `levels_known: false` is what a player knows: how many cubes of each
+/// colour are inside (every piece is public, so they can be counted) but
+/// not on which level; each trial then spreads them over the levels at
+/// random.
+#[derive(Clone, Copy, Debug)]
+pub struct Position<'a> {
+    pub inside: &'a [Pile],
+    pub tray: Pile,
+    pub levels_known: bool,
+}
+
+/// The chances of one battle thrown from a position of the game: `input`
+/// thrown in (every seat's cubes where they are, so the tray's other
+/// colours fall with them as in play). `outcome(landed)` is the rules'
+/// verdict on what landed: `attacker`, `defender` or `tie`.
+pub fn chances_from(
+    model: &dyn TowerModel,
+    at: Position,
+    input: Pile,
+    trials: u32,
+    seed: u64,
+    mut outcome: impl FnMut(&Pile) -> Result<String, String>,
+) -> Result<Chances, String> {
+    let Position { inside, tray, levels_known } = at;
+    let mut rng = GameRng::seeded(seed);
+    let mut all = Pile::default();
+    inside.iter().for_each(|l| all.add(l));
+    let levels = inside.len().max(1);
+    let (mut aw, mut tie, mut dw) = (0u64, 0u64, 0u64);
+    for _ in 0..trials {
+        let mut now = inside.to_vec();
+        if !levels_known && levels > 1 {
+            now = vec![Pile::default(); levels];
+            for colour in (0..crate::core::MAX_SEATS).map(Some).chain(std::iter::once(None)) {
+                for _ in 0..all.get(colour) {
+                    *now[rng.below(levels as u32) as usize].get_mut(colour) += 1;
+                }
+            }
+        }
+        let mut tr = tray;
+        let landed = throw(model, &mut now, &mut tr, input, &mut rng)?;
+        match outcome(&landed)?.as_str() {
+            "attacker" => aw += 1,
+            "defender" => dw += 1,
+            "tie" => tie += 1,
+            other => return Err(format!("the battle rule returned the outcome `{other}`")),
+        }
+    }
+    let n = u64::from(trials);
+    Ok(Chances { trials, attacker_wins: wilson(aw, n), ties: wilson(tie, n), defender_wins: wilson(dw, n) })
+}

@@ -1,0 +1,190 @@
+//! Looking ahead without moving the game: what an answer or a planned
+//! attack would start, worked out by the rules themselves (the pack's
+//! handlers and continuations) on a scratch copy of what the deciding seat
+//! may know (`GameState::view`), and the battle's chances from the tower's
+//! present contents and tray through the rules' one `battle` handler (the
+//! path `shogun tower odds` uses). Nothing here changes the game.
+
+use crate::core::*;
+use crate::engine::Engine;
+use crate::tower::odds::{Chances, Position, chances_from};
+
+/// A battle as the rules would set it up.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Battle {
+    /// The rules' word for it (`attack`, `neutral`, ...).
+    pub kind: String,
+    pub province: usize,
+    pub attacker: usize,
+    /// The province's owner before the battle (`None`: neutral).
+    pub defender: Option<usize>,
+    /// The armies the attacker moves in, when a count was chosen.
+    pub moved: Option<u16>,
+    /// The defender's armies in the province.
+    pub defending: u16,
+    /// What the rules throw into the tower (extra cubes from the supplies
+    /// and peasants included), the tray not counted.
+    pub thrown: Pile,
+    /// The province has unrest (the rules' battle handler is told so).
+    pub unrest: bool,
+}
+
+impl Battle {
+    /// Cubes the attacker throws beyond the armies he moves (from his
+    /// supply, by the cards in force), when the count is known.
+    pub fn attacker_extra(&self) -> Option<u16> {
+        self.moved.map(|m| self.thrown.seats[self.attacker].saturating_sub(m))
+    }
+    /// Cubes the defender throws beyond his armies in the province.
+    pub fn defender_extra(&self) -> u16 {
+        self.defender.map(|d| self.thrown.seats[d].saturating_sub(self.defending)).unwrap_or(0)
+    }
+}
+
+/// What an answer leads to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Preview {
+    /// A battle (the first one the answer starts).
+    Battle(Battle),
+    /// No battle: pieces move or nothing happens.
+    Quiet,
+}
+
+/// How many simulated throws a chance is estimated from.
+pub const TRIALS: u32 = 4000;
+
+/// What answering the pending question with `choice` would start, on the
+/// copy `known` (the asking seat's view, or the whole state in the god
+/// view). A count question that follows for the same seat is answered with
+/// the largest count (`count` when given).
+pub fn answer(engine: &Engine, known: &GameState, choice: Choice, count: Option<u32>) -> Result<Preview, String> {
+    let Legal::Choose { seat, .. } = engine.legal(known) else { return Err("no question is pending".into()) };
+    let before = known.clone();
+    let mut s = known.clone();
+    let mut events = engine.apply(&mut s, &Decision::Choose { seat, choice }).map_err(|e| e.to_string())?;
+    let mut moved = None;
+    // A count question that follows (how many armies go).
+    for _ in 0..4 {
+        if events.iter().any(|e| matches!(e, Event::Battle { .. })) {
+            break;
+        }
+        let Legal::Choose { seat: q, options, .. } = engine.legal(&s) else { break };
+        let counts: Vec<u32> = options.iter().filter_map(|o| if let Choice::Count(n) = o { Some(*n) } else { None }).collect();
+        if q != seat || counts.is_empty() {
+            break;
+        }
+        let n = match count {
+            Some(n) if counts.contains(&n) => n,
+            Some(n) => return Err(format!("{n} is not among the counts offered ({}..{})", counts[0], counts[counts.len() - 1])),
+            None => *counts.iter().max().expect("counts"),
+        };
+        moved = Some(n as u16);
+        events.extend(engine.apply(&mut s, &Decision::Choose { seat: q, choice: Choice::Count(n) }).map_err(|e| e.to_string())?);
+    }
+    Ok(battle_in(&before, seat as usize, moved, &events).map(Preview::Battle).unwrap_or(Preview::Quiet))
+}
+
+/// The first battle among `events` and the throw that decides it.
+fn battle_in(before: &GameState, seat: usize, moved: Option<u16>, events: &[Event]) -> Option<Battle> {
+    let at = events.iter().position(|e| matches!(e, Event::Battle { .. }))?;
+    let Event::Battle { kind, province } = &events[at] else { return None };
+    let thrown = events[at..].iter().find_map(|e| if let Event::Throw { thrown, .. } = e { Some(*thrown) } else { None })?;
+    let p = *province as usize;
+    let pr = &before.provinces[p];
+    let defender = pr.owner.map(|o| o as usize);
+    Some(Battle {
+        kind: kind.clone(),
+        province: p,
+        attacker: seat,
+        defender,
+        moved,
+        defending: if defender.is_some() { pr.armies } else { 0 },
+        thrown,
+        unrest: pr.unrest > 0,
+    })
+}
+
+/// The chances of `b` thrown from the tower and tray of `known`.
+/// `levels_known`: the god view sees the levels; a seat knows only how many
+/// cubes of each colour are inside (see `chances_from`).
+pub fn chances(engine: &Engine, known: &GameState, b: &Battle, levels_known: bool) -> Result<Chances, String> {
+    let rt = engine.runtime();
+    // The rules' verdict is from the attacker's side; a seat defending its
+    // own province against peasants throws as the defender.
+    let own = b.defender == Some(b.attacker);
+    let seed = known.decisions as u64 ^ ((b.province as u64) << 32);
+    let at = Position { inside: &known.tower, tray: known.tray, levels_known };
+    chances_from(engine.tower().as_ref(), at, b.thrown, TRIALS, seed, |landed| {
+        let a = if own { 0 } else { u32::from(landed.seats[b.attacker]) };
+        let d = b.defender.map(|d| u32::from(landed.seats[d])).unwrap_or(0);
+        rt.battle_outcome(&b.kind, a, d, u32::from(landed.peasants), b.unrest).map(|r| r.0).map_err(|e| e.to_string())
+    })
+}
+
+/// Stages, on a copy of `known`, `seat` moving from `from` into `to` now
+/// (with `count` armies, the most when `None`): the action is the first of
+/// `actions` whose question offers `to`. The event and the specials in
+/// force stay as they are. With more armies asked for than `from` can
+/// send, the copy first deploys the difference from the seat's supply.
+pub fn staged_move(engine: &Engine, known: &GameState, seat: usize, from: usize, to: usize, count: Option<u32>, actions: &[usize]) -> Result<Preview, String> {
+    let stage = |st: &GameState, a: usize| -> Result<Option<GameState>, String> {
+        let mut s = st.clone();
+        s.ask = None;
+        let n = engine.rules.cards.actions.len();
+        for p in s.players.iter_mut() {
+            p.plan = Some(Plan { slots: vec![None; n], bid: None });
+        }
+        s.players[seat].plan.as_mut().expect("a plan").slots[a] = Some(Card::Province(from as u16));
+        s.action_row = vec![a as u8];
+        s.actions_revealed = 1;
+        s.turn_order = vec![seat as u8];
+        s.phase = Phase::Actions { card: 0, turn: 0 };
+        engine.resume(&mut s).map_err(|e| e.to_string())?;
+        let offered =
+            matches!(engine.legal(&s), Legal::Choose { seat: q, ref options, .. } if q as usize == seat && options.contains(&Choice::Province(to as u16)));
+        Ok(offered.then_some(s))
+    };
+    if known.provinces[from].owner != Some(seat as u8) {
+        return Err(format!("{} does not hold {}", engine.rules.seat_name(seat), engine.rules.province_name(from)));
+    }
+    for &a in actions {
+        let Some(s) = stage(known, a)? else { continue };
+        let most = |s: &GameState| -> Option<u32> {
+            let mut t = s.clone();
+            engine.apply(&mut t, &Decision::Choose { seat: seat as u8, choice: Choice::Province(to as u16) }).ok()?;
+            match engine.legal(&t) {
+                Legal::Choose { seat: q, options, .. } if q as usize == seat => {
+                    options.iter().filter_map(|o| if let Choice::Count(n) = o { Some(*n) } else { None }).max()
+                }
+                _ => None,
+            }
+        };
+        let can = most(&s).unwrap_or(1);
+        let want = count.unwrap_or(can);
+        if want <= can {
+            return answer(engine, &s, Choice::Province(to as u16), Some(want).filter(|_| most(&s).is_some()));
+        }
+        // More armies than stand there now: as if deployed first.
+        let mut more = known.clone();
+        let extra = (want - can) as u16;
+        if more.players[seat].supply < extra {
+            return Err(format!(
+                "{} cannot send {want}: {} has {} armies and the supply {}",
+                engine.rules.seat_name(seat),
+                engine.rules.province_name(from),
+                known.provinces[from].armies,
+                known.players[seat].supply
+            ));
+        }
+        more.players[seat].supply -= extra;
+        more.provinces[from].armies += extra;
+        let s = stage(&more, a)?.ok_or("the staged move was not offered again")?;
+        return answer(engine, &s, Choice::Province(to as u16), Some(want));
+    }
+    Err(format!(
+        "no action card lets {} move from {} into {} now",
+        engine.rules.seat_name(seat),
+        engine.rules.province_name(from),
+        engine.rules.province_name(to)
+    ))
+}

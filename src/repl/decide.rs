@@ -1,0 +1,215 @@
+//! Deciding with knowledge: the options of a question with what each one
+//! means (the special card on a turn-order space; a target's owner,
+//! armies, unrest, buildings, the extra cubes each side throws by the
+//! cards in force and the chance of winning), and `odds` for a planned
+//! attack. Everything is worked out on the deciding seat's view of the
+//! game by the rules themselves (`play::preview`).
+
+use super::{Repl, Viewer, views};
+use crate::core::*;
+use crate::play::preview::{self, Battle, Preview};
+
+impl Repl {
+    /// The seat whose knowledge `odds` and the option details use: the
+    /// viewer's, or in the god view the human seat to act (else the first
+    /// human seat).
+    pub(super) fn me(&self) -> Option<usize> {
+        match self.viewer {
+            Viewer::Seat(s) => Some(s),
+            Viewer::God => {
+                let acting = match self.game.engine.actor(self.state()) {
+                    Actor::Seat(s) => Some(s as usize),
+                    _ => None,
+                };
+                acting.filter(|&s| self.is_human(s)).or_else(|| (0..self.config.seats.len()).find(|&s| self.is_human(s)))
+            }
+        }
+    }
+
+    /// What the viewer knows: the seat's view, or everything (god view).
+    /// The second value: whether the tower's levels may be read.
+    fn known(&self) -> (GameState, bool) {
+        match self.viewer {
+            Viewer::God => (self.state().clone(), true),
+            Viewer::Seat(s) => (self.state().view(Some(s)), false),
+        }
+    }
+
+    /// The options of the pending question, numbered, each with what it
+    /// means when the viewer may know it (the asking seat, or god view).
+    pub(super) fn option_lines(&self, options: &[Choice]) -> Vec<String> {
+        let e = &self.game.engine;
+        let st = self.state();
+        let asking = match e.actor(st) {
+            Actor::Seat(s) => Some(s as usize),
+            _ => None,
+        };
+        let may_know = self.viewer == Viewer::God || asking.is_some_and(|a| self.viewer == Viewer::Seat(a));
+        let (known, levels) = self.known();
+        options
+            .iter()
+            .enumerate()
+            .map(|(i, o)| {
+                let name = e.choice_name(*o);
+                let more = if may_know { self.option_detail(&known, levels, *o) } else { None };
+                match more {
+                    Some(m) => format!("{}) {name}: {m}", i + 1),
+                    None => format!("{}) {name}", i + 1),
+                }
+            })
+            .collect()
+    }
+
+    /// What one option means, if there is more to say than its name.
+    fn option_detail(&self, known: &GameState, levels: bool, o: Choice) -> Option<String> {
+        let e = &self.game.engine;
+        match o {
+            Choice::Space(k) => {
+                let c = known.special_row.get(k as usize).copied().flatten()?;
+                let card = &e.rules.cards.specials[c as usize];
+                Some(format!("{} ({})", card.name, card.text))
+            }
+            Choice::Province(p) => {
+                let about = views::brief(e, known, p as usize);
+                let preview = preview::answer(e, known, o, None).ok();
+                Some(match preview {
+                    Some(Preview::Battle(b)) => format!("{about}; {}", self.battle_text(known, levels, &b)),
+                    Some(Preview::Quiet) => format!("{about}; no battle"),
+                    None => about,
+                })
+            }
+            Choice::Count(n) => match preview::answer(e, known, o, Some(n)).ok()? {
+                Preview::Battle(b) => Some(self.battle_text(known, levels, &b)),
+                Preview::Quiet => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// A battle as the rules set it up, with its chances from the tower's
+    /// contents and tray now.
+    fn battle_text(&self, known: &GameState, levels: bool, b: &Battle) -> String {
+        let e = &self.game.engine;
+        let seat = |s: usize| e.rules.seat_name(s).to_string();
+        let mut s = format!("{} battle: {} throws {}", b.kind, seat(b.attacker), b.thrown.seats[b.attacker]);
+        if let (Some(m), Some(x)) = (b.moved, b.attacker_extra())
+            && x > 0
+        {
+            s.push_str(&format!(" ({m} armies +{x} from supply)"));
+        }
+        match b.defender {
+            Some(d) if d != b.attacker => {
+                s.push_str(&format!(", {} {}", seat(d), b.thrown.seats[d]));
+                let x = b.defender_extra();
+                if x > 0 {
+                    s.push_str(&format!(" ({} armies +{x} from supply)", b.defending));
+                }
+            }
+            _ => {}
+        }
+        if b.thrown.peasants > 0 {
+            s.push_str(&format!(", {} peasant{}", b.thrown.peasants, if b.thrown.peasants == 1 { "" } else { "s" }));
+        }
+        let in_force = self.in_force(known, b);
+        if !in_force.is_empty() {
+            s.push_str(&format!(" [in force: {}]", in_force.join("; ")));
+        }
+        match preview::chances(e, known, b, levels) {
+            Ok(c) => s.push_str(&format!("; win {:.0}%, tie {:.0}%, lose {:.0}%", 100.0 * c.attacker_wins.p, 100.0 * c.ties.p, 100.0 * c.defender_wins.p)),
+            Err(err) => s.push_str(&format!("; no odds: {err}")),
+        }
+        s
+    }
+
+    /// The cards that may change a battle now: the event in force and the
+    /// two sides' special cards.
+    fn in_force(&self, known: &GameState, b: &Battle) -> Vec<String> {
+        let e = &self.game.engine;
+        let mut v = Vec::new();
+        if let Some(ev) = known.event {
+            let c = &e.rules.cards.events[ev as usize];
+            v.push(format!("event #{} {}", c.id, c.name));
+        }
+        for s in std::iter::once(b.attacker).chain(b.defender.filter(|&d| d != b.attacker)) {
+            if let Some(c) = known.special_of(s) {
+                v.push(format!("{}'s special {}", e.rules.seat_name(s), e.rules.cards.specials[c as usize].name));
+            }
+        }
+        v
+    }
+
+    /// `odds PROVINCE [N] [from SOURCE]`: the chances of an attack into
+    /// PROVINCE with N armies (default: all that may go), from SOURCE or
+    /// from the province the seat's plan moves from next to it.
+    pub(super) fn odds(&self, args: &[&str]) -> Result<String, String> {
+        let usage = "usage: odds PROVINCE [N] [from SOURCE]";
+        let n = self.notation();
+        let (target, rest) = args.split_first().ok_or(usage)?;
+        let to = n.province(target).map_err(|e| e.to_string())?;
+        let (count, rest) = match rest.split_first() {
+            Some((c, r)) if c.parse::<u32>().is_ok() => (Some(c.parse::<u32>().expect("a number")), r),
+            _ => (None, rest),
+        };
+        let from = match rest {
+            [] => None,
+            ["from", s] => Some(n.province(s).map_err(|e| e.to_string())?),
+            _ => return Err(usage.into()),
+        };
+        if count == Some(0) {
+            return Err("odds: at least 1 army must go".into());
+        }
+        if matches!(self.state().phase, Phase::Setup | Phase::Draft | Phase::Preload | Phase::GameOver) {
+            return Err("odds: no battles before the first round or after the game".into());
+        }
+        let me = self.me().ok_or("odds: whose attack? view a seat first (`view A`)")?;
+        let e = &self.game.engine;
+        let (known, levels) = self.known();
+        let m = &e.rules.map;
+        let plan = self.drafts.get(me).cloned().flatten().or_else(|| known.players[me].plan.clone());
+        // Sources: the one given, else the plan's provinces next to the
+        // target, else every province of the seat next to it (most armies first).
+        let mut sources: Vec<(usize, Vec<usize>)> = Vec::new();
+        let all: Vec<usize> = (0..e.rules.cards.actions.len()).collect();
+        if let Some(f) = from {
+            let planned: Vec<usize> =
+                plan.iter().flat_map(|p| p.slots.iter().enumerate()).filter(|(_, c)| **c == Some(Card::Province(f as u16))).map(|(a, _)| a).collect();
+            sources.push((f, planned.into_iter().chain(all.iter().copied()).collect()));
+        } else {
+            if let Some(p) = &plan {
+                for (a, c) in p.slots.iter().enumerate() {
+                    if let Some(Card::Province(q)) = c
+                        && m.provinces[*q as usize].neighbours.contains(&to)
+                    {
+                        sources.push((*q as usize, std::iter::once(a).chain(all.iter().copied()).collect()));
+                    }
+                }
+            }
+            let mut own: Vec<usize> = m.provinces[to].neighbours.iter().copied().filter(|&q| known.provinces[q].owner == Some(me as u8)).collect();
+            own.sort_by_key(|&q| std::cmp::Reverse(known.provinces[q].armies));
+            sources.extend(own.into_iter().map(|q| (q, all.clone())));
+        }
+        if sources.is_empty() {
+            return Err(format!("odds: {} holds no province next to {}", e.rules.seat_name(me), m.provinces[to].name));
+        }
+        let mut why = Vec::new();
+        for (src, actions) in sources {
+            match preview::staged_move(e, &known, me, src, to, count, &actions) {
+                Ok(Preview::Battle(b)) => {
+                    let head =
+                        format!("{} into {} ({}) from {}", e.rules.seat_name(me), m.provinces[to].name, views::brief(e, &known, to), m.provinces[src].name);
+                    let note = if known.event.is_none() && known.phase == Phase::Planning {
+                        "\n  (the event is drawn and the specials taken after the plans: none counted here)"
+                    } else {
+                        ""
+                    };
+                    let secret =
+                        if levels { "" } else { "\n  (the tower's cubes counted as a player can, by colour; their levels are hidden and spread at random)" };
+                    return Ok(format!("{head}:\n  {}{note}{secret}", self.battle_text(&known, levels, &b)));
+                }
+                Ok(Preview::Quiet) => return Ok(format!("{} into {}: no battle (a move)", m.provinces[src].name, m.provinces[to].name)),
+                Err(err) => why.push(format!("from {}: {err}", m.provinces[src].name)),
+            }
+        }
+        Err(format!("odds: {}", why.join("; ")))
+    }
+}

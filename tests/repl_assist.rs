@@ -1,0 +1,155 @@
+//! The REPL helps a player decide (issue 13, items 8, 9 and 11): the
+//! options of a question say what they mean, battles come with their odds
+//! from the tower as it is, a plan shows its costs, and the game flows to
+//! the next human decision.
+
+mod common;
+
+use common::*;
+use shogun_lab::core::*;
+use shogun_lab::play::GameSpec;
+use shogun_lab::play::preview::{self, Preview};
+use shogun_lab::repl::{Config, Repl};
+use shogun_lab::tower::odds::{Position, chances_from};
+
+fn repl(seats: &[&str], seed: u64) -> Repl {
+    let spec = GameSpec { map: "sun".into(), data: Some(root()), ..GameSpec::default() };
+    Repl::new(Config { spec, players: seats.len() as u8, seed, seats: seats.iter().map(|s| s.to_string()).collect() }).unwrap()
+}
+
+fn run(r: &mut Repl, commands: &[&str]) -> String {
+    let mut out = String::new();
+    for c in commands {
+        out.push_str(&r.exec(c).unwrap_or_else(|e| panic!("{c}: {e}")));
+        out.push('\n');
+    }
+    out
+}
+
+/// Steps until the human seat A is asked a question of this kind.
+fn until_asked(r: &mut Repl, kind: &str) {
+    for _ in 0..400 {
+        if let Legal::Choose { kind: k, seat: 0, .. } = r.engine().legal(r.state())
+            && k == kind
+        {
+            return;
+        }
+        match r.engine().legal(r.state()) {
+            Legal::Plan { seats } if seats.contains(&0) => {
+                run(r, &["plan auto", "plan done"]);
+            }
+            Legal::Choose { seat: 0, .. } => {
+                run(r, &["1"]);
+            }
+            _ => {
+                run(r, &["step"]);
+            }
+        }
+    }
+    panic!("A was never asked `{kind}`");
+}
+
+/// Item 8: turn-order options name the special card on each space; attack
+/// targets list owner, armies and the chance of winning, and that chance
+/// comes from the tower's contents and tray now, through the rules' battle
+/// handler; `odds` does the same for a planned attack; `province` lists
+/// the neighbours with owner and armies.
+#[test]
+fn decisions_show_specials_targets_and_odds_from_the_tower_now() {
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 3);
+    until_asked(&mut r, "turn_space");
+    let options = r.exec("options").unwrap();
+    let st = r.state().clone();
+    let Legal::Choose { options: spaces, .. } = r.engine().legal(&st) else { panic!() };
+    for (i, o) in spaces.iter().enumerate() {
+        let Choice::Space(k) = o else { panic!("{o:?}") };
+        let card = &r.engine().rules.cards.specials[st.special_row[*k as usize].unwrap() as usize];
+        let line = options.lines().nth(i + 1).unwrap();
+        assert!(line.contains(&card.name) && line.contains(&card.text), "{line}");
+    }
+
+    until_asked(&mut r, "move_target");
+    let out = r.exec("options").unwrap();
+    let known = r.state().view(Some(0));
+    let Legal::Choose { options, .. } = r.engine().legal(&known) else { panic!() };
+    let mut battles = 0;
+    for (i, o) in options.iter().enumerate() {
+        let Choice::Province(p) = *o else { panic!() };
+        let line = out.lines().nth(i + 1).unwrap();
+        let name = r.engine().rules.province_name(p as usize).to_string();
+        assert!(line.contains(&name), "{line}");
+        match known.provinces[p as usize].owner {
+            Some(0) => assert!(line.contains("A ") && line.contains("no battle"), "{line}"),
+            owner => {
+                battles += 1;
+                if let Some(o) = owner {
+                    let armies = known.provinces[p as usize].armies;
+                    assert!(line.contains(&format!("{} {armies} arm", r.engine().rules.seat_name(o as usize))), "{line}");
+                } else {
+                    assert!(line.contains("neutral"), "{line}");
+                }
+                // The chance shown is the one from the tower and tray now.
+                let Preview::Battle(b) = preview::answer(r.engine(), &known, *o, None).unwrap() else { panic!("{line}") };
+                let now = preview::chances(r.engine(), &known, &b, false).unwrap();
+                assert!(line.contains(&format!("win {:.0}%", 100.0 * now.attacker_wins.p)), "{line}");
+                let mut empty = known.clone();
+                let mut back = Pile::default();
+                for l in empty.tower.iter_mut() {
+                    back.add(l);
+                    *l = Pile::default();
+                }
+                assert!(back.total() > 0, "the tower holds cubes from the preload");
+                let before = preview::chances(r.engine(), &empty, &b, false).unwrap();
+                assert_ne!(now.attacker_wins, before.attacker_wins, "the odds depend on the tower's contents");
+            }
+        }
+    }
+    assert!(battles > 0, "{out}");
+
+    // A seat's odds use the cubes inside by colour only: moving cubes
+    // between hidden levels changes nothing.
+    let Choice::Province(p) = options[1] else { panic!() };
+    let Preview::Battle(b) = preview::answer(r.engine(), &known, options[1], None).unwrap() else { panic!("{p}") };
+    let mut regrouped = known.clone();
+    let mut all = Pile::default();
+    regrouped.tower.iter().for_each(|l| all.add(l));
+    for l in regrouped.tower.iter_mut() {
+        *l = Pile::default();
+    }
+    regrouped.tower[0] = all;
+    let a = preview::chances(r.engine(), &known, &b, false).unwrap();
+    let c = preview::chances(r.engine(), &regrouped, &b, false).unwrap();
+    assert_eq!(a.attacker_wins, c.attacker_wins);
+    // (The spreading draws only from the totals.)
+    let model = r.engine().tower();
+    let outcome = |_: &Pile| Ok::<_, String>("tie".to_string());
+    let x = chances_from(model.as_ref(), Position { inside: &known.tower, tray: known.tray, levels_known: false }, b.thrown, 10, 1, outcome).unwrap();
+    assert_eq!(x.ties.p, 1.0);
+
+    // The count question: each count with its chance.
+    let choose = format!("{}", 2);
+    let out = r.exec(&choose).unwrap();
+    if let Legal::Choose { options, .. } = r.engine().legal(r.state())
+        && options.iter().all(|o| matches!(o, Choice::Count(_)))
+    {
+        assert_eq!(out.matches("win ").count(), options.len(), "{out}");
+    }
+}
+
+#[test]
+fn odds_and_province_for_a_planned_attack() {
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 3);
+    run(&mut r, &["next", "next", "next"]);
+    let p = r.exec("province Awa-Shikoku").unwrap();
+    assert!(p.contains("Sanuki (neutral)") && p.contains("~Kii (A 2 armies; by sea)"), "{p}");
+    let out = r.exec("odds Sanuki").unwrap();
+    assert!(out.contains("from Awa-Shikoku") && out.contains("neutral battle: A throws 3, 1 peasant") && out.contains("win "), "{out}");
+    assert!(out.contains("levels are hidden"), "a seat does not see the tower's levels: {out}");
+    // More armies than stand there: as if deployed first.
+    let out = r.exec("odds Harima 6 from Tamba").unwrap();
+    assert!(out.contains("A throws 6, C 3"), "{out}");
+    assert!(r.exec("odds Harima 0").is_err());
+    assert!(r.exec("odds Mutsu").unwrap_err().contains("no province next to"));
+    r.exec("view god").unwrap();
+    assert!(!r.exec("odds Sanuki").unwrap().contains("levels are hidden"));
+}
