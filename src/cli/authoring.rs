@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{GameData, fill_bots};
+use super::{BotSeats, GameData, OneGame, fill_bots};
 use crate::play::Layout;
 use crate::play::data::is_variant;
 use crate::scenario::{self, Setting};
@@ -25,13 +25,9 @@ pub struct TestArgs {
 #[derive(Args, Debug)]
 pub struct DiffArgs {
     #[command(flatten)]
-    pub data: GameData,
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    #[arg(long, default_value_t = 4)]
-    pub players: u8,
-    #[arg(long, default_value = "greedy", value_delimiter = ',')]
-    pub bots: Vec<String>,
+    pub game: OneGame,
+    #[command(flatten)]
+    pub seats: BotSeats,
     /// Lines of context around the first divergence.
     #[arg(long, default_value_t = 4)]
     pub context: usize,
@@ -118,16 +114,18 @@ pub fn test(args: TestArgs) -> Result<(), String> {
 }
 
 pub fn diff(args: DiffArgs) -> Result<(), String> {
-    let other = args.data.spec().arm(&args.against).map_err(|e| format!("--against: {e}"))?;
-    let bots = fill_bots(&args.bots, args.players)?;
-    let a = args.data.engine()?;
+    let OneGame { data, players, seed } = &args.game;
+    let (players, seed) = (*players, *seed);
+    let other = data.spec().arm(&args.against).map_err(|e| format!("--against: {e}"))?;
+    let bots = fill_bots(&args.seats.bots, players)?;
+    let a = data.engine()?;
     let b = other.engine()?;
-    let setup = args.data.spec().setup_mode(&a, args.players);
-    let (ta, sa) = crate::transcript::transcript_with(&a, args.players, args.seed, setup, &bots).map_err(|e| format!("{}: {e}", a.rules.ruleset_name()))?;
-    let (tb, sb) = crate::transcript::transcript_with(&b, args.players, args.seed, setup, &bots).map_err(|e| format!("{}: {e}", b.rules.ruleset_name()))?;
+    let setup = data.spec().setup_mode(&a, players);
+    let (ta, sa) = crate::transcript::transcript_with(&a, players, seed, setup, &bots).map_err(|e| format!("{}: {e}", a.rules.ruleset_name()))?;
+    let (tb, sb) = crate::transcript::transcript_with(&b, players, seed, setup, &bots).map_err(|e| format!("{}: {e}", b.rules.ruleset_name()))?;
     // The header names the ruleset; compare the games.
     let body = |t: &str| t.lines().filter(|l| !l.starts_with("ruleset:")).collect::<Vec<_>>().join("\n");
-    println!("seed {}, {} players: {}  vs  {}", args.seed, args.players, a.rules.ruleset_name(), b.rules.ruleset_name());
+    println!("seed {}, {} players: {}  vs  {}", seed, players, a.rules.ruleset_name(), b.rules.ruleset_name());
     if body(&ta) == body(&tb) {
         println!("the two games are identical.");
         return Ok(());

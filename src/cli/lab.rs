@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 
 use super::GameData;
-use crate::lab::{self, Arm, GameRecord, Header, Lab, LabError, Report, Settings};
+use crate::lab::{self, Arm, GameRecord, Header, Lab, LabError, LabWord, Report, Settings};
 
 pub const EXAMPLES: &str = "Examples:
   shogun lab --variant hard-winter --against base --games 20000
@@ -122,35 +122,17 @@ pub struct LabArgs {
 /// carries after `arm_words` has gathered them.
 const SEP: char = '\u{1f}';
 
-/// Gathers the words that describe each arm after `--against` (arm options
-/// and bare names) into one value, so the lab's other options may follow
-/// an arm anywhere: `--variant a --against base --games 500` works.
+/// Gathers the words of each arm after `--against` into one value for clap
+/// (`crate::lab::arm_words` reads them), so the lab's other options may
+/// follow an arm anywhere: `--variant a --against base --games 500` works.
 pub fn arm_words(args: Vec<String>) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut it = args.into_iter().peekable();
-    while let Some(a) = it.next() {
-        if a != "--against" {
-            out.push(a);
-            continue;
-        }
-        let mut words: Vec<String> = Vec::new();
-        while let Some(next) = it.peek() {
-            let takes_value = matches!(next.as_str(), "--variant" | "--tower" | "--rules");
-            let inline = ["--variant=", "--tower=", "--rules="].iter().any(|p| next.starts_with(p));
-            if takes_value {
-                words.push(it.next().unwrap_or_default());
-                if let Some(v) = it.next() {
-                    words.push(v);
-                }
-            } else if inline || !next.starts_with('-') {
-                words.push(it.next().unwrap_or_default());
-            } else {
-                break;
-            }
-        }
-        out.push(format!("--against={}", words.join(&SEP.to_string())));
-    }
-    out
+    crate::lab::arm_words(args)
+        .into_iter()
+        .map(|w| match w {
+            LabWord::Word(w) => w,
+            LabWord::Arm(words) => format!("--against={}", words.join(&SEP.to_string())),
+        })
+        .collect()
 }
 
 pub fn command(cmd: LabCmd) -> Result<(), String> {

@@ -103,16 +103,40 @@ pub struct GameData {
     pub variants: Vec<String>,
 }
 
+/// One game: where its rules and map come from, how many play, its seed.
+/// Shared by every command that plays a single game (`play`, `run`, `diff`).
 #[derive(Args, Debug, Clone)]
-pub struct PlayArgs {
+pub struct OneGame {
     #[command(flatten)]
     pub data: GameData,
-    /// Number of players.
+    /// Number of players (3 to 5).
     #[arg(long, default_value_t = 4)]
     pub players: u8,
-    /// Seed of the game's generator.
+    /// Seed of the game's generator: the same seed, rules and bots give the same game.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+}
+
+impl Default for OneGame {
+    fn default() -> Self {
+        OneGame { data: GameData { map: "sun".into(), ..GameData::default() }, players: 4, seed: 1 }
+    }
+}
+
+/// The bots of a game played without a person (`run`, `diff`).
+#[derive(Args, Debug, Clone)]
+pub struct BotSeats {
+    /// Bots by seat, comma separated (random, greedy, mcts; options after
+    /// `:`, e.g. mcts:400, mcts:50ms, greedy:no-attack); the last one fills
+    /// the remaining seats.
+    #[arg(long, default_value = "greedy", value_delimiter = ',')]
+    pub bots: Vec<String>,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    pub game: OneGame,
     /// Who plays each seat: human, greedy or random, comma separated; the
     /// last fills the rest (default: seat 1 human, the others greedy).
     #[arg(long, value_delimiter = ',')]
@@ -122,34 +146,20 @@ pub struct PlayArgs {
     pub keep_going: bool,
 }
 
-impl Default for PlayArgs {
-    fn default() -> Self {
-        PlayArgs { data: GameData { map: "sun".into(), ..GameData::default() }, players: 4, seed: 1, seats: Vec::new(), keep_going: false }
-    }
-}
-
 fn play(args: PlayArgs) -> Result<(), String> {
     let given: Vec<String> = if args.seats.is_empty() { vec!["human".into(), "greedy".into()] } else { args.seats.clone() };
-    let seats = crate::bots::fill_seats(&given, args.players, true, "--seats")?;
-    let config = crate::repl::Config { spec: args.data.spec(), players: args.players, seed: args.seed, seats };
+    let OneGame { data, players, seed } = args.game;
+    let seats = crate::bots::fill_seats(&given, players, true, "--seats")?;
+    let config = crate::repl::Config { spec: data.spec(), players, seed, seats };
     crate::repl::run(config, args.keep_going)
 }
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
     #[command(flatten)]
-    pub data: GameData,
-    /// Number of players.
-    #[arg(long, default_value_t = 4)]
-    pub players: u8,
-    /// Seed of the game's generator: same seed and bots, same game.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Bots by seat, comma separated (random, greedy, mcts; options after
-    /// `:`, e.g. mcts:400, mcts:50ms, greedy:no-attack); the last one fills
-    /// the remaining seats.
-    #[arg(long, default_value = "greedy", value_delimiter = ',')]
-    pub bots: Vec<String>,
+    pub game: OneGame,
+    #[command(flatten)]
+    pub seats: BotSeats,
     /// Write the transcript to FILE (`-` for standard output).
     #[arg(long, value_name = "FILE")]
     pub transcript: Option<String>,
@@ -295,10 +305,11 @@ fn fill_bots(names: &[String], players: u8) -> Result<Vec<String>, String> {
 }
 
 fn run(args: RunArgs) -> Result<(), String> {
-    let engine = args.data.engine()?;
-    let bots = fill_bots(&args.bots, args.players)?;
-    let setup = args.data.spec().setup_mode(&engine, args.players);
-    let (text, summary) = crate::transcript::transcript_with(&engine, args.players, args.seed, setup, &bots).map_err(|e| e.to_string())?;
+    let OneGame { data, players, seed } = &args.game;
+    let engine = data.engine()?;
+    let bots = fill_bots(&args.seats.bots, *players)?;
+    let setup = data.spec().setup_mode(&engine, *players);
+    let (text, summary) = crate::transcript::transcript_with(&engine, *players, *seed, setup, &bots).map_err(|e| e.to_string())?;
     match args.transcript.as_deref() {
         Some("-") => print!("{text}"),
         Some(path) => crate::files::write_atomic(std::path::Path::new(path), text.as_bytes())?,
@@ -308,7 +319,7 @@ fn run(args: RunArgs) -> Result<(), String> {
         println!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?);
     } else if args.transcript.as_deref() != Some("-") {
         let scores: Vec<String> = summary.seats.iter().map(|s| format!("{} {} ({} pts, {} chests)", s.seat, s.bot, s.points, s.chests)).collect();
-        println!("seed {}: winner {} — {}", args.seed, summary.winner.join(", "), scores.join("; "));
+        println!("seed {seed}: winner {} — {}", summary.winner.join(", "), scores.join("; "));
     }
     Ok(())
 }

@@ -494,3 +494,42 @@ pub fn merge(files: Vec<(String, Header, Vec<GameRecord>)>) -> Result<Aggregate,
     }
     Ok(agg)
 }
+
+/// A word of a lab command line, or the words of one `--against` arm.
+#[derive(Debug, PartialEq, Eq)]
+pub enum LabWord {
+    Word(String),
+    /// The words after one `--against`: arm options (`--variant X`,
+    /// `--tower T`, `--rules DIR`, or `--variant=X`) and bare names
+    /// (`base`, a variant), up to the next other option.
+    Arm(Vec<String>),
+}
+
+/// Reads the arms out of a lab command line, so the lab's other options may
+/// follow an arm anywhere (`--against base --games 500`). The command line
+/// (`shogun lab`) and the REPL's `lab` read their arms with this.
+pub fn arm_words<I: IntoIterator<Item = String>>(args: I) -> Vec<LabWord> {
+    let mut out = Vec::new();
+    let mut it = args.into_iter().peekable();
+    while let Some(a) = it.next() {
+        if a != "--against" {
+            out.push(LabWord::Word(a));
+            continue;
+        }
+        let mut words: Vec<String> = Vec::new();
+        while let Some(next) = it.peek() {
+            let takes_value = matches!(next.as_str(), "--variant" | "--tower" | "--rules");
+            let inline = ["--variant=", "--tower=", "--rules="].iter().any(|p| next.starts_with(p));
+            if takes_value {
+                words.extend(it.next());
+                words.extend(it.next());
+            } else if inline || !next.starts_with('-') {
+                words.extend(it.next());
+            } else {
+                break;
+            }
+        }
+        out.push(LabWord::Arm(words));
+    }
+    out
+}

@@ -670,30 +670,29 @@ impl Repl {
 impl Repl {
     /// `lab`: a small lab on the rules now loaded (see `crate::lab`).
     fn lab(&self, args: &[&str]) -> Result<String, String> {
-        use crate::lab::{Arm, Lab, Settings};
+        use crate::lab::{Arm, Lab, LabWord, Settings};
         let mut games = 200u64;
         let mut bots = vec!["greedy".to_string()];
         let (mut seed, mut jobs) = (self.config.seed, None);
         let mut against: Vec<Vec<String>> = Vec::new();
-        let mut it = args.iter().peekable();
-        if let Some(n) = it.peek().and_then(|a| a.parse::<u64>().ok()) {
+        let mut it = crate::lab::arm_words(args.iter().map(|a| a.to_string())).into_iter().peekable();
+        if let Some(n) = it.peek().and_then(|a| if let LabWord::Word(w) = a { w.parse::<u64>().ok() } else { None }) {
             games = n;
             it.next();
         }
-        while let Some(&a) = it.next() {
-            let mut value = |flag: &str| it.next().map(|v| v.to_string()).ok_or_else(|| format!("lab: {flag} needs a value"));
-            match a {
-                "--against" => {
-                    let mut words = Vec::new();
-                    while let Some(w) = it.peek() {
-                        if ["--against", "--bots", "--seed", "--jobs"].contains(w) {
-                            break;
-                        }
-                        words.push(w.to_string());
-                        it.next();
-                    }
+        while let Some(a) = it.next() {
+            let a = match a {
+                LabWord::Arm(words) => {
                     against.push(words);
+                    continue;
                 }
+                LabWord::Word(w) => w,
+            };
+            let mut value = |flag: &str| match it.next() {
+                Some(LabWord::Word(v)) => Ok(v),
+                _ => Err(format!("lab: {flag} needs a value")),
+            };
+            match a.as_str() {
                 "--bots" => bots = value("--bots")?.split(',').map(str::to_string).collect(),
                 "--seed" => seed = value("--seed")?.parse().map_err(|_| "lab: --seed takes a whole number".to_string())?,
                 "--jobs" => jobs = Some(value("--jobs")?.parse().map_err(|_| "lab: --jobs takes a whole number".to_string())?),
