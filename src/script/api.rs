@@ -6,7 +6,9 @@
 
 use std::rc::Rc;
 
-use mlua::{FromLuaMulti, IntoLuaMulti, Lua, Table, Value, Variadic};
+use mlua::{FromLuaMulti, IntoLuaMulti, Lua, Table, Value};
+
+use super::raw::{LStr, Many, RestInts, fast};
 
 use super::Shared;
 use crate::core::{Ask, Card, Choice, Event, GameState, Pile, Seat};
@@ -29,7 +31,7 @@ fn rt(msg: String) -> mlua::Error {
 impl Shared {
     /// The state lent for this call.
     #[allow(clippy::mut_from_ref)]
-    fn lent(&self) -> mlua::Result<&mut GameState> {
+    pub(super) fn lent(&self) -> mlua::Result<&mut GameState> {
         if self.in_tower.get() {
             return Err(rt("game.* is not available inside a tower model (it gets the cubes and a `random` function)".into()));
         }
@@ -54,7 +56,7 @@ impl Shared {
         self.lent()
     }
 
-    fn seat(&self, st: &GameState, what: &str, s: i64) -> mlua::Result<usize> {
+    pub(super) fn seat(&self, st: &GameState, what: &str, s: i64) -> mlua::Result<usize> {
         if s < 1 || s as usize > st.seats() {
             return Err(rt(format!("game.{what}: seat {s} does not exist (1..{})", st.seats())));
         }
@@ -85,12 +87,11 @@ impl Shared {
 
     /// A string a script hands to the host, bounded (the host keeps it
     /// outside the VM's memory limit) and safe to print.
-    fn text(&self, what: &str, s: &mlua::LuaString, max: usize) -> mlua::Result<String> {
-        let bytes = s.as_bytes();
+    fn text(&self, what: &str, bytes: &[u8], max: usize) -> mlua::Result<String> {
         if bytes.len() > max {
             return Err(rt(format!("game.{what}: a text of {} bytes is longer than the limit of {max}", bytes.len())));
         }
-        Ok(crate::files::sanitize(&String::from_utf8_lossy(&bytes)))
+        Ok(crate::files::sanitize(&String::from_utf8_lossy(bytes)))
     }
 
     /// Records a script's own event (narration, statistics), at most
@@ -163,8 +164,8 @@ fn list<I: IntoIterator<Item = i64>>(lua: &Lua, items: I) -> mlua::Result<Table>
 
 /// Several integers as multiple return values (cheaper than a table;
 /// scripts write `{game.f(...)}` when they want one).
-fn many<I: IntoIterator<Item = i64>>(items: I) -> Variadic<i64> {
-    items.into_iter().collect()
+fn many<I: IntoIterator<Item = i64>>(items: I) -> Many {
+    Many(items.into_iter().collect())
 }
 
 /// The read-only `MAP` table (frozen by the prelude after loading).
@@ -241,106 +242,106 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
     let t = lua.create_table()?;
 
     // ---- reading -------------------------------------------------------
-    reg(lua, &t, sh, "seats", |_, sh, ()| Ok(sh.lent()?.seats()))?;
-    reg(lua, &t, sh, "year", |_, sh, ()| Ok(sh.lent()?.year + 1))?;
-    reg(lua, &t, sh, "season", |_, sh, ()| Ok(sh.lent()?.season + 1))?;
-    reg(lua, &t, sh, "owner", |_, sh, p: i64| {
+    fast(lua, &t, sh, "seats", |sh, ()| Ok(sh.lent()?.seats()))?;
+    fast(lua, &t, sh, "year", |sh, ()| Ok(sh.lent()?.year + 1))?;
+    fast(lua, &t, sh, "season", |sh, ()| Ok(sh.lent()?.season + 1))?;
+    fast(lua, &t, sh, "owner", |sh, p: i64| {
         let st = sh.lent()?;
         let p = sh.prov(st, "owner", p)?;
         Ok(st.provinces[p].owner.map(|s| i64::from(s) + 1))
     })?;
     // owner (or nil), armies, unrest markers, number of buildings.
-    reg(lua, &t, sh, "province", |_, sh, p: i64| {
+    fast(lua, &t, sh, "province", |sh, p: i64| {
         let st = sh.lent()?;
         let pr = &st.provinces[sh.prov(st, "province", p)?];
         Ok((pr.owner.map(|s| i64::from(s) + 1), pr.armies, pr.unrest, pr.building_count()))
     })?;
-    reg(lua, &t, sh, "armies", |_, sh, p: i64| {
+    fast(lua, &t, sh, "armies", |sh, p: i64| {
         let st = sh.lent()?;
         Ok(st.provinces[sh.prov(st, "armies", p)?].armies)
     })?;
-    reg(lua, &t, sh, "unrest", |_, sh, p: i64| {
+    fast(lua, &t, sh, "unrest", |sh, p: i64| {
         let st = sh.lent()?;
         Ok(st.provinces[sh.prov(st, "unrest", p)?].unrest)
     })?;
-    reg(lua, &t, sh, "in_play", |_, sh, p: i64| {
+    fast(lua, &t, sh, "in_play", |sh, p: i64| {
         let st = sh.lent()?;
         Ok(st.in_play[sh.prov(st, "in_play", p)?])
     })?;
-    reg(lua, &t, sh, "has", |_, sh, (p, k): (i64, String)| {
+    fast(lua, &t, sh, "has", |sh, (p, k): (i64, LStr)| {
         let st = sh.lent()?;
-        Ok(st.provinces[sh.prov(st, "has", p)?].has(sh.kind("has", &k)?))
+        Ok(st.provinces[sh.prov(st, "has", p)?].has(sh.kind("has", k.to_str()?)?))
     })?;
-    reg(lua, &t, sh, "buildings", |_, sh, p: i64| {
+    fast(lua, &t, sh, "buildings", |sh, p: i64| {
         let st = sh.lent()?;
         Ok(st.provinces[sh.prov(st, "buildings", p)?].building_count())
     })?;
-    reg(lua, &t, sh, "free_spaces", |_, sh, p: i64| {
+    fast(lua, &t, sh, "free_spaces", |sh, p: i64| {
         let st = sh.lent()?;
         let p = sh.prov(st, "free_spaces", p)?;
         Ok(sh.rules.map.provinces[p].spaces.saturating_sub(st.provinces[p].building_count()))
     })?;
-    reg(lua, &t, sh, "supply", |_, sh, s: i64| {
+    fast(lua, &t, sh, "supply", |sh, s: i64| {
         let st = sh.lent()?;
         Ok(st.players[sh.seat(st, "supply", s)?].supply)
     })?;
-    reg(lua, &t, sh, "chests", |_, sh, s: i64| {
+    fast(lua, &t, sh, "chests", |sh, s: i64| {
         let st = sh.lent()?;
         Ok(st.players[sh.seat(st, "chests", s)?].chests)
     })?;
-    reg(lua, &t, sh, "rice", |_, sh, s: i64| {
+    fast(lua, &t, sh, "rice", |sh, s: i64| {
         let st = sh.lent()?;
         Ok(st.players[sh.seat(st, "rice", s)?].rice)
     })?;
-    reg(lua, &t, sh, "points", |_, sh, s: i64| {
+    fast(lua, &t, sh, "points", |sh, s: i64| {
         let st = sh.lent()?;
         Ok(st.players[sh.seat(st, "points", s)?].points)
     })?;
-    reg(lua, &t, sh, "provinces_of", |_, sh, s: i64| {
+    fast(lua, &t, sh, "provinces_of", |sh, s: i64| {
         let st = sh.lent()?;
         let s = sh.seat(st, "provinces_of", s)?;
         Ok(many(st.provinces_of(s).map(|p| p as i64 + 1)))
     })?;
-    reg(lua, &t, sh, "province_count", |_, sh, s: i64| {
+    fast(lua, &t, sh, "province_count", |sh, s: i64| {
         let st = sh.lent()?;
         let s = sh.seat(st, "province_count", s)?;
         Ok(st.provinces_of(s).count())
     })?;
-    reg(lua, &t, sh, "event", |_, sh, ()| Ok(sh.lent()?.event.map(|e| i64::from(e) + 1)))?;
-    reg(lua, &t, sh, "year_events", |_, sh, ()| Ok(many(sh.lent()?.year_events.iter().map(|&e| i64::from(e) + 1))))?;
-    reg(lua, &t, sh, "special", |_, sh, s: i64| {
+    fast(lua, &t, sh, "event", |sh, ()| Ok(sh.lent()?.event.map(|e| i64::from(e) + 1)))?;
+    fast(lua, &t, sh, "year_events", |sh, ()| Ok(many(sh.lent()?.year_events.iter().map(|&e| i64::from(e) + 1))))?;
+    fast(lua, &t, sh, "special", |sh, s: i64| {
         let st = sh.lent()?;
         let s = sh.seat(st, "special", s)?;
         Ok(st.special_of(s).map(|x| i64::from(x) + 1))
     })?;
-    reg(lua, &t, sh, "turn_order", |_, sh, ()| Ok(many(sh.lent()?.turn_order.iter().map(|&s| i64::from(s) + 1))))?;
-    reg(lua, &t, sh, "peasant_supply", |_, sh, ()| Ok(sh.lent()?.peasants))?;
-    reg(lua, &t, sh, "unrest_supply", |_, sh, ()| Ok(sh.lent()?.unrest))?;
-    reg(lua, &t, sh, "building_supply", |_, sh, k: String| {
+    fast(lua, &t, sh, "turn_order", |sh, ()| Ok(many(sh.lent()?.turn_order.iter().map(|&s| i64::from(s) + 1))))?;
+    fast(lua, &t, sh, "peasant_supply", |sh, ()| Ok(sh.lent()?.peasants))?;
+    fast(lua, &t, sh, "unrest_supply", |sh, ()| Ok(sh.lent()?.unrest))?;
+    fast(lua, &t, sh, "building_supply", |sh, k: LStr| {
         let st = sh.lent()?;
-        Ok(st.buildings[sh.kind("building_supply", &k)?])
+        Ok(st.buildings[sh.kind("building_supply", k.to_str()?)?])
     })?;
     // Neighbours of `p` that are in play (where an army may go).
-    reg(lua, &t, sh, "targets", |_, sh, p: i64| {
+    fast(lua, &t, sh, "targets", |sh, p: i64| {
         let st = sh.lent()?;
         let p = sh.prov(st, "targets", p)?;
         Ok(many(sh.rules.map.provinces[p].neighbours.iter().copied().filter(|&n| st.in_play[n]).map(|n| n as i64 + 1)))
     })?;
     // The same, only those held by `seat`, or only those not held by it.
-    reg(lua, &t, sh, "own_targets", |_, sh, (p, seat): (i64, i64)| {
+    fast(lua, &t, sh, "own_targets", |sh, (p, seat): (i64, i64)| {
         let st = sh.lent()?;
         let p = sh.prov(st, "own_targets", p)?;
         let s = Some(sh.seat(st, "own_targets", seat)? as u8);
         Ok(many(sh.rules.map.provinces[p].neighbours.iter().copied().filter(|&n| st.in_play[n] && st.provinces[n].owner == s).map(|n| n as i64 + 1)))
     })?;
-    reg(lua, &t, sh, "other_targets", |_, sh, (p, seat): (i64, i64)| {
+    fast(lua, &t, sh, "other_targets", |sh, (p, seat): (i64, i64)| {
         let st = sh.lent()?;
         let p = sh.prov(st, "other_targets", p)?;
         let s = Some(sh.seat(st, "other_targets", seat)? as u8);
         Ok(many(sh.rules.map.provinces[p].neighbours.iter().copied().filter(|&n| st.in_play[n] && st.provinces[n].owner != s).map(|n| n as i64 + 1)))
     })?;
     // Counts for scoring: provinces and buildings a seat holds.
-    reg(lua, &t, sh, "holdings", |_, sh, seat: i64| {
+    fast(lua, &t, sh, "holdings", |sh, seat: i64| {
         let st = sh.lent()?;
         let s = Some(sh.seat(st, "holdings", seat)? as u8);
         let (mut provinces, mut buildings) = (0i64, 0i64);
@@ -351,9 +352,9 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         Ok((provinces, buildings))
     })?;
     // Buildings of `kind` in `region`, one count per seat.
-    reg(lua, &t, sh, "region_buildings", |_, sh, (region, kind): (i64, String)| {
+    fast(lua, &t, sh, "region_buildings", |sh, (region, kind): (i64, LStr)| {
         let st = sh.lent()?;
-        let k = sh.kind("region_buildings", &kind)?;
+        let k = sh.kind("region_buildings", kind.to_str()?)?;
         if region < 1 || region as usize > sh.rules.map.regions.len() {
             return Err(rt(format!("game.region_buildings: region {region} does not exist")));
         }
@@ -371,7 +372,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
     })?;
 
     // ---- changing ------------------------------------------------------
-    reg(lua, &t, sh, "pay", |_, sh, (s, n): (i64, i64)| {
+    fast(lua, &t, sh, "pay", |sh, (s, n): (i64, i64)| {
         let st = sh.writable("pay")?;
         let s = sh.seat(st, "pay", s)?;
         if n < 0 || st.players[s].chests < n {
@@ -380,7 +381,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         st.players[s].chests -= n;
         Ok(())
     })?;
-    reg(lua, &t, sh, "gain", |_, sh, (s, n): (i64, i64)| {
+    fast(lua, &t, sh, "gain", |sh, (s, n): (i64, i64)| {
         let st = sh.writable("gain")?;
         let s = sh.seat(st, "gain", s)?;
         if n < 0 {
@@ -390,14 +391,14 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
             st.players[s].chests.checked_add(n).filter(|&c| c <= MAX_AMOUNT).ok_or_else(|| rt(format!("game.gain: {n} war chests is out of range")))?;
         Ok(())
     })?;
-    reg(lua, &t, sh, "add_rice", |_, sh, (s, n): (i64, i64)| {
+    fast(lua, &t, sh, "add_rice", |sh, (s, n): (i64, i64)| {
         let st = sh.writable("add_rice")?;
         let s = sh.seat(st, "add_rice", s)?;
         st.players[s].rice =
             st.players[s].rice.checked_add(n).filter(|&r| r <= MAX_AMOUNT).ok_or_else(|| rt(format!("game.add_rice: {n} rice is out of range")))?.max(0);
         Ok(st.players[s].rice)
     })?;
-    reg(lua, &t, sh, "set_rice", |_, sh, (s, n): (i64, i64)| {
+    fast(lua, &t, sh, "set_rice", |sh, (s, n): (i64, i64)| {
         let st = sh.writable("set_rice")?;
         let s = sh.seat(st, "set_rice", s)?;
         if n > MAX_AMOUNT {
@@ -406,7 +407,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         st.players[s].rice = n.max(0);
         Ok(())
     })?;
-    reg(lua, &t, sh, "add_points", |_, sh, (s, n): (i64, i64)| {
+    fast(lua, &t, sh, "add_points", |sh, (s, n): (i64, i64)| {
         let st = sh.writable("add_points")?;
         let s = sh.seat(st, "add_points", s)?;
         st.players[s].points =
@@ -414,7 +415,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         Ok(())
     })?;
     // Supply -> province (the seat's own).
-    reg(lua, &t, sh, "deploy", |_, sh, (s, p, n): (i64, i64, i64)| {
+    fast(lua, &t, sh, "deploy", |sh, (s, p, n): (i64, i64, i64)| {
         let st = sh.writable("deploy")?;
         let s = sh.seat(st, "deploy", s)?;
         let p = sh.prov(st, "deploy", p)?;
@@ -430,7 +431,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         Ok(())
     })?;
     // Province -> adjacent own province.
-    reg(lua, &t, sh, "move", |_, sh, (s, from, to, n): (i64, i64, i64, i64)| {
+    fast(lua, &t, sh, "move", |sh, (s, from, to, n): (i64, i64, i64, i64)| {
         let st = sh.writable("move")?;
         let s = sh.seat(st, "move", s)?;
         let from = sh.prov(st, "move", from)?;
@@ -449,10 +450,10 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         st.provinces[to].armies += n;
         Ok(())
     })?;
-    reg(lua, &t, sh, "build", |_, sh, (p, k): (i64, String)| {
+    fast(lua, &t, sh, "build", |sh, (p, k): (i64, LStr)| {
         let st = sh.writable("build")?;
         let p = sh.prov(st, "build", p)?;
-        let k = sh.kind("build", &k)?;
+        let k = sh.kind("build", k.to_str()?)?;
         let prov = &st.provinces[p];
         if prov.has(k) {
             return Err(rt(format!("game.build: {} already has a {}", sh.name(p), sh.rules.rules.components.buildings[k].name)));
@@ -468,7 +469,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         Ok(())
     })?;
     // Adds up to n unrest markers (as many as the supply has); returns how many.
-    reg(lua, &t, sh, "add_unrest", |_, sh, (p, n): (i64, i64)| {
+    fast(lua, &t, sh, "add_unrest", |sh, (p, n): (i64, i64)| {
         let st = sh.writable("add_unrest")?;
         let p = sh.prov(st, "add_unrest", p)?;
         let n = sh.count("add_unrest", n)?.min(st.unrest);
@@ -476,7 +477,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         st.provinces[p].unrest += n;
         Ok(n)
     })?;
-    reg(lua, &t, sh, "remove_unrest", |_, sh, (p, n): (i64, Option<i64>)| {
+    fast(lua, &t, sh, "remove_unrest", |sh, (p, n): (i64, Option<i64>)| {
         let st = sh.writable("remove_unrest")?;
         let p = sh.prov(st, "remove_unrest", p)?;
         let have = st.provinces[p].unrest;
@@ -512,7 +513,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
     // seat, from, n, seat, from, n, ...) with from = nil for the supply.
     // Returns the peasants that landed, then for each group the cubes of
     // its seat that landed.
-    reg(lua, &t, sh, "throw_cubes", |_, sh, (peasants, groups): (i64, Variadic<Option<i64>>)| {
+    fast(lua, &t, sh, "throw_cubes", |sh, (peasants, RestInts(groups)): (i64, RestInts)| {
         let st = sh.writable("throw_cubes")?;
         if groups.len() % 3 != 0 {
             return Err(rt(format!("game.throw_cubes: groups come as seat, from, n; got {} values after the peasants", groups.len())));
@@ -525,12 +526,12 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
             seats.push(take_group(sh, st, &mut input, seat, g[1], n)?);
         }
         let landed = throw_input(sh, st, input, peasants)?;
-        let mut out: Variadic<i64> = Variadic::with_capacity(seats.len() + 1);
+        let mut out = Vec::with_capacity(seats.len() + 1);
         out.push(i64::from(landed.peasants));
         out.extend(seats.into_iter().map(|s| i64::from(landed.seats[s])));
-        Ok(out)
+        Ok(Many(out))
     })?;
-    reg(lua, &t, sh, "tray_to_supply", |_, sh, (s, n): (i64, i64)| {
+    fast(lua, &t, sh, "tray_to_supply", |sh, (s, n): (i64, i64)| {
         let st = sh.writable("tray_to_supply")?;
         let s = sh.seat(st, "tray_to_supply", s)?;
         let n = sh.count("tray_to_supply", n)?;
@@ -541,7 +542,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         st.players[s].supply += n;
         Ok(())
     })?;
-    reg(lua, &t, sh, "tray_to_province", |_, sh, (s, p, n): (i64, i64, i64)| {
+    fast(lua, &t, sh, "tray_to_province", |sh, (s, p, n): (i64, i64, i64)| {
         let st = sh.writable("tray_to_province")?;
         let s = sh.seat(st, "tray_to_province", s)?;
         let p = sh.prov(st, "tray_to_province", p)?;
@@ -557,7 +558,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         Ok(())
     })?;
     // Peasants in the tray back to the general supply (all, or n).
-    reg(lua, &t, sh, "tray_peasants_to_supply", |_, sh, n: Option<i64>| {
+    fast(lua, &t, sh, "tray_peasants_to_supply", |sh, n: Option<i64>| {
         let st = sh.writable("tray_peasants_to_supply")?;
         let n = match n {
             Some(n) => sh.count("tray_peasants_to_supply", n)?.min(st.tray.peasants),
@@ -569,7 +570,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
     })?;
     // The seat takes the province card (from the deck or another seat).
     // The province must be empty of armies.
-    reg(lua, &t, sh, "conquer", |_, sh, (p, s): (i64, i64)| {
+    fast(lua, &t, sh, "conquer", |sh, (p, s): (i64, i64)| {
         let st = sh.writable("conquer")?;
         let p = sh.prov(st, "conquer", p)?;
         let s = sh.seat(st, "conquer", s)?;
@@ -584,7 +585,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
     })?;
     // The province becomes neutral: armies to the owner's supply, buildings
     // and unrest to the supply, card to the deck.
-    reg(lua, &t, sh, "neutralize", |_, sh, p: i64| {
+    fast(lua, &t, sh, "neutralize", |sh, p: i64| {
         let st = sh.writable("neutralize")?;
         let p = sh.prov(st, "neutralize", p)?;
         let prov = st.provinces[p];
@@ -636,7 +637,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         Ok(())
     })?;
     // A uniform integer 1..n from the game's generator.
-    reg(lua, &t, sh, "random", |_, sh, n: i64| {
+    fast(lua, &t, sh, "random", |sh, n: i64| {
         let st = sh.writable("random")?;
         if !(1..=i64::from(u32::MAX)).contains(&n) {
             return Err(rt(format!("game.random: n must be >= 1, got {n}")));
@@ -714,21 +715,21 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         sh.effects_cache.borrow_mut().insert(key, list.clone());
         Ok(list.map(Value::Table).unwrap_or(Value::Nil))
     })?;
-    reg(lua, &t, sh, "log", |_, sh, text: mlua::LuaString| {
-        let text = sh.text("log", &text, MAX_TEXT)?;
+    fast(lua, &t, sh, "log", |sh, text: LStr| {
+        let text = sh.text("log", text.as_bytes(), MAX_TEXT)?;
         sh.script_event("log", Event::Note(text))
     })?;
     // Records that a battle was fought (for statistics).
-    reg(lua, &t, sh, "battle", |_, sh, (kind, p): (mlua::LuaString, i64)| {
+    fast(lua, &t, sh, "battle", |sh, (kind, p): (LStr, i64)| {
         let st = sh.lent()?;
         let p = sh.prov(st, "battle", p)?;
-        let kind = sh.text("battle", &kind, 64)?;
+        let kind = sh.text("battle", kind.as_bytes(), 64)?;
         sh.script_event("battle", Event::Battle { kind, province: p as u16 })
     })?;
     // Adds `amount` (default 1) to the statistic `key` for `seat` (nil: the
     // whole game). What `shogun lab` reports beyond the final position comes
     // from these: points by source, battle outcomes, skipped actions.
-    reg(lua, &t, sh, "tally", |_, sh, (key, seat, amount): (mlua::LuaString, Option<i64>, Option<i64>)| {
+    fast(lua, &t, sh, "tally", |sh, (key, seat, amount): (LStr, Option<i64>, Option<i64>)| {
         let st = sh.lent()?;
         let seat = match seat {
             Some(s) => Some(sh.seat(st, "tally", s)? as Seat),
@@ -736,7 +737,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         };
         let key = key.to_str()?;
         if key.is_empty() || key.len() > 64 || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-') {
-            return Err(rt(format!("game.tally: `{}` is not a metric name (1 to 64 of a-z, 0-9, `.`, `_`, `-`)", &*key)));
+            return Err(rt(format!("game.tally: `{}` is not a metric name (1 to 64 of a-z, 0-9, `.`, `_`, `-`)", key)));
         }
         sh.script_event("tally", Event::Tally { key: key.to_string(), seat, amount: amount.unwrap_or(1) })
     })?;
@@ -782,11 +783,11 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         scratch.ask = Some(Ask {
             seat: seat as u8,
             kind: match spec.raw_get::<Option<mlua::LuaString>>(&k.kind)? {
-                Some(s) => sh.text("ask", &s, 64)?,
+                Some(s) => sh.text("ask", &s.as_bytes(), 64)?,
                 None => "choice".into(),
             },
             prompt: match spec.raw_get::<Option<mlua::LuaString>>(&k.prompt)? {
-                Some(s) => sh.text("ask", &s, MAX_TEXT)?,
+                Some(s) => sh.text("ask", &s.as_bytes(), MAX_TEXT)?,
                 None => String::new(),
             },
             options,
@@ -796,6 +797,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         });
         Ok(())
     })?;
+    super::raw::cache_effects(lua, &t, sh)?;
     Ok(t)
 }
 

@@ -10,6 +10,7 @@
 mod api;
 mod bytecode;
 mod guard;
+mod raw;
 mod value;
 
 use std::cell::{Cell, RefCell};
@@ -177,6 +178,14 @@ pub(crate) struct Shared {
     readonly_list: RefCell<Option<Function>>,
     /// Interned key strings for the host functions that read tables.
     keys: RefCell<Option<Keys>>,
+    /// The bodies of the raw host functions (see `raw.rs`): the VM holds
+    /// pointers to them, so they live as long as this, past the VM. Boxed
+    /// twice: the VM holds a thin pointer to each inner box, which must not
+    /// move when the vector grows.
+    #[allow(clippy::vec_box)]
+    raw_bodies: RefCell<Vec<Box<Box<raw::RawBody>>>>,
+    /// game.effects' answers by (hook, event, special, action).
+    effects_cache_raw: RefCell<Option<raw::EffectsCache>>,
 }
 
 impl Shared {
@@ -457,6 +466,8 @@ impl Runtime {
             effects_cache: RefCell::new(HashMap::new()),
             readonly_list: RefCell::new(None),
             keys: RefCell::new(None),
+            raw_bodies: RefCell::new(Vec::new()),
+            effects_cache_raw: RefCell::new(None),
         });
         let setup = (|| -> mlua::Result<Table> {
             let prelude: Table = lua.load(include_str!("prelude.lua")).set_name("=prelude").set_mode(ChunkMode::Text).eval()?;

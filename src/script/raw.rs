@@ -1,0 +1,429 @@
+//! Host functions as plain Lua C functions.
+//!
+//! A function made by mlua's `create_function` costs about 900 machine
+//! instructions per call on top of its body (a lock, a pool of error
+//! objects, argument conversion through its traits); the rules make a few
+//! thousand host calls per game, so that was a quarter of a game's time.
+//! The host functions that take and return only numbers, booleans and
+//! strings are registered here instead, as C closures that read their
+//! arguments from the Lua stack and push their results.
+//!
+//! What they keep from `api::reg`: re-entry and tower checks, errors as
+//! Lua errors carrying the same messages (a string, with the traceback
+//! added where the engine catches it), and panics turned into errors.
+
+use std::ffi::{c_int, c_void};
+use std::rc::Rc;
+
+use mlua::{Lua, Table, ffi};
+
+use super::Shared;
+
+/// A host function body: reads its arguments from the stack, pushes its
+/// results, returns how many.
+pub(super) type RawBody = dyn Fn(&Shared, *mut ffi::lua_State) -> Result<c_int, String>;
+
+/// The longest error message a host function raises (longer ones are cut).
+const MAX_ERROR: usize = 2048;
+
+fn message(e: mlua::Error) -> String {
+    match e {
+        mlua::Error::RuntimeError(s) => s,
+        other => other.to_string(),
+    }
+}
+
+/// A string argument, borrowed from the Lua stack for the length of the
+/// call (the stack slot keeps the string alive).
+pub(super) struct LStr {
+    pub(super) ptr: *const u8,
+    len: usize,
+}
+
+impl LStr {
+    pub(super) fn as_bytes(&self) -> &[u8] {
+        // SAFETY: see the type's comment: the string outlives the call.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    pub(super) fn to_str(&self) -> mlua::Result<&str> {
+        std::str::from_utf8(self.as_bytes()).map_err(|_| mlua::Error::RuntimeError("a string argument is not valid UTF-8".into()))
+    }
+}
+
+/// The remaining arguments, each an integer or nil.
+pub(super) struct RestInts(pub Vec<Option<i64>>);
+
+/// Integers returned as multiple values (cheaper than a table; scripts
+/// write `{game.f(...)}` when they want one).
+pub(super) struct Many(pub Vec<i64>);
+
+fn type_name(l: *mut ffi::lua_State, i: c_int) -> &'static str {
+    // SAFETY: lua_type and lua_typename only read.
+    unsafe {
+        let t = ffi::lua_type(l, i);
+        if t == ffi::LUA_TNONE {
+            return "no value";
+        }
+        std::ffi::CStr::from_ptr(ffi::lua_typename(l, t)).to_str().unwrap_or("?")
+    }
+}
+
+fn bad(name: &str, i: c_int, want: &str, l: *mut ffi::lua_State) -> String {
+    format!("game.{name}: argument {i} must be {want}, got {}", type_name(l, i))
+}
+
+/// Arguments read from the stack (1-based positions).
+pub(super) trait RawArgs: Sized {
+    /// How many stack slots the arguments take.
+    const N: c_int;
+    /// # Safety
+    /// `l` is the running C function's state with its arguments at `at`...
+    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &str) -> Result<Self, String>;
+}
+
+impl RawArgs for () {
+    const N: c_int = 0;
+    unsafe fn read(_: *mut ffi::lua_State, _: c_int, _: &str) -> Result<Self, String> {
+        Ok(())
+    }
+}
+
+impl RawArgs for i64 {
+    const N: c_int = 1;
+    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &str) -> Result<Self, String> {
+        let mut ok = 0;
+        let v = unsafe { ffi::lua_tointegerx(l, at, &mut ok) };
+        if ok == 0 { Err(bad(name, at, "an integer", l)) } else { Ok(v) }
+    }
+}
+
+impl RawArgs for Option<i64> {
+    const N: c_int = 1;
+    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &str) -> Result<Self, String> {
+        if unsafe { ffi::lua_type(l, at) } <= ffi::LUA_TNIL { Ok(None) } else { unsafe { i64::read(l, at, name) }.map(Some) }
+    }
+}
+
+impl RawArgs for LStr {
+    const N: c_int = 1;
+    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &str) -> Result<Self, String> {
+        // Only strings: converting a number in place would allocate, which
+        // may raise (the memory limit) past this frame's guards.
+        if unsafe { ffi::lua_type(l, at) } != ffi::LUA_TSTRING {
+            return Err(bad(name, at, "a string", l));
+        }
+        let mut len = 0usize;
+        let ptr = unsafe { ffi::lua_tolstring(l, at, &mut len) };
+        Ok(LStr { ptr: ptr.cast(), len })
+    }
+}
+
+impl RawArgs for RestInts {
+    const N: c_int = 0;
+    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &str) -> Result<Self, String> {
+        let top = unsafe { ffi::lua_gettop(l) };
+        (at..=top).map(|i| unsafe { Option::<i64>::read(l, i, name) }).collect::<Result<_, _>>().map(RestInts)
+    }
+}
+
+macro_rules! tuple_args {
+    ($($t:ident),+) => {
+        impl<$($t: RawArgs),+> RawArgs for ($($t,)+) {
+            const N: c_int = 0 $(+ $t::N)+;
+            #[allow(unused_assignments)]
+            unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &str) -> Result<Self, String> {
+                let mut i = at;
+                Ok(($({
+                    let v = unsafe { $t::read(l, i, name)? };
+                    i += $t::N;
+                    v
+                },)+))
+            }
+        }
+    };
+}
+tuple_args!(A, B);
+tuple_args!(A, B, C);
+tuple_args!(A, B, C, D);
+
+/// Results pushed onto the stack.
+pub(super) trait RawRet {
+    /// # Safety
+    /// `l` is the running C function's state; at most LUA_MINSTACK values
+    /// are pushed unless the implementation checks the stack.
+    unsafe fn push(self, l: *mut ffi::lua_State) -> Result<c_int, String>;
+}
+
+impl RawRet for () {
+    unsafe fn push(self, _: *mut ffi::lua_State) -> Result<c_int, String> {
+        Ok(0)
+    }
+}
+
+macro_rules! int_ret {
+    ($($t:ty),+) => {$(
+        impl RawRet for $t {
+            unsafe fn push(self, l: *mut ffi::lua_State) -> Result<c_int, String> {
+                unsafe { ffi::lua_pushinteger(l, self as ffi::lua_Integer) };
+                Ok(1)
+            }
+        }
+    )+};
+}
+int_ret!(i64, u8, u16, u32, usize);
+
+impl RawRet for bool {
+    unsafe fn push(self, l: *mut ffi::lua_State) -> Result<c_int, String> {
+        unsafe { ffi::lua_pushboolean(l, c_int::from(self)) };
+        Ok(1)
+    }
+}
+
+impl<T: RawRet> RawRet for Option<T> {
+    unsafe fn push(self, l: *mut ffi::lua_State) -> Result<c_int, String> {
+        match self {
+            Some(v) => unsafe { v.push(l) },
+            None => {
+                unsafe { ffi::lua_pushnil(l) };
+                Ok(1)
+            }
+        }
+    }
+}
+
+impl RawRet for Many {
+    unsafe fn push(self, l: *mut ffi::lua_State) -> Result<c_int, String> {
+        let n = c_int::try_from(self.0.len()).map_err(|_| "too many results".to_string())?;
+        if unsafe { ffi::lua_checkstack(l, n) } == 0 {
+            return Err("too many results".into());
+        }
+        for v in self.0 {
+            unsafe { ffi::lua_pushinteger(l, v) };
+        }
+        Ok(n)
+    }
+}
+
+macro_rules! tuple_ret {
+    ($($t:ident $v:ident),+) => {
+        impl<$($t: RawRet),+> RawRet for ($($t,)+) {
+            unsafe fn push(self, l: *mut ffi::lua_State) -> Result<c_int, String> {
+                let ($($v,)+) = self;
+                Ok(0 $(+ unsafe { $v.push(l)? })+)
+            }
+        }
+    };
+}
+tuple_ret!(A a, B b);
+tuple_ret!(A a, B b, C c, D d);
+
+/// Raises `text` as a Lua error. The message is copied to a stack buffer
+/// and the string dropped first, so the jump out skips no destructor.
+#[cold]
+unsafe fn raise(l: *mut ffi::lua_State, text: String) -> ! {
+    let mut buf = [0u8; MAX_ERROR];
+    let mut n = text.len().min(MAX_ERROR);
+    while !text.is_char_boundary(n) {
+        n -= 1;
+    }
+    buf[..n].copy_from_slice(&text.as_bytes()[..n]);
+    drop(text);
+    // SAFETY: nothing with a destructor is alive in this frame any more.
+    unsafe {
+        ffi::lua_pushlstring(l, buf.as_ptr().cast(), n);
+        ffi::lua_error(l)
+    }
+}
+
+/// Every raw host function enters here: upvalue 1 is the `Shared`, upvalue
+/// 2 the body. Nothing with a destructor is alive here when `raise` jumps.
+unsafe extern "C-unwind" fn trampoline(l: *mut ffi::lua_State) -> c_int {
+    // SAFETY: the upvalues were set by `fast` and point into the `Shared`
+    // that owns the bodies and outlives the VM (see there).
+    unsafe {
+        let sh = &*(ffi::lua_touserdata(l, ffi::lua_upvalueindex(1)) as *const Shared);
+        let body = &*(ffi::lua_touserdata(l, ffi::lua_upvalueindex(2)) as *const Box<RawBody>);
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(sh, l))) {
+            Ok(Ok(n)) => n,
+            Ok(Err(msg)) => raise(l, msg),
+            Err(payload) => {
+                drop(payload);
+                raise(l, "a host function panicked".to_string())
+            }
+        }
+    }
+}
+
+/// Sets `t[name]` to a raw host function running `f` with its arguments.
+/// Like `api::reg`, it refuses calls from inside a tower model and re-entry.
+pub(super) fn fast<A, R, F>(lua: &Lua, t: &Table, sh: &Rc<Shared>, name: &'static str, f: F) -> mlua::Result<()>
+where
+    A: RawArgs,
+    R: RawRet,
+    F: Fn(&Shared, A) -> mlua::Result<R> + 'static,
+{
+    let body: Box<Box<RawBody>> = Box::new(Box::new(move |sh: &Shared, l: *mut ffi::lua_State| {
+        if sh.in_tower.get() {
+            return Err("game.* is not available inside a tower model (it gets the cubes and a `random` function)".into());
+        }
+        if sh.busy.replace(true) {
+            return Err(format!("game.{name} was called while another game.* call was running"));
+        }
+        struct Done<'a>(&'a std::cell::Cell<bool>);
+        impl Drop for Done<'_> {
+            fn drop(&mut self) {
+                self.0.set(false);
+            }
+        }
+        let _done = Done(&sh.busy);
+        // SAFETY: called by the trampoline with the function's own stack.
+        let args = unsafe { A::read(l, 1, name)? };
+        let results = f(sh, args).map_err(message)?;
+        // SAFETY: as above.
+        unsafe { results.push(l) }
+    }));
+    let body_ptr = &*body as *const Box<RawBody> as *mut c_void;
+    let sh_ptr = Rc::as_ptr(sh) as *mut c_void;
+    // The body lives as long as `Shared`, which the runtime keeps until
+    // after the VM is closed: the pointers stay valid while Lua can call.
+    sh.raw_bodies.borrow_mut().push(body);
+    // SAFETY: pushes two light userdata and a closure over them (within
+    // the stack exec_raw checked), nothing that raises but allocation.
+    let f: mlua::Function = unsafe {
+        lua.exec_raw((), |l| {
+            ffi::lua_pushlightuserdata(l, sh_ptr);
+            ffi::lua_pushlightuserdata(l, body_ptr);
+            ffi::lua_pushcclosure(l, trampoline, 2);
+        })?
+    };
+    t.set(name, f)
+}
+
+/// `game.effects` answers from a table indexed by (hook, event, special
+/// card, action): the answer depends on nothing else. Each entry is a
+/// registry reference to the read-only list (or nil) that the full lookup
+/// (`api.rs`, kept as the fallback) made the first time.
+pub(super) struct EffectsCache {
+    /// The hook names, with the address of the pinned Lua string of each
+    /// (short strings are interned: a script's `"tax_yield"` is that string).
+    hooks: Vec<(*const u8, Vec<u8>)>,
+    events: usize,
+    specials: usize,
+    actions: usize,
+    /// 0: not looked up yet; LUA_REFNIL: no effect acts; else a reference.
+    refs: Vec<c_int>,
+    fallback: c_int,
+}
+
+/// Replaces `t.effects` (the full lookup) with the cached one.
+pub(super) fn cache_effects(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
+    let fallback: mlua::Function = t.get("effects")?;
+    let mut names: Vec<&String> = sh.hooks.keys().collect();
+    names.sort();
+    let rules = &sh.rules;
+    let (events, specials, actions) = (rules.cards.events.len() + 1, rules.cards.specials.len() + 1, rules.cards.actions.len() + 1);
+    let mut pinned: Vec<usize> = Vec::with_capacity(names.len());
+    let mut fallback_ref = 0;
+    // SAFETY: pushes the names and the fallback and keeps them in the
+    // registry (never released: they live as long as the VM); the string
+    // addresses stay valid while the strings are alive.
+    unsafe {
+        lua.exec_raw::<()>(&fallback, |l| {
+            fallback_ref = ffi::luaL_ref(l, ffi::LUA_REGISTRYINDEX);
+            for name in &names {
+                ffi::lua_pushlstring(l, name.as_ptr().cast(), name.len());
+                pinned.push(ffi::lua_tolstring(l, -1, std::ptr::null_mut()) as usize);
+                ffi::luaL_ref(l, ffi::LUA_REGISTRYINDEX);
+            }
+        })?;
+    }
+    let hooks = names.iter().zip(pinned).map(|(n, p)| (p as *const u8, n.as_bytes().to_vec())).collect::<Vec<_>>();
+    let size = hooks.len() * events * specials * actions;
+    *sh.effects_cache_raw.borrow_mut() = Some(EffectsCache { hooks, events, specials, actions, refs: vec![0; size], fallback: fallback_ref });
+    let sh_ptr = Rc::as_ptr(sh) as *mut c_void;
+    // SAFETY: as in `fast`.
+    let f: mlua::Function = unsafe {
+        lua.exec_raw((), |l| {
+            ffi::lua_pushlightuserdata(l, sh_ptr);
+            ffi::lua_pushcclosure(l, effects_entry, 1);
+        })?
+    };
+    t.set("effects", f)
+}
+
+/// Where the answer for these arguments is kept, or None when no effect
+/// names the hook (the answer is nil). Checks the arguments as the full
+/// lookup does, in the same order.
+fn effects_slot(sh: &Shared, l: *mut ffi::lua_State) -> Result<Option<usize>, String> {
+    if sh.in_tower.get() {
+        return Err("game.* is not available inside a tower model (it gets the cubes and a `random` function)".into());
+    }
+    if sh.busy.get() {
+        return Err("game.effects was called while another game.* call was running".into());
+    }
+    let st = sh.lent().map_err(message)?;
+    // SAFETY: the running C function's own arguments.
+    let (hook, seat, action) = unsafe { <(LStr, Option<i64>, Option<i64>)>::read(l, 1, "effects")? };
+    let cache = sh.effects_cache_raw.borrow();
+    let cache = cache.as_ref().expect("set at start-up");
+    let Some(h) = cache.hooks.iter().position(|(p, _)| *p == hook.ptr).or_else(|| cache.hooks.iter().position(|(_, n)| n == hook.as_bytes())) else {
+        return Ok(None);
+    };
+    let special = match seat {
+        Some(s) => st.special_of(sh.seat(st, "effects", s).map_err(message)?),
+        None => None,
+    };
+    let a = match action {
+        Some(a) if a >= 1 && (a as usize) < cache.actions => a as usize,
+        Some(a) => return Err(format!("game.effects: action {a} does not exist")),
+        None => 0,
+    };
+    let e = st.event.map_or(0, |e| e as usize + 1);
+    let c = special.map_or(0, |c| c as usize + 1);
+    Ok(Some(((h * cache.events + e) * cache.specials + c) * cache.actions + a))
+}
+
+unsafe extern "C-unwind" fn effects_entry(l: *mut ffi::lua_State) -> c_int {
+    // SAFETY: upvalue 1 is the `Shared` (see `fast`); the registry
+    // references were made by `cache_effects`. Nothing with a destructor
+    // is alive when the fallback or the registry raises.
+    unsafe {
+        let sh = &*(ffi::lua_touserdata(l, ffi::lua_upvalueindex(1)) as *const Shared);
+        let slot = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| effects_slot(sh, l))) {
+            Ok(Ok(Some(slot))) => slot,
+            Ok(Ok(None)) => {
+                ffi::lua_pushnil(l);
+                return 1;
+            }
+            Ok(Err(msg)) => raise(l, msg),
+            Err(payload) => {
+                drop(payload);
+                raise(l, "a host function panicked".to_string())
+            }
+        };
+        let (known, fallback) = {
+            let cache = sh.effects_cache_raw.borrow();
+            let cache = cache.as_ref().expect("set at start-up");
+            (cache.refs[slot], cache.fallback)
+        };
+        if known == ffi::LUA_REFNIL {
+            ffi::lua_pushnil(l);
+            return 1;
+        }
+        if known != 0 {
+            ffi::lua_rawgeti(l, ffi::LUA_REGISTRYINDEX, ffi::lua_Integer::from(known));
+            return 1;
+        }
+        ffi::lua_settop(l, 3);
+        ffi::lua_rawgeti(l, ffi::LUA_REGISTRYINDEX, ffi::lua_Integer::from(fallback));
+        ffi::lua_insert(l, 1);
+        ffi::lua_call(l, 3, 1);
+        ffi::lua_pushvalue(l, -1);
+        let r = ffi::luaL_ref(l, ffi::LUA_REGISTRYINDEX);
+        if let Some(cache) = sh.effects_cache_raw.borrow_mut().as_mut() {
+            cache.refs[slot] = r;
+        }
+        1
+    }
+}
