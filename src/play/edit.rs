@@ -95,6 +95,7 @@ impl Edit {
                 Ok(Vec::new())
             }
             Edit::Force(pile) => {
+                check_force(engine, st, pile)?;
                 st.forced_throws.push(*pile);
                 Ok(Vec::new())
             }
@@ -160,6 +161,78 @@ fn set_pile(engine: &Engine, st: &mut GameState, place: Place, pile: &Pile) -> R
     Ok(())
 }
 
+/// Refuses a forced result that the next throw cannot give: more cubes of
+/// a colour than lie in the tower and the tray plus what one battle can
+/// throw in (for a seat: its largest army in one province and the extra
+/// cubes the cards' `attacker_extra`/`defender_extra` effects can add from
+/// its supply; for peasants: the general supply), or more than two seats
+/// throwing (a battle has two sides). Before the tower is loaded, the next
+/// throw is the preload's.
+fn check_force(engine: &Engine, st: &GameState, want: &Pile) -> Result<(), EditError> {
+    let mut known = st.tray;
+    for level in &st.tower {
+        known.add(level);
+    }
+    // One event in force and one special held: per side, the largest extra
+    // of any event plus the largest of any special.
+    let most_of = |effects: &mut dyn Iterator<Item = &crate::rules::pack::Effect>, hook: &str| -> u16 {
+        effects.filter(|e| e.hook == hook).filter_map(|e| e.value.as_ref().and_then(|v| v.as_u64())).max().map_or(0, |v| u16::try_from(v).unwrap_or(u16::MAX))
+    };
+    let cards = &engine.rules.cards;
+    let extra = ["attacker_extra", "defender_extra"]
+        .iter()
+        .map(|hook| {
+            most_of(&mut cards.events.iter().flat_map(|c| &c.effects), hook).saturating_add(most_of(&mut cards.specials.iter().flat_map(|c| &c.effects), hook))
+        })
+        .max()
+        .unwrap_or(0);
+    // Before the tower is loaded, the next throw is the preload: every
+    // seat's preload cubes and the peasants at once.
+    let pre = &engine.rules.rules.tower.preload;
+    let preload = matches!(st.phase, Phase::Setup | Phase::Draft | Phase::Preload);
+    let mut throwing = Vec::new();
+    for s in 0..MAX_SEATS {
+        let need = want.seats[s];
+        if need == 0 {
+            continue;
+        }
+        if s >= st.seats() {
+            return refused(format!("force: there is no seat {} in a {}-player game", s + 1, st.seats()));
+        }
+        let name = engine.rules.seat_name(s);
+        if need <= known.seats[s] {
+            continue;
+        }
+        if preload {
+            let most = u16::try_from(pre.cubes_per_player).unwrap_or(u16::MAX);
+            if need > most {
+                return refused(format!("force: {need} of {name}'s cubes cannot land in the next throw, the tower's preload: at most {most} can"));
+            }
+            continue;
+        }
+        throwing.push(name);
+        let largest = st.provinces_of(s).max_by_key(|&p| st.provinces[p].armies);
+        let army = largest.map(|p| st.provinces[p].armies).unwrap_or(0);
+        let extra = extra.min(st.players[s].supply);
+        let most = known.seats[s] + army + extra;
+        if need > most {
+            return refused(format!(
+                "force: {need} of {name}'s cubes cannot land in the next throw: at most {most} can ({} inside the tower and in the tray, {army} in its largest army{}, {extra} extra from its supply)",
+                known.seats[s],
+                largest.map(|p| format!(" ({})", engine.rules.province_name(p))).unwrap_or_default(),
+            ));
+        }
+    }
+    if throwing.len() > 2 {
+        return refused(format!("force: {} would all have to throw cubes, but a battle has two sides", throwing.join(", ")));
+    }
+    let most = if preload { u16::try_from(pre.peasants).unwrap_or(u16::MAX) } else { known.peasants.saturating_add(st.peasants) };
+    if want.peasants > most {
+        return refused(format!("force: {} peasants cannot land: there are {most} (inside the tower, in the tray and in the general supply)", want.peasants));
+    }
+    Ok(())
+}
+
 fn set_province(
     engine: &Engine,
     st: &mut GameState,
@@ -219,7 +292,8 @@ fn set_province(
         mask = 0;
     }
     if mask.count_ones() > engine.rules.map.provinces[p].spaces {
-        return refused(format!("{name} has only {} building spaces", engine.rules.map.provinces[p].spaces));
+        let n = engine.rules.map.provinces[p].spaces;
+        return refused(format!("{name} has only {n} building space{}", if n == 1 { "" } else { "s" }));
     }
     for k in 0..kinds.len() {
         let had = cur.buildings & (1 << k) != 0;

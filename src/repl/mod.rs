@@ -396,6 +396,10 @@ impl Repl {
                 self.done = true;
                 Ok(String::new())
             }
+            // A bare answer to the pending question: `pass`, `Kii`, `space 4`.
+            _ if matches!(self.game.engine.legal(self.state()), Legal::Choose { .. }) && self.notation().answer(self.state(), line).is_ok() => {
+                self.choose(line)
+            }
             other => {
                 let names: Vec<String> = COMMANDS.iter().map(|c| c.0.to_string()).collect();
                 Err(format!("unknown command `{other}`{} (`help` lists them)", crate::rules::map::suggest(other, names.iter())))
@@ -594,7 +598,7 @@ impl Repl {
         let text = serde_yaml::to_string(&file).map_err(|e| e.to_string())?;
         // A failed save never leaves half a file or replaces a special one.
         crate::files::write_atomic(path, text.as_bytes())?;
-        Ok(format!("saved {} entries to {}", self.game.cursor(), path.display()))
+        Ok(format!("saved {} to {}", views::count(self.game.cursor() as i64, "entry", "entries"), path.display()))
     }
 
     fn load(&mut self, path: &Path) -> Result<String, String> {
@@ -623,7 +627,13 @@ impl Repl {
         *self = fresh;
         self.viewer = viewer;
         let report = self.game.replay(&file.entries);
-        Ok(format!("loaded {} ({} entries, rules {}){}", path.display(), file.entries.len(), self.engine().rules.ruleset_name(), report))
+        Ok(format!(
+            "loaded {} ({}, rules {}){}",
+            path.display(),
+            views::count(file.entries.len() as i64, "entry", "entries"),
+            self.engine().rules.ruleset_name(),
+            report
+        ))
     }
 
     /// Re-reads the rules and replays the whole log under them (the undone
@@ -663,7 +673,11 @@ impl Repl {
             ));
             self.kept_log = Some((entries.clone(), at));
         }
-        Ok(format!("reloaded the rules ({}) and replayed {} entries{report}{note}", self.engine().rules.ruleset_name(), entries.len()))
+        Ok(format!(
+            "reloaded the rules ({}) and replayed {}{report}{note}",
+            self.engine().rules.ruleset_name(),
+            views::count(entries.len() as i64, "entry", "entries")
+        ))
     }
 }
 
