@@ -17,6 +17,12 @@ fn buildings(engine: &Engine, p: &ProvinceState) -> String {
     if v.is_empty() { "-".into() } else { v.join(",") }
 }
 
+/// `1 army`, `2 armies`: a count with its noun in the right number.
+pub fn count(n: impl Into<i64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 pub fn board(engine: &Engine, st: &GameState, region: Option<&str>) -> Result<String, String> {
     let m = &engine.rules.map;
     let regions: Vec<usize> = match region {
@@ -25,30 +31,57 @@ pub fn board(engine: &Engine, st: &GameState, region: Option<&str>) -> Result<St
         }
         None => (0..m.regions.len()).collect(),
     };
+    // Every column as wide as its widest cell, over all regions shown, so
+    // the table stays aligned whatever the names and buildings hold.
+    let cells = |p: usize| -> Option<[String; 7]> {
+        let pr = &st.provinces[p];
+        let info = &m.provinces[p];
+        st.in_play[p].then(|| {
+            [
+                info.name.clone(),
+                seat_label(engine, pr.owner),
+                pr.armies.to_string(),
+                pr.unrest.to_string(),
+                format!("{} ({})", buildings(engine, pr), count(info.spaces as i64, "space", "spaces")),
+                info.tax.to_string(),
+                info.rice.to_string(),
+            ]
+        })
+    };
+    let head = ["province", "owner", "armies", "unrest", "buildings", "tax", "rice"];
+    let mut width = head.map(str::len);
+    for r in &regions {
+        for p in (0..m.provinces.len()).filter(|&p| m.provinces[p].region == *r) {
+            width[0] = width[0].max(m.provinces[p].name.chars().count());
+            for (w, c) in width.iter_mut().zip(cells(p).iter().flatten()) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+    }
+    let row = |c: &[String; 7]| -> String {
+        let mut line = String::from(" ");
+        for (i, (cell, w)) in c.iter().zip(width).enumerate() {
+            let pad = " ".repeat(w - cell.chars().count());
+            // Names and buildings to the left, numbers and owners to the right.
+            if i == 0 || i == 4 { line.push_str(&format!(" {cell}{pad}")) } else { line.push_str(&format!(" {pad}{cell}")) }
+        }
+        line.trim_end().to_string()
+    };
     let mut out = String::new();
     for r in regions {
         let _ = writeln!(out, "{}", m.regions[r]);
-        let _ = writeln!(out, "  {:<13} {:>5} {:>6} {:>6}  {:<22} tax rice", "province", "owner", "armies", "unrest", "buildings");
+        let _ = writeln!(out, "{}", row(&head.map(String::from)));
         let mut ps: Vec<usize> = (0..m.provinces.len()).filter(|&p| m.provinces[p].region == r).collect();
         ps.sort_by(|a, b| m.provinces[*a].name.cmp(&m.provinces[*b].name));
         for p in ps {
-            let pr = &st.provinces[p];
-            let info = &m.provinces[p];
-            if !st.in_play[p] {
-                let _ = writeln!(out, "  {:<13} (out of play)", info.name);
-                continue;
+            match cells(p) {
+                Some(c) => {
+                    let _ = writeln!(out, "{}", row(&c));
+                }
+                None => {
+                    let _ = writeln!(out, "  {:<w$} (out of play)", m.provinces[p].name, w = width[0]);
+                }
             }
-            let _ = writeln!(
-                out,
-                "  {:<13} {:>5} {:>6} {:>6}  {:<22} {:>3} {:>4}",
-                info.name,
-                seat_label(engine, pr.owner),
-                pr.armies,
-                pr.unrest,
-                format!("{} ({} space{})", buildings(engine, pr), info.spaces, if info.spaces == 1 { "" } else { "s" }),
-                info.tax,
-                info.rice
-            );
         }
     }
     Ok(out.trim_end().to_string())
@@ -62,7 +95,7 @@ pub fn brief(engine: &Engine, st: &GameState, p: usize) -> String {
         return "out of play".into();
     }
     let mut parts = vec![match pr.owner {
-        Some(o) => format!("{} {} arm{}", engine.rules.seat_name(o as usize), pr.armies, if pr.armies == 1 { "y" } else { "ies" }),
+        Some(o) => format!("{} {}", engine.rules.seat_name(o as usize), count(pr.armies, "army", "armies")),
         None => "neutral".into(),
     }];
     if pr.unrest > 0 {
@@ -81,7 +114,7 @@ pub fn province(engine: &Engine, st: &GameState, p: usize) -> String {
     let mut ns: Vec<String> = info.borders.iter().map(|&n| format!("{} ({})", m.provinces[n].name, brief(engine, st, n))).collect();
     ns.extend(info.sea_routes.iter().map(|&n| format!("~{} ({}; by sea)", m.provinces[n].name, brief(engine, st, n))));
     format!(
-        "{} ({} region){}\n  owner {}, armies {}, unrest {}, buildings {} of {} space(s)\n  tax {}, rice {}\n  neighbours:\n    {}",
+        "{} ({} region){}\n  owner {}, armies {}, unrest {}, buildings {} of {}\n  tax {}, rice {}\n  neighbours:\n    {}",
         info.name,
         m.regions[info.region],
         if st.in_play[p] { "" } else { " — out of play" },
@@ -89,7 +122,7 @@ pub fn province(engine: &Engine, st: &GameState, p: usize) -> String {
         pr.armies,
         pr.unrest,
         buildings(engine, pr),
-        info.spaces,
+        count(info.spaces as i64, "space", "spaces"),
         info.tax,
         info.rice,
         ns.join("\n    ")
@@ -101,13 +134,13 @@ pub fn player(engine: &Engine, st: &GameState, s: usize, god: bool, viewer: Opti
     let provinces: Vec<String> = st.provinces_of(s).map(|q| format!("{} {}", engine.rules.province_name(q), st.provinces[q].armies)).collect();
     let special = st.special_of(s).map(|c| engine.rules.cards.specials[c as usize].name.clone()).unwrap_or_else(|| "-".into());
     let mut out = format!(
-        "{} ({}): supply {} cubes, {} war chests, {} rice, {} points, special {}\n  provinces ({}): {}",
+        "{} ({}): supply {}, {}, {} rice, {}, special {}\n  provinces ({}): {}",
         engine.rules.seat_name(s),
         engine.rules.rules.seats[s].colour,
-        p.supply,
-        p.chests,
+        count(p.supply, "cube", "cubes"),
+        count(p.chests, "war chest", "war chests"),
         p.rice,
-        p.points,
+        count(p.points, "point", "points"),
         special,
         provinces.len(),
         provinces.join(", ")
