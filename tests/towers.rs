@@ -245,3 +245,26 @@ fn every_tower_plays_full_games() {
     let err = engine.apply(&mut st, &Decision::Chance).unwrap_err();
     assert!(err.to_string().contains("no outcome queued"), "{err}");
 }
+
+/// `shogun tower odds|table` name the tower the engine used: `--tower` and
+/// `--model` are one option (issue 13, item 5: `--tower passthrough` was
+/// labelled `two-level`), and `--castle` shows in the header.
+#[test]
+fn tower_commands_label_the_tower_used() {
+    let shogun = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(args).env("SHOGUN_DATA", root()).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let odds = ["tower", "odds", "--attack", "3", "--defend", "2", "--trials", "200"];
+    let head = |out: &str| out.lines().next().unwrap_or_default().to_string();
+    let by_tower = shogun(&[&odds[..], &["--tower", "passthrough"]].concat());
+    assert!(head(&by_tower).contains("under tower `passthrough`"), "{by_tower}");
+    assert!(by_tower.contains("attacker wins  100.0%"), "passthrough: every cube lands, 3 beat 2\n{by_tower}");
+    assert_eq!(shogun(&[&odds[..], &["--model", "passthrough"]].concat()), by_tower, "--model is --tower");
+    assert!(head(&shogun(&odds)).contains("under tower `two-level`"), "the rules' own by default");
+    let castle = shogun(&[&odds[..], &["--tower", "passthrough", "--castle"]].concat());
+    assert!(head(&castle).contains("castle") && head(&castle).contains("defender +1"), "{castle}");
+    let table = shogun(&["tower", "table", "--tower", "thirds", "--trials", "20"]);
+    assert!(head(&table).contains("under tower `thirds`"), "{table}");
+}

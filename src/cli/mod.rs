@@ -90,8 +90,9 @@ pub struct GameData {
     /// current folder if it has them, else the source tree's).
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
-    /// Cube tower by name, from the rules' `towers` (default: `tower.use`).
-    #[arg(long, value_name = "NAME")]
+    /// Cube tower by name, from the rules' `towers` (default: `tower.use`);
+    /// `--model` is the same option.
+    #[arg(long, visible_alias = "model", value_name = "NAME")]
     pub tower: Option<String>,
     /// Starting provinces: preset (the map's printed positions) or draft
     /// (default: preset where the map has one for the player count).

@@ -20,14 +20,14 @@ pub struct TowerArgs {
 pub enum TowerCommand {
     /// Chances of one battle under a tower model.
     #[command(
-        after_help = "Examples:\n  shogun tower odds --model two-level --attack 4 --defend 3\n  shogun tower odds --model thirds --attack 5 --defend 0 --peasants 1 --preload 4 --json"
+        after_help = "Examples:\n  shogun tower odds --tower two-level --attack 4 --defend 3\n  shogun tower odds --tower thirds --attack 5 --defend 0 --peasants 1 --preload 4 --json"
     )]
     Odds(OddsArgs),
     /// Attacker-win chances for 1..10 attackers against 1..10 defenders.
-    #[command(after_help = "Example:\n  shogun tower table --model two-level --svg two-level.svg")]
+    #[command(after_help = "Example:\n  shogun tower table --tower two-level --svg two-level.svg")]
     Table(TableArgs),
     /// Fit a model's parameters to throws recorded at a real table.
-    #[command(after_help = "Example:\n  shogun tower fit docs/example-throws.yaml\n  shogun tower fit my-throws.yaml --model stateless")]
+    #[command(after_help = "Example:\n  shogun tower fit docs/example-throws.yaml\n  shogun tower fit my-throws.yaml --family stateless")]
     Fit(FitArgs),
 }
 
@@ -35,9 +35,6 @@ pub enum TowerCommand {
 pub struct OddsArgs {
     #[command(flatten)]
     pub data: GameData,
-    /// Tower by name (from the rules' `towers`; default: the rules' own).
-    #[arg(long)]
-    pub model: Option<String>,
     /// Attacking cubes thrown.
     #[arg(long)]
     pub attack: u16,
@@ -71,8 +68,6 @@ pub struct OddsArgs {
 pub struct TableArgs {
     #[command(flatten)]
     pub data: GameData,
-    #[arg(long)]
-    pub model: Option<String>,
     /// Trials per cell.
     #[arg(long, default_value_t = 4000)]
     pub trials: u32,
@@ -93,7 +88,7 @@ pub struct FitArgs {
     pub observations: PathBuf,
     /// Model family to fit: levels or stateless (default: both).
     #[arg(long)]
-    pub model: Option<String>,
+    pub family: Option<String>,
     /// Particles for the stateful likelihood (more: slower, steadier).
     #[arg(long, default_value_t = 2000)]
     pub particles: usize,
@@ -101,14 +96,6 @@ pub struct FitArgs {
     pub seed: u64,
     #[arg(long)]
     pub json: bool,
-}
-
-fn engine_with(data: &GameData, model: Option<&str>) -> Result<Engine, String> {
-    let engine = data.engine()?;
-    if let Some(m) = model {
-        engine.runtime().set_tower(m)?;
-    }
-    Ok(engine)
 }
 
 /// The extra cubes the pack's castle event gives a defender: the value of
@@ -170,14 +157,15 @@ pub fn command(args: TowerArgs) -> Result<(), String> {
             {
                 return Err(format!("--preload takes a player count 2..={}", crate::core::MAX_SEATS));
             }
-            let engine = engine_with(&a.data, a.model.as_deref())?;
+            let engine = a.data.engine()?;
             let q = query(&engine, &a)?;
             let o = run_odds(&engine, &q)?;
             if a.json {
                 println!("{}", serde_json::to_string(&o).map_err(|e| e.to_string())?);
                 return Ok(());
             }
-            let tower = a.model.clone().unwrap_or_else(|| engine.rules.rules.tower.use_.clone());
+            // The tower the engine actually uses (`--tower`, else the rules' own).
+            let tower = engine.runtime().tower_name();
             println!(
                 "{} attackers vs {}{}{}{} under tower `{tower}`{} — {} trials",
                 a.attack,
@@ -202,7 +190,7 @@ pub fn command(args: TowerArgs) -> Result<(), String> {
             if a.trials == 0 {
                 return Err("--trials must be at least 1".into());
             }
-            let engine = engine_with(&a.data, a.model.as_deref())?;
+            let engine = a.data.engine()?;
             let pre = &engine.rules.rules.tower.preload;
             let mut grid = vec![vec![0.0; 10]; 10];
             for (i, row) in grid.iter_mut().enumerate() {
@@ -222,7 +210,7 @@ pub fn command(args: TowerArgs) -> Result<(), String> {
                     *cell = run_odds(&engine, &q)?.attacker_wins.p;
                 }
             }
-            let tower = a.model.clone().unwrap_or_else(|| engine.rules.rules.tower.use_.clone());
+            let tower = engine.runtime().tower_name();
             println!("attacker-win chance under tower `{tower}` ({} trials per cell); rows: attackers, columns: defenders", a.trials);
             print!("att\\def");
             for j in 1..=10 {
@@ -254,7 +242,7 @@ pub fn command(args: TowerArgs) -> Result<(), String> {
                 }
             }
             let engine = a.data.engine()?;
-            let families: Vec<&str> = match a.model.as_deref() {
+            let families: Vec<&str> = match a.family.as_deref() {
                 Some(m) => vec![m],
                 None => vec!["levels", "stateless"],
             };
