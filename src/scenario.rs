@@ -490,22 +490,42 @@ impl Checker<'_> {
     }
 }
 
-/// The first line where two texts differ, with `context` lines before.
+/// Where two texts differ, line by line (the `similar` crate's diff): the
+/// first changed region with `context` unchanged lines around it, `-` for
+/// a line only the old text has and `+` for one only the new text has.
+/// Only real changes are marked: one changed line is one -/+ pair.
 pub fn first_difference(old: &str, new: &str, context: usize) -> String {
-    let a: Vec<&str> = old.lines().collect();
-    let b: Vec<&str> = new.lines().collect();
-    let i = a.iter().zip(b.iter()).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+    let diff = similar::TextDiff::from_lines(old, new);
+    let groups = diff.grouped_ops(context);
+    let Some(first) = groups.first() else {
+        return "  (no difference)".into();
+    };
     let mut out = String::new();
-    for line in &a[i.saturating_sub(context)..i] {
-        out.push_str(&format!("    {line}\n"));
+    let mut at = None;
+    for op in first {
+        for change in diff.iter_changes(op) {
+            let mark = match change.tag() {
+                similar::ChangeTag::Equal => "   ",
+                similar::ChangeTag::Delete => "  -",
+                similar::ChangeTag::Insert => "  +",
+            };
+            if change.tag() != similar::ChangeTag::Equal && at.is_none() {
+                at = Some(change.old_index().or(change.new_index()).unwrap_or(0) + 1);
+            }
+            out.push_str(&format!("{mark} {}\n", change.value().trim_end_matches(['\n', '\r'])));
+        }
     }
-    for line in a.iter().skip(i).take(context + 1) {
-        out.push_str(&format!("  - {line}\n"));
-    }
-    for line in b.iter().skip(i).take(context + 1) {
-        out.push_str(&format!("  + {line}\n"));
-    }
-    out.push_str(&format!("  (first difference at line {}; {} lines before, {} after)", i + 1, a.len(), b.len()));
+    let changed = diff.iter_all_changes().filter(|c| c.tag() != similar::ChangeTag::Equal).count();
+    out.push_str(&format!(
+        "  (first difference at line {}; {} changed region{}, {} line{} marked in all; {} lines before, {} after)",
+        at.unwrap_or(1),
+        groups.len(),
+        if groups.len() == 1 { "" } else { "s" },
+        changed,
+        if changed == 1 { "" } else { "s" },
+        old.lines().count(),
+        new.lines().count()
+    ));
     out
 }
 
