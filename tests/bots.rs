@@ -205,3 +205,41 @@ fn the_ladders_first_rungs_hold() {
     let two = spec(&["random", "greedy"], 12, 2);
     assert_eq!(ladder(&one, &|_| {}).unwrap(), ladder(&two, &|_| {}).unwrap());
 }
+
+/// `mcts` plays whole games under the base rules and every shipped variant
+/// (every folder in variants/, read from disk so a new one is covered), each
+/// with every tower its rules list (`towers`, `tower.use` among them) that
+/// can play a game by itself: a `scripted` tower only plays forced throws.
+/// A small budget keeps it quick; player counts and the mcts seat vary.
+#[test]
+fn mcts_plays_every_variant_under_every_tower() {
+    let mut rulesets: Vec<(String, Vec<(std::path::PathBuf, shogun_lab::rules::VariantArg)>)> = vec![("base".into(), vec![])];
+    let mut dirs: Vec<_> =
+        std::fs::read_dir(root().join("variants")).unwrap().map(|e| e.unwrap().path()).filter(|p| p.join("variant.yaml").is_file()).collect();
+    dirs.sort();
+    assert!(dirs.len() >= 6, "the shipped variants: {dirs:?}");
+    for dir in dirs {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        rulesets.push((name.clone(), vec![(dir, name.parse().unwrap())]));
+    }
+    let mut games = 0;
+    for (name, variants) in &rulesets {
+        let load =
+            || shogun_lab::rules::load_with(&root().join("scripts/base"), &root().join("maps/sun.yaml"), variants).unwrap_or_else(|d| panic!("{name}: {d}"));
+        let rules = load();
+        assert!(rules.rules.towers.contains_key(&rules.rules.tower.use_), "{name}: its own tower is listed");
+        let towers: Vec<String> = rules.rules.towers.iter().filter(|(_, spec)| spec.model != "scripted").map(|(t, _)| t.clone()).collect();
+        for tower in towers {
+            let engine = Engine::with_options(load(), Some(&tower), Default::default()).unwrap_or_else(|d| panic!("{name}/{tower}: {d}"));
+            engine.runtime().set_narration(false);
+            let players = 3 + (games % 3) as u8;
+            let mut names = vec!["greedy".to_string(); players as usize];
+            names[games % players as usize] = "mcts:3".into();
+            let st = play_game(&engine, players, 1 + games as u64, engine.default_setup(players), &names, |_| {})
+                .unwrap_or_else(|e| panic!("{name} under tower {tower}: {e}"));
+            assert_eq!(st.phase, Phase::GameOver, "{name} under tower {tower}");
+            games += 1;
+        }
+    }
+    assert!(games >= 7 * 4, "{games} games");
+}
