@@ -319,3 +319,25 @@ fn scenarios_must_expect_something_and_saves_name_a_known_format() {
     let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && text.contains("lists nothing to check"), "{text}");
 }
+
+#[test]
+fn recorded_throws_are_counted_wide_and_bounded() {
+    // Found while making the throws loader a fuzz target: `landed > in +
+    // 200` was added in u16, so `in: 65535` wrapped and passed, and the fit
+    // then simulated 65,535 cubes per particle and grid point (a hang).
+    let (pack, _) = copy_data("throws");
+    let path = pack.join("throws.yaml");
+    for (throws, expected) in [
+        ("[{in: 65535, landed: 0}]", "at most 1000 cubes"),
+        ("[{in: 3, landed: 3, inside: 60000}]", "at most 1000 cubes"),
+        ("[{in: 65400, landed: 65535}]", "at most 1000 cubes"),
+        ("[{in: 4, landed: 300}]", "300 landed of 4 in"),
+        ("[]", "no throws recorded"),
+    ] {
+        std::fs::write(&path, format!("description: x\nthrows: {throws}\n")).unwrap();
+        let err = shogun_lab::tower::fit::Observations::read(&path).unwrap_err();
+        assert!(err.contains(expected), "{throws}: {err}");
+    }
+    std::fs::write(&path, "description: x\nthrows: [{in: 1000, landed: 1000}, {in: 4, landed: 204}]\n").unwrap();
+    assert_eq!(shogun_lab::tower::fit::Observations::read(&path).unwrap().throws.len(), 2);
+}

@@ -231,16 +231,7 @@ pub fn command(args: TowerArgs) -> Result<(), String> {
             Ok(())
         }
         TowerCommand::Fit(a) => {
-            let text = crate::files::read_text(&a.observations)?;
-            let obs = crate::rules::yaml::parse::<Observations>(&a.observations, &text).map_err(|d| d.to_string())?.value;
-            if obs.throws.is_empty() {
-                return Err(format!("{}: no throws recorded", a.observations.display()));
-            }
-            for (i, t) in obs.throws.iter().enumerate() {
-                if t.landed > t.thrown + t.inside.map(|_| 0).unwrap_or(0) + 200 {
-                    return Err(format!("{}: throw {}: {} landed of {} in", a.observations.display(), i + 1, t.landed, t.thrown));
-                }
-            }
+            let obs = Observations::read(&a.observations)?;
             let engine = a.data.engine()?;
             let families: Vec<&str> = match a.family.as_deref() {
                 Some(m) => vec![m],

@@ -22,6 +22,32 @@ pub struct Observations {
     pub throws: Vec<Throw>,
 }
 
+/// The most cubes one recorded throw may put in (a real table has far
+/// fewer; the likelihood simulates every cube of every throw).
+pub const MAX_CUBES_PER_THROW: u16 = 1000;
+
+impl Observations {
+    /// Reads and checks a file of recorded throws (`shogun tower fit`).
+    pub fn read(path: &std::path::Path) -> Result<Observations, String> {
+        let text = crate::files::read_text(path)?;
+        let obs = crate::rules::yaml::parse::<Observations>(path, &text).map_err(|d| d.to_string())?.value;
+        if obs.throws.is_empty() {
+            return Err(format!("{}: no throws recorded", path.display()));
+        }
+        for (i, t) in obs.throws.iter().enumerate() {
+            // Cubes stuck earlier may come out with this throw, but not more
+            // than a tower holds (counted wide: `in` may be up to 65,535).
+            if t.thrown > MAX_CUBES_PER_THROW || t.inside.is_some_and(|n| n > MAX_CUBES_PER_THROW) {
+                return Err(format!("{}: throw {}: at most {MAX_CUBES_PER_THROW} cubes go in or stay inside", path.display(), i + 1));
+            }
+            if u32::from(t.landed) > u32::from(t.thrown) + 200 {
+                return Err(format!("{}: throw {}: {} landed of {} in", path.display(), i + 1, t.landed, t.thrown));
+            }
+        }
+        Ok(obs)
+    }
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Throw {
