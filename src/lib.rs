@@ -9,6 +9,7 @@ pub mod clock;
 pub mod core;
 pub mod engine;
 pub mod files;
+pub mod fuzz;
 pub mod lab;
 pub mod play;
 pub mod repl;

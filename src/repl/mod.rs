@@ -136,6 +136,12 @@ impl Repl {
         &mut self.game
     }
 
+    /// The game, giving up the REPL (the fuzzer keeps the engine for the
+    /// next input's game).
+    pub fn into_game(self) -> Game {
+        self.game
+    }
+
     pub fn engine(&self) -> &Engine {
         &self.game.engine
     }

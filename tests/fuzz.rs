@@ -1,0 +1,113 @@
+//! The fuzz targets (src/fuzz.rs) on stable Rust: each target's seeds from
+//! the repository, then a fixed number of seeded mutations of them. Short
+//! enough for CI; `SHOGUN_FUZZ_RUNS=N` sets the mutations per target for a
+//! longer run, `SHOGUN_FUZZ_SEEDS=DIR` writes the seeds for cargo-fuzz
+//! (docs/fuzzing.md; the long run uses cargo-fuzz). A finding
+//! fails the test with the input that caused it.
+
+mod common;
+
+use shogun_lab::core::GameRng;
+use shogun_lab::fuzz::{Fuzzer, TARGETS, Target, mutate};
+
+/// Mutations per target by default, and the largest input made.
+const RUNS: usize = 150;
+const MAX_INPUT: usize = 16 << 10;
+
+fn runs() -> usize {
+    std::env::var("SHOGUN_FUZZ_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(RUNS)
+}
+
+fn fuzz(target: Target) {
+    let mut fuzzer = Fuzzer::new(&common::root()).unwrap();
+    let seeds = fuzzer.seeds(target).unwrap();
+    assert!(!seeds.is_empty(), "{}: no seeds", target.name());
+    // `SHOGUN_FUZZ_SEEDS=fuzz/corpus`: also write them there for cargo-fuzz.
+    if let Some(dir) = std::env::var_os("SHOGUN_FUZZ_SEEDS") {
+        let dir = std::path::Path::new(&dir).join(target.name());
+        std::fs::create_dir_all(&dir).unwrap();
+        for (i, s) in seeds.iter().enumerate() {
+            std::fs::write(dir.join(format!("seed-{i}")), s).unwrap();
+        }
+    }
+    let mut rng = GameRng::seeded(0x5eed ^ target as u64);
+    let check = |fuzzer: &mut Fuzzer, input: &[u8]| {
+        let shown = String::from_utf8_lossy(input);
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fuzzer.run(target, input))) {
+            Ok(Ok(())) => {}
+            Ok(Err(finding)) => panic!("{}: {finding}\ninput: {shown:?}", target.name()),
+            Err(_) => panic!("{}: panicked on input {shown:?}", target.name()),
+        }
+    };
+    for s in &seeds {
+        check(&mut fuzzer, s);
+    }
+    let started = std::time::Instant::now();
+    let n = runs();
+    for i in 0..n {
+        let base = &seeds[i % seeds.len()];
+        let input = mutate(&mut rng, base, &seeds, MAX_INPUT);
+        check(&mut fuzzer, &input);
+    }
+    eprintln!("fuzz {}: {} seeds, {n} mutations in {:.1?}", target.name(), seeds.len(), started.elapsed());
+}
+
+#[test]
+fn fuzz_map() {
+    fuzz(Target::Map);
+}
+
+#[test]
+fn fuzz_pack() {
+    fuzz(Target::Pack);
+}
+
+#[test]
+fn fuzz_variant() {
+    fuzz(Target::Variant);
+}
+
+#[test]
+fn fuzz_save() {
+    fuzz(Target::Save);
+}
+
+#[test]
+fn fuzz_scenario() {
+    fuzz(Target::Scenario);
+}
+
+#[test]
+fn fuzz_throws() {
+    fuzz(Target::Throws);
+}
+
+#[test]
+fn fuzz_repl() {
+    fuzz(Target::Repl);
+}
+
+#[test]
+fn fuzz_lua() {
+    fuzz(Target::Lua);
+}
+
+#[test]
+fn every_target_has_a_test_and_a_name() {
+    for t in TARGETS {
+        assert_eq!(Target::by_name(t.name()), Some(t));
+    }
+    assert_eq!(TARGETS.len(), 8);
+}
+
+#[test]
+fn a_short_soak_finds_nothing() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(["soak", "--games", "21"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    for line in
+        ["21 games, each played twice", "0 changed the state", "games that differ:      0", "games that failed:      0", "variant hard-winter", "soak: OK"]
+    {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+}
