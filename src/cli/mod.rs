@@ -4,6 +4,7 @@ pub mod authoring;
 pub mod bench;
 pub mod bots;
 pub mod lab;
+pub mod soak;
 pub mod tower;
 
 use std::io::Write;
@@ -75,6 +76,11 @@ pub enum Command {
     Lab(Box<lab::LabCmd>),
     /// The bots: `ladder` plays each level against the level below.
     Bots(bots::BotsCmd),
+    /// Play many bot games over players, maps, setups, towers, variants and
+    /// bots, each twice, checking determinism, the invariants at every
+    /// decision, and that refused decisions change nothing.
+    #[command(after_help = soak::EXAMPLES)]
+    Soak(soak::SoakArgs),
 }
 
 /// Where the game data lives and which map and rules to load.
@@ -347,6 +353,7 @@ pub fn main() -> ExitCode {
         Command::Map(a) => map_view(a),
         Command::Lab(a) => lab::command(*a),
         Command::Bots(a) => bots::command(a),
+        Command::Soak(a) => soak::command(a),
     };
     let _ = std::io::stdout().flush();
     match result {

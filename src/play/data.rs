@@ -176,7 +176,13 @@ impl GameSpec {
             return Err(format!("--tower: unknown tower `{t}` (known: {})", known.join(", ")));
         }
         if let Some(notice) = rules.map.assumption_notice() {
-            eprintln!("{notice}");
+            // Once per map and process: the lab and `soak` load a map many times.
+            static SHOWN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+            let mut shown = SHOWN.lock().unwrap_or_else(|e| e.into_inner());
+            if !shown.contains(&notice) {
+                eprintln!("{notice}");
+                shown.push(notice);
+            }
         }
         Ok(rules)
     }

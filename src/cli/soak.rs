@@ -1,0 +1,261 @@
+//! `shogun soak`: many bot games over every combination of players, maps,
+//! setups, towers, variants and bots, each played twice on two separate
+//! engines to check that it is deterministic, with the invariants checked
+//! after every decision and refused decisions tried along the way to check
+//! that a refusal leaves the position untouched.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::IsTerminal;
+
+use clap::Args;
+
+use super::GameData;
+use crate::core::{Decision, GameState, SetupMode};
+use crate::engine::{CheckMode, Engine};
+use crate::play::{GameSpec, fingerprint, play_game};
+
+#[derive(Args, Debug)]
+pub struct SoakArgs {
+    #[command(flatten)]
+    pub data: GameData,
+    /// Games to play (each is played twice).
+    #[arg(long, default_value_t = 200)]
+    pub games: u64,
+    /// First seed (game i uses seed + i).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Try refused decisions at every n-th decision (0: never).
+    #[arg(long, default_value_t = 4)]
+    pub probe_every: u64,
+}
+
+pub const EXAMPLES: &str = "Examples:\n  shogun soak --games 100\n  shogun soak --games 5000 --seed 1000\n\n\
+Game i has seed + i and a combination of variant (none or each shipped one), players (3-5), map \
+(each in maps/), setup (the map's default, or draft), tower (the rules' own, or each other one except \
+`scripted`) and bots (random, greedy, mixed); each of these turns over on its own period. It is played on one engine, probed \
+with refused decisions, and played again on a second engine; both transcripts and final states must be \
+identical. Exit status 1 on any problem.";
+
+/// One game's combination.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Combo {
+    variant: Option<String>,
+    players: u8,
+    map: String,
+    draft: bool,
+    tower: Option<String>,
+    bots: usize,
+}
+
+/// What an engine is built from: variant, map, tower.
+type RulesetKey = (Option<String>, String, Option<String>);
+
+const BOT_SETS: [&str; 3] = ["random", "greedy", "mixed"];
+
+fn bots(set: usize, players: u8) -> Vec<String> {
+    (0..players as usize).map(|s| if set == 2 { ["greedy", "random"][s % 2] } else { BOT_SETS[set] }.to_string()).collect()
+}
+
+/// What one play of a game gave.
+struct Played {
+    hash: u64,
+    state: String,
+    decisions: u64,
+}
+
+#[derive(Default)]
+struct Tally {
+    games: u64,
+    decisions: u64,
+    probes: u64,
+    refused: u64,
+    /// Refused decisions that changed the state (must stay 0).
+    changed: u64,
+    /// Games whose two plays differ (must stay 0).
+    divergent: u64,
+    by: BTreeMap<String, u64>,
+    problems: Vec<String>,
+}
+
+fn fnv(h: &mut u64, bytes: &[u8]) {
+    for &b in bytes {
+        *h ^= u64::from(b);
+        *h = h.wrapping_mul(0x100_0000_01b3);
+    }
+}
+
+/// A decision that must be refused at `st` (or `None` if none is known):
+/// chance acting while a seat must decide, or a decision already taken.
+fn refused_candidates(st: &GameState, engine: &Engine, recent: &[Decision]) -> Vec<Decision> {
+    let mut out = Vec::new();
+    if !matches!(engine.actor(st), crate::core::Actor::Chance) {
+        out.push(Decision::Chance);
+    }
+    out.extend(recent.iter().filter(|d| !matches!(d, Decision::Chance)).cloned());
+    out
+}
+
+fn play(engine: &Engine, combo: &Combo, seed: u64, probe_every: u64, tally: &mut Tally) -> Result<Played, String> {
+    let setup = if combo.draft { SetupMode::Draft } else { engine.default_setup(combo.players) };
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut decisions = 0u64;
+    let mut recent: Vec<Decision> = Vec::new();
+    let mut failure: Option<String> = None;
+    let st = play_game(engine, combo.players, seed, setup, &bots(combo.bots, combo.players), |step| {
+        decisions += 1;
+        fnv(&mut hash, &serde_json::to_vec(step.decision).unwrap_or_default());
+        fnv(&mut hash, &serde_json::to_vec(step.events).unwrap_or_default());
+        if probe_every > 0 && decisions.is_multiple_of(probe_every) {
+            let before = fingerprint(step.after);
+            for bad in refused_candidates(step.after, engine, &recent) {
+                let mut probe = step.after.clone();
+                tally.probes += 1;
+                if engine.apply(&mut probe, &bad).is_err() {
+                    tally.refused += 1;
+                    if fingerprint(&probe) != before {
+                        tally.changed += 1;
+                        failure.get_or_insert_with(|| format!("a refused {bad:?} changed the state at decision {decisions}"));
+                    }
+                }
+            }
+        }
+        if !matches!(step.decision, Decision::Chance) {
+            recent.insert(0, step.decision.clone());
+            recent.truncate(2);
+        }
+    })
+    .map_err(|e| e.to_string())?;
+    if let Some(f) = failure {
+        return Err(f);
+    }
+    Ok(Played { hash, state: fingerprint(&st), decisions })
+}
+
+pub fn command(args: SoakArgs) -> Result<(), String> {
+    if args.games == 0 {
+        return Err("--games must be at least 1".into());
+    }
+    let base = args.data.spec();
+    let layout = base.layout();
+    let first = base.engine()?;
+    let mut variants: Vec<Option<String>> = vec![None];
+    variants.extend(layout.known_variants().into_iter().map(Some));
+    let mut towers: Vec<Option<String>> = vec![None];
+    towers.extend(first.rules.rules.towers.iter().filter(|(_, t)| t.model != "scripted").map(|(n, _)| Some(n.clone())));
+    let maps = layout.known_maps();
+    // Each dimension turns over on its own period, so that a short run
+    // already sees every value of each.
+    let combo = |i: u64| {
+        let i = i as usize;
+        Combo {
+            variant: variants[i % variants.len()].clone(),
+            players: 3 + (i % 3) as u8,
+            map: maps[i % maps.len()].clone(),
+            draft: (i / variants.len()) % 2 == 1,
+            tower: towers[i % towers.len()].clone(),
+            bots: (i / towers.len()) % BOT_SETS.len(),
+        }
+    };
+    eprintln!(
+        "soak: {} games, each played twice, over {} rulesets (none and each variant), 3-5 players, {} maps, 2 setups, {} towers, {} bot sets",
+        args.games,
+        variants.len(),
+        maps.len(),
+        towers.len(),
+        BOT_SETS.len()
+    );
+    let bar = if std::io::stderr().is_terminal() {
+        let b = indicatif::ProgressBar::new(args.games);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} games, {per_sec}, ETA {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Some(b)
+    } else {
+        None
+    };
+    // Two engines per ruleset: the second play of a game never shares a VM
+    // with the first, and each engine has played other games before.
+    let mut engines: [HashMap<RulesetKey, Engine>; 2] = [HashMap::new(), HashMap::new()];
+    let mut tally = Tally::default();
+    let started = std::time::Instant::now();
+    for g in 0..args.games {
+        let c = combo(g);
+        let seed = args.seed + g;
+        let key = (c.variant.clone(), c.map.clone(), c.tower.clone());
+        let label = format!(
+            "game {g} (seed {seed}, {}, {} players, {}, {}, tower {}, {} bots)",
+            c.variant.as_deref().unwrap_or("base"),
+            c.players,
+            c.map,
+            if c.draft { "draft" } else { "preset" },
+            c.tower.as_deref().unwrap_or("default"),
+            BOT_SETS[c.bots]
+        );
+        let mut plays = Vec::new();
+        for (n, cache) in engines.iter_mut().enumerate() {
+            if !cache.contains_key(&key) {
+                let spec = GameSpec { map: c.map.clone(), variants: c.variant.iter().cloned().collect(), tower: c.tower.clone(), setup: None, ..base.clone() };
+                match spec.engine() {
+                    Ok(e) => {
+                        e.set_check(CheckMode::Every);
+                        cache.insert(key.clone(), e);
+                    }
+                    Err(e) => {
+                        tally.problems.push(format!("{label}: the rules did not load: {e}"));
+                        break;
+                    }
+                }
+            }
+            let engine = &cache[&key];
+            match play(engine, &c, seed, if n == 0 { args.probe_every } else { 0 }, &mut tally) {
+                Ok(p) => plays.push(p),
+                Err(e) => {
+                    tally.problems.push(format!("{label}, play {}: {e}", n + 1));
+                    break;
+                }
+            }
+        }
+        tally.games += 1;
+        if let [a, b] = &plays[..] {
+            tally.decisions += a.decisions;
+            if a.hash != b.hash || a.state != b.state {
+                tally.divergent += 1;
+                tally.problems.push(format!("{label}: the two plays differ (transcript {:016x} vs {:016x}, state {} vs {})", a.hash, b.hash, a.state, b.state));
+            }
+        }
+        for k in [
+            format!("variant {}", c.variant.as_deref().unwrap_or("(none)")),
+            format!("players {}", c.players),
+            format!("map {}", c.map),
+            format!("setup {}", if c.draft { "draft" } else { "map default" }),
+            format!("tower {}", c.tower.as_deref().unwrap_or("(the rules' own)")),
+            format!("bots {}", BOT_SETS[c.bots]),
+        ] {
+            *tally.by.entry(k).or_default() += 1;
+        }
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    println!("soak: {} games, each played twice, in {:.1} s", tally.games, started.elapsed().as_secs_f64());
+    println!("  decisions:              {} per play (invariants checked after every one)", tally.decisions);
+    println!("  refused decisions:      {} of {} tried; {} changed the state", tally.refused, tally.probes, tally.changed);
+    println!("  games that differ:      {} (transcript hash and final state)", tally.divergent);
+    println!("  games that failed:      {}", tally.problems.len() as u64 - tally.divergent);
+    println!("  games by combination:");
+    for (k, n) in &tally.by {
+        println!("    {k:<32} {n}");
+    }
+    if tally.problems.is_empty() {
+        println!("soak: OK");
+        return Ok(());
+    }
+    for p in tally.problems.iter().take(20) {
+        eprintln!("  {p}");
+    }
+    Err(format!("soak: {} problem(s)", tally.problems.len()))
+}
