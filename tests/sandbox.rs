@@ -341,3 +341,26 @@ fn recorded_throws_are_counted_wide_and_bounded() {
     std::fs::write(&path, "description: x\nthrows: [{in: 1000, landed: 1000}, {in: 4, landed: 204}]\n").unwrap();
     assert_eq!(shogun_lab::tower::fit::Observations::read(&path).unwrap().throws.len(), 2);
 }
+
+#[test]
+fn a_save_of_an_unknown_format_or_setup_does_not_load() {
+    use shogun_lab::play::GameSpec;
+    use shogun_lab::repl::{Config, Repl};
+    let spec = GameSpec { map: "sun".into(), data: Some(root()), ..GameSpec::default() };
+    let mut repl = Repl::new(Config { spec, players: 4, seed: 1, seats: vec!["greedy".into(); 4] }).unwrap();
+    repl.exec("step 20").unwrap();
+    let dir = copy_data("saves").0;
+    let good = dir.join("good.yaml");
+    repl.exec(&format!("save {}", good.display())).unwrap();
+    let text = std::fs::read_to_string(&good).unwrap();
+    let before = shogun_lab::play::fingerprint(repl.state());
+    for (from, to, expected) in [("shogun_lab_save: 1", "shogun_lab_save: 2", "save format 2 is not known"), ("setup: preset", "setup: anything", "anything")] {
+        assert!(text.contains(from), "{text}");
+        let bad = dir.join("bad.yaml");
+        std::fs::write(&bad, text.replacen(from, to, 1)).unwrap();
+        let err = repl.exec(&format!("load {}", bad.display())).unwrap_err();
+        assert!(err.contains(expected), "{to}: {err}");
+        assert_eq!(shogun_lab::play::fingerprint(repl.state()), before, "a refused load changed the game");
+    }
+    repl.exec(&format!("load {}", good.display())).unwrap();
+}
