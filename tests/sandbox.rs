@@ -175,6 +175,32 @@ fn host_functions_cap_what_they_keep() {
 }
 
 #[test]
+fn host_function_errors_name_the_call_and_the_script_line() {
+    // The host functions are plain C closures (raw.rs): their errors are
+    // Lua errors with the same messages, placed at the calling line, and
+    // the state stays untouched (taxes_with checks it).
+    for (code, wants) in [
+        ("game.pay(seat, 1000)", "game.pay: seat 1 has"),
+        ("game.owner('x')", "game.owner: argument 1 must be an integer, got string"),
+        ("game.has(p, 5)", "game.has: argument 2 must be a string, got number"),
+        ("game.deploy(seat, p)", "game.deploy: argument 3 must be an integer, got no value"),
+        ("game.effects('tax_yield', 9)", "game.effects: seat 9 does not exist"),
+        ("game.effects('tax_yield', seat, 99)", "game.effects: action 99 does not exist"),
+        ("game.ask { seat = seat, cont = 'nope', pass = true }", "no continuation `nope`"),
+        ("game.ask { seat = seat, cont = 'move_count', counts = { 1 } }", "counts must be {min, max}"),
+        ("game.ask { seat = seat, cont = 'move_count', pass = true, data = { f = print } }", "data cannot hold a function"),
+        ("game.ask(3)", "game.ask: argument 1 must be a table, got number"),
+    ] {
+        let err = taxes_with("host-errors", code);
+        assert!(err.contains(wants), "{code}: {err}");
+        assert!(err.contains("winter.lua:"), "{code}: the error names no place: {err}");
+    }
+    // A script's pcall sees the message as a string.
+    let err = taxes_with("host-pcall", "local ok, e = pcall(game.pay, seat, 1000) error('caught: ' .. e)");
+    assert!(err.contains("caught: game.pay: seat 1 has"), "{err}");
+}
+
+#[test]
 fn points_and_chests_do_not_overflow() {
     for code in [
         "game.add_points(seat, math.mininteger) game.add_points(seat, math.mininteger)",

@@ -516,9 +516,17 @@ impl Engine {
         }
     }
 
+    /// A transcript heading, likewise only when narrating (headings are
+    /// narration: statistics never read them).
+    fn heading(&self, ev: &mut Vec<Event>, line: impl FnOnce() -> String) {
+        if self.runtime.narrating() {
+            ev.push(Event::Heading(line()));
+        }
+    }
+
     fn take_space(&self, st: &mut GameState, ev: &mut Vec<Event>, seat: Seat, k: u8) {
         st.players[seat as usize].space = Some(k);
-        let special = st.special_row[k as usize].map(|s| self.rules.cards.specials[s as usize].name.clone()).unwrap_or_default();
+        let special = st.special_row[k as usize].map(|s| self.rules.cards.specials[s as usize].name.as_str()).unwrap_or_default();
         self.note(ev, || format!("{} takes turn space {} ({special})", self.rules.seat_name(seat as usize), k + 1));
     }
 
@@ -526,7 +534,7 @@ impl Engine {
         let r = &self.rules.rules;
         match st.phase {
             Phase::Setup => {
-                ev.push(Event::Heading(format!("Setup: {} players on the {} map", st.seats(), self.rules.map.name)));
+                self.heading(ev, || format!("Setup: {} players on the {} map", st.seats(), self.rules.map.name));
                 if st.setup == SetupMode::Preset {
                     self.place_presets(st, ev)?;
                     self.preload(st, ev)?;
@@ -543,9 +551,11 @@ impl Engine {
             Phase::YearStart => {
                 let k = (r.calendar.events_per_year as usize).min(st.event_deck.len());
                 st.year_events = st.event_deck.drain(..k).collect();
-                ev.push(Event::Heading(format!("Year {}", st.year + 1)));
-                let names: Vec<String> = st.year_events.iter().map(|&e| self.event_name(e)).collect();
-                self.note(ev, || format!("events of the year: {}", names.join(", ")));
+                self.heading(ev, || format!("Year {}", st.year + 1));
+                self.note(ev, || {
+                    let names: Vec<String> = st.year_events.iter().map(|&e| self.event_name(e)).collect();
+                    format!("events of the year: {}", names.join(", "))
+                });
                 st.phase = Phase::RoundStart;
             }
             Phase::RoundStart => {
@@ -562,28 +572,30 @@ impl Engine {
                     p.revealed_bid = None;
                     p.space = None;
                 }
-                ev.push(Event::Heading(format!("Year {}, {}", st.year + 1, r.calendar.seasons[st.season as usize])));
-                let open: Vec<&str> =
-                    st.action_row[..st.actions_revealed as usize].iter().map(|&a| self.rules.cards.actions[a as usize].name.as_str()).collect();
+                self.heading(ev, || format!("Year {}, {}", st.year + 1, r.calendar.seasons[st.season as usize]));
                 self.note(ev, || {
+                    let open: Vec<&str> =
+                        st.action_row[..st.actions_revealed as usize].iter().map(|&a| self.rules.cards.actions[a as usize].name.as_str()).collect();
                     format!(
                         "action cards: {}{}",
                         open.join(", "),
                         if st.actions_revealed as usize == n { String::new() } else { format!(", then {} face down", n - st.actions_revealed as usize) }
                     )
                 });
-                let sp: Vec<String> = st
-                    .special_row
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| format!("{}: {}", i + 1, s.map(|s| self.rules.cards.specials[s as usize].name.as_str()).unwrap_or("-")))
-                    .collect();
-                self.note(ev, || format!("specials: {}", sp.join("; ")));
+                self.note(ev, || {
+                    let sp: Vec<String> = st
+                        .special_row
+                        .iter()
+                        .enumerate()
+                        .map(|(i, s)| format!("{}: {}", i + 1, s.map(|s| self.rules.cards.specials[s as usize].name.as_str()).unwrap_or("-")))
+                        .collect();
+                    format!("specials: {}", sp.join("; "))
+                });
                 st.phase = Phase::Planning;
             }
             Phase::Reveal => self.reveal(st, ev)?,
             Phase::Winter => {
-                ev.push(Event::Heading(format!("Year {}, {}", st.year + 1, r.calendar.winter)));
+                self.heading(ev, || format!("Year {}, {}", st.year + 1, r.calendar.winter));
                 st.phase = Phase::Score;
                 let res = self.runtime.call_phase(st, ev, PhaseHandler::Winter)?;
                 st.ask = res.ask;
@@ -642,7 +654,9 @@ impl Engine {
         st.event = Some(e);
         let card = &self.rules.cards.events[e as usize];
         self.note(ev, || format!("event: {} — {}", self.event_name(e), card.text));
-        for s in 0..st.seats() {
+        // Each card is turned face up only when its action is carried out
+        // (RULES.md, action round): the whole plan is a secret line.
+        for s in (0..st.seats()).filter(|_| self.runtime.narrating()) {
             let plan = st.players[s].plan.clone().unwrap_or_default();
             let mut parts = Vec::new();
             for (a, slot) in plan.slots.iter().enumerate() {
@@ -650,12 +664,8 @@ impl Engine {
                     parts.push(format!("{} {}", self.rules.cards.actions[a].id, self.rules.province_name(*p as usize)));
                 }
             }
-            // Each card is turned face up only when its action is carried
-            // out (RULES.md, action round): the whole plan is a secret line.
-            if self.runtime.narrating() {
-                let text = format!("{} plans: {}", self.rules.seat_name(s), if parts.is_empty() { "nothing".to_string() } else { parts.join(", ") });
-                ev.push(Event::Secret { seat: s as Seat, text });
-            }
+            let text = format!("{} plans: {}", self.rules.seat_name(s), if parts.is_empty() { "nothing".to_string() } else { parts.join(", ") });
+            ev.push(Event::Secret { seat: s as Seat, text });
         }
         let res = self.runtime.call_phase(st, ev, PhaseHandler::Bids)?;
         if res.ask.is_some() {
@@ -689,8 +699,10 @@ impl Engine {
                         let mut order: Vec<Seat> = (0..st.seats() as u8).collect();
                         order.sort_by_key(|&s| st.players[s as usize].space);
                         st.turn_order = order;
-                        let names: Vec<&str> = st.turn_order.iter().map(|&s| self.rules.seat_name(s as usize)).collect();
-                        self.note(ev, || format!("turn order: {}", names.join(", ")));
+                        self.note(ev, || {
+                            let names: Vec<&str> = st.turn_order.iter().map(|&s| self.rules.seat_name(s as usize)).collect();
+                            format!("turn order: {}", names.join(", "))
+                        });
                         st.phase = Phase::Actions { card: 0, turn: 0 };
                         continue;
                     }
@@ -718,7 +730,7 @@ impl Engine {
                         if card >= st.actions_revealed as usize {
                             st.actions_revealed = card as u8 + 1;
                         }
-                        ev.push(Event::Heading(format!("action {}/{}: {}", card + 1, st.action_row.len(), self.rules.cards.actions[action].name)));
+                        self.heading(ev, || format!("action {}/{}: {}", card + 1, st.action_row.len(), self.rules.cards.actions[action].name));
                     }
                     st.phase = Phase::Actions { card: card as u8, turn: turn as u8 + 1 };
                     let seat = st.turn_order[turn] as usize;
@@ -760,13 +772,15 @@ impl Engine {
         }
         st.event = None;
         st.season += 1;
-        let summary: Vec<String> = (0..st.seats())
-            .map(|s| {
-                let p = &st.players[s];
-                format!("{} {} prov, {} chests, {} rice", self.rules.seat_name(s), st.provinces_of(s).count(), p.chests, p.rice)
-            })
-            .collect();
-        self.note(ev, || format!("end of round: {}", summary.join("; ")));
+        self.note(ev, || {
+            let summary: Vec<String> = (0..st.seats())
+                .map(|s| {
+                    let p = &st.players[s];
+                    format!("{} {} prov, {} chests, {} rice", self.rules.seat_name(s), st.provinces_of(s).count(), p.chests, p.rice)
+                })
+                .collect();
+            format!("end of round: {}", summary.join("; "))
+        });
         st.phase = if st.season as usize >= self.rules.rules.calendar.seasons.len() { Phase::Winter } else { Phase::RoundStart };
     }
 
@@ -781,7 +795,7 @@ impl Engine {
     }
 
     fn final_standings(&self, st: &GameState, ev: &mut Vec<Event>) -> Result<(), EngineError> {
-        ev.push(Event::Heading("Final standings".into()));
+        self.heading(ev, || "Final standings".into());
         for (s, rank) in self.standings(st)? {
             let p = &st.players[s as usize];
             self.note(ev, || format!("{rank}. {}: {} points, {} war chests", self.rules.seat_name(s as usize), p.points, p.chests));

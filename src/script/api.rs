@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use mlua::{FromLuaMulti, IntoLuaMulti, Lua, Table, Value};
 
-use super::raw::{LStr, Many, RestInts, fast};
+use super::raw::{LStr, Many, RestInts, Spec, fast};
 
 use super::Shared;
 use crate::core::{Ask, Card, Choice, Event, GameState, Pile, Seat};
@@ -744,35 +744,36 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
     // Asks a seat to choose; the answer goes to continuation `cont`.
     // spec: seat, kind, prompt, cont, data, and options as any of
     // provinces = {...}, counts = {min, max}, pass = true.
-    reg(lua, &t, sh, "ask", |lua, sh, spec: Table| {
+    fast(lua, &t, sh, "ask", |sh, spec: Spec| {
         let st = sh.writable("ask")?;
-        let keys = sh.keys.borrow();
-        let k = keys.as_ref().expect("keys are set at start-up");
-        let seat = sh.seat(st, "ask", spec.raw_get(&k.seat)?)?;
-        let cont: String = spec.raw_get::<Option<String>>(&k.cont)?.ok_or_else(|| rt("game.ask: `cont` (continuation name) is required".into()))?;
-        if !sh.continuations.borrow().contains(&cont) {
+        let seat = sh.seat(st, "ask", spec.int("seat")?.ok_or_else(|| rt("game.ask: `seat` is required".into()))?)?;
+        let cont = spec.string("cont")?.ok_or_else(|| rt("game.ask: `cont` (continuation name) is required".into()))?;
+        let cont = cont.to_str()?;
+        if !sh.continuations.borrow().iter().any(|c| c == cont) {
             return Err(rt(format!("game.ask: no continuation `{cont}` is registered (shogun.continuation)")));
         }
         let mut options = Vec::new();
-        if let Some(ps) = spec.raw_get::<Option<Table>>(&k.provinces)? {
-            for p in ps.sequence_values::<i64>() {
-                options.push(Choice::Province(sh.prov(st, "ask", p?)? as u16));
+        if let Some(ps) = spec.ints("provinces")? {
+            for p in ps {
+                options.push(Choice::Province(sh.prov(st, "ask", p)? as u16));
             }
         }
-        if let Some(c) = spec.raw_get::<Option<Table>>(&k.counts)? {
-            let (lo, hi): (i64, i64) = (c.raw_get(1)?, c.raw_get(2)?);
+        if let Some(c) = spec.ints("counts")? {
+            let [lo, hi] = c[..] else {
+                return Err(rt(format!("game.ask: counts must be {{min, max}}, got {} numbers", c.len())));
+            };
             if lo < 0 || hi < lo || hi > 10_000 {
                 return Err(rt(format!("game.ask: counts {{{lo}, {hi}}} is not a range")));
             }
             options.extend((lo..=hi).map(|n| Choice::Count(n as u32)));
         }
-        if spec.raw_get::<Option<bool>>(&k.pass)?.unwrap_or(false) {
+        if spec.truthy("pass")? {
             options.push(Choice::Pass);
         }
         if options.is_empty() {
             return Err(rt("game.ask: no options to choose from".into()));
         }
-        let data = super::value::to_json(lua, spec.raw_get::<Value>(&k.data)?)?;
+        let data = spec.json("data")?;
         if json_values(&data) > MAX_DATA_VALUES {
             return Err(rt(format!("game.ask: `data` holds more than {MAX_DATA_VALUES} values")));
         }
@@ -782,16 +783,16 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         }
         scratch.ask = Some(Ask {
             seat: seat as u8,
-            kind: match spec.raw_get::<Option<mlua::LuaString>>(&k.kind)? {
-                Some(s) => sh.text("ask", &s.as_bytes(), 64)?,
+            kind: match spec.string("kind")? {
+                Some(s) => sh.text("ask", s.as_bytes(), 64)?,
                 None => "choice".into(),
             },
-            prompt: match spec.raw_get::<Option<mlua::LuaString>>(&k.prompt)? {
-                Some(s) => sh.text("ask", &s.as_bytes(), MAX_TEXT)?,
+            prompt: match spec.string("prompt")? {
+                Some(s) => sh.text("ask", s.as_bytes(), MAX_TEXT)?,
                 None => String::new(),
             },
             options,
-            cont,
+            cont: cont.to_string(),
             data,
             asked_before: 0,
         });

@@ -233,13 +233,9 @@ pub(crate) struct Keys {
     n: mlua::LuaString,
     from: mlua::LuaString,
     peasants: mlua::LuaString,
-    cont: mlua::LuaString,
-    provinces: mlua::LuaString,
-    counts: mlua::LuaString,
-    pass: mlua::LuaString,
-    data: mlua::LuaString,
-    kind: mlua::LuaString,
-    prompt: mlua::LuaString,
+    /// The keys `game.ask` reads (raw.rs `Spec`), held so that they stay
+    /// interned: pushing them then allocates nothing.
+    _pinned: Vec<mlua::LuaString>,
 }
 
 /// The effects on one hook: per event card, per special card, and always.
@@ -491,13 +487,7 @@ impl Runtime {
                 n: key("n")?,
                 from: key("from")?,
                 peasants: key("peasants")?,
-                cont: key("cont")?,
-                provinces: key("provinces")?,
-                counts: key("counts")?,
-                pass: key("pass")?,
-                data: key("data")?,
-                kind: key("kind")?,
-                prompt: key("prompt")?,
+                _pinned: ["cont", "provinces", "counts", "pass", "data", "kind", "prompt"].into_iter().map(key).collect::<mlua::Result<_>>()?,
             });
             g.set("NARRATE", true)?;
             // SAFETY: `error_without_nul` follows the C API's rules (see there).

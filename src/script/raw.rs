@@ -79,7 +79,7 @@ pub(super) trait RawArgs: Sized {
     const N: c_int;
     /// # Safety
     /// `l` is the running C function's state with its arguments at `at`...
-    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &str) -> Result<Self, String>;
+    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String>;
 }
 
 impl RawArgs for () {
@@ -91,7 +91,7 @@ impl RawArgs for () {
 
 impl RawArgs for i64 {
     const N: c_int = 1;
-    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &str) -> Result<Self, String> {
+    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
         let mut ok = 0;
         let v = unsafe { ffi::lua_tointegerx(l, at, &mut ok) };
         if ok == 0 { Err(bad(name, at, "an integer", l)) } else { Ok(v) }
@@ -100,14 +100,14 @@ impl RawArgs for i64 {
 
 impl RawArgs for Option<i64> {
     const N: c_int = 1;
-    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &str) -> Result<Self, String> {
+    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
         if unsafe { ffi::lua_type(l, at) } <= ffi::LUA_TNIL { Ok(None) } else { unsafe { i64::read(l, at, name) }.map(Some) }
     }
 }
 
 impl RawArgs for LStr {
     const N: c_int = 1;
-    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &str) -> Result<Self, String> {
+    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
         // Only strings: converting a number in place would allocate, which
         // may raise (the memory limit) past this frame's guards.
         if unsafe { ffi::lua_type(l, at) } != ffi::LUA_TSTRING {
@@ -121,7 +121,7 @@ impl RawArgs for LStr {
 
 impl RawArgs for RestInts {
     const N: c_int = 0;
-    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &str) -> Result<Self, String> {
+    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
         let top = unsafe { ffi::lua_gettop(l) };
         (at..=top).map(|i| unsafe { Option::<i64>::read(l, i, name) }).collect::<Result<_, _>>().map(RestInts)
     }
@@ -132,7 +132,7 @@ macro_rules! tuple_args {
         impl<$($t: RawArgs),+> RawArgs for ($($t,)+) {
             const N: c_int = 0 $(+ $t::N)+;
             #[allow(unused_assignments)]
-            unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &str) -> Result<Self, String> {
+            unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
                 let mut i = at;
                 Ok(($({
                     let v = unsafe { $t::read(l, i, name)? };
@@ -146,6 +146,118 @@ macro_rules! tuple_args {
 tuple_args!(A, B);
 tuple_args!(A, B, C);
 tuple_args!(A, B, C, D);
+
+/// A table argument, read in place with raw reads (no metamethod runs).
+pub(super) struct Spec {
+    l: *mut ffi::lua_State,
+    idx: c_int,
+    name: &'static str,
+}
+
+impl RawArgs for Spec {
+    const N: c_int = 1;
+    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
+        if unsafe { ffi::lua_type(l, at) } != ffi::LUA_TTABLE {
+            return Err(bad(name, at, "a table", l));
+        }
+        Ok(Spec { l, idx: at, name })
+    }
+}
+
+impl Spec {
+    /// Runs `f` with `spec[key]` pushed on the stack (at the index given),
+    /// then pops it. The key is one of the runtime's pinned key strings
+    /// (`Keys`), so pushing it finds the interned string and allocates
+    /// nothing (an allocation could raise past the caller's destructors).
+    fn field<T>(&self, key: &str, f: impl FnOnce(c_int) -> mlua::Result<T>) -> mlua::Result<T> {
+        // SAFETY: the C function's own stack; LUA_MINSTACK slots are free
+        // and this pushes two and pops them.
+        unsafe {
+            ffi::lua_pushlstring(self.l, key.as_ptr().cast(), key.len());
+            ffi::lua_rawget(self.l, self.idx);
+            let top = ffi::lua_gettop(self.l);
+            let out = f(top);
+            ffi::lua_settop(self.l, top - 1);
+            out
+        }
+    }
+
+    fn err(&self, key: &str, want: &str, at: c_int) -> mlua::Error {
+        mlua::Error::RuntimeError(format!("game.{}: `{key}` must be {want}, got {}", self.name, type_name(self.l, at)))
+    }
+
+    fn int_at(&self, key: &str, at: c_int) -> mlua::Result<Option<i64>> {
+        // SAFETY: reads the slot `at` of the C function's own stack.
+        unsafe {
+            if ffi::lua_type(self.l, at) <= ffi::LUA_TNIL {
+                return Ok(None);
+            }
+            let mut ok = 0;
+            let v = ffi::lua_tointegerx(self.l, at, &mut ok);
+            if ok == 0 { Err(self.err(key, "an integer", at)) } else { Ok(Some(v)) }
+        }
+    }
+
+    pub(super) fn int(&self, key: &str) -> mlua::Result<Option<i64>> {
+        self.field(key, |at| self.int_at(key, at))
+    }
+
+    /// A string field (the table keeps the string alive for the call).
+    pub(super) fn string(&self, key: &str) -> mlua::Result<Option<LStr>> {
+        self.field(key, |at| {
+            // SAFETY: reads the slot `at`; a string converts without allocating.
+            unsafe {
+                match ffi::lua_type(self.l, at) {
+                    ffi::LUA_TNIL => Ok(None),
+                    ffi::LUA_TSTRING => {
+                        let mut len = 0usize;
+                        let ptr = ffi::lua_tolstring(self.l, at, &mut len);
+                        Ok(Some(LStr { ptr: ptr.cast(), len }))
+                    }
+                    _ => Err(self.err(key, "a string", at)),
+                }
+            }
+        })
+    }
+
+    /// Whether the field is set to anything but nil or false.
+    pub(super) fn truthy(&self, key: &str) -> mlua::Result<bool> {
+        // SAFETY: reads the slot `at`.
+        self.field(key, |at| Ok(unsafe { ffi::lua_toboolean(self.l, at) } != 0))
+    }
+
+    /// A list of integers (1, 2, ... up to the first nil), or None.
+    pub(super) fn ints(&self, key: &str) -> mlua::Result<Option<Vec<i64>>> {
+        self.field(key, |at| {
+            // SAFETY: reads the slot `at` and pushes and pops one value at a time.
+            unsafe {
+                match ffi::lua_type(self.l, at) {
+                    ffi::LUA_TNIL => Ok(None),
+                    ffi::LUA_TTABLE => {
+                        let mut out = Vec::new();
+                        for i in 1.. {
+                            ffi::lua_rawgeti(self.l, at, i);
+                            let v = self.int_at(key, at + 1);
+                            ffi::lua_settop(self.l, at);
+                            match v? {
+                                Some(v) => out.push(v),
+                                None => break,
+                            }
+                        }
+                        Ok(Some(out))
+                    }
+                    _ => Err(self.err(key, "a list", at)),
+                }
+            }
+        })
+    }
+
+    /// The field as JSON (plain data only, see `value.rs`).
+    pub(super) fn json(&self, key: &str) -> mlua::Result<serde_json::Value> {
+        // SAFETY: `read` raises nothing and leaves the stack as it found it.
+        self.field(key, |at| unsafe { super::value::read(self.l, at, 0) })
+    }
+}
 
 /// Results pushed onto the stack.
 pub(super) trait RawRet {

@@ -2,9 +2,10 @@
 //! its continuation is kept in the state as JSON (nil, booleans, numbers,
 //! strings, lists and string-keyed maps).
 //!
-//! Both directions work on the Lua stack directly, inside one protected
-//! call each: going through mlua values cost a protected call and a
-//! reference slot per table and string, which was ~9% of a game.
+//! Both directions work on the Lua stack directly: `read` from a host
+//! function's own stack (`game.ask`), `to_lua` inside one protected call.
+//! Going through mlua values cost a protected call and a reference slot
+//! per table and string, which was ~9% of a game.
 
 use std::ffi::c_int;
 
@@ -19,38 +20,6 @@ fn err(msg: String) -> mlua::Error {
 
 const NOT_PLAIN: &str = "game.ask: data tables must be lists or have string keys";
 
-/// A Lua value as JSON. Tables with keys 1..n become lists, tables with
-/// string keys maps; anything else (functions, mixed keys) is refused.
-pub fn to_json(lua: &Lua, v: Value) -> mlua::Result<Json> {
-    if !matches!(v, Value::Table(_)) {
-        return scalar(&v);
-    }
-    let mut out: Option<mlua::Result<Json>> = None;
-    // SAFETY: the closure reads the value exec_raw pushed, with the raw API
-    // calls that do not raise Lua errors (lua_next over a table that is
-    // not changed meanwhile, type and value reads); what it owns it keeps
-    // in `out`, outside the protected call.
-    unsafe {
-        lua.exec_raw::<()>(v, |state| {
-            let top = ffi::lua_gettop(state);
-            out = Some(read(state, top, 0));
-            ffi::lua_settop(state, 0);
-        })?;
-    }
-    out.unwrap_or_else(|| Err(err("game.ask: data could not be read".into())))
-}
-
-fn scalar(v: &Value) -> mlua::Result<Json> {
-    Ok(match v {
-        Value::Nil => Json::Null,
-        Value::Boolean(b) => Json::Bool(*b),
-        Value::Integer(i) => Json::Number((*i).into()),
-        Value::Number(n) => number(*n)?,
-        Value::String(s) => Json::String(s.to_str()?.to_string()),
-        other => return Err(err(format!("game.ask: data cannot hold a {}", other.type_name()))),
-    })
-}
-
 fn number(n: f64) -> mlua::Result<Json> {
     Number::from_f64(n).map(Json::Number).ok_or_else(|| err(format!("game.ask: data holds the number {n}")))
 }
@@ -63,8 +32,11 @@ unsafe fn string_at(state: *mut ffi::lua_State, idx: c_int) -> mlua::Result<Stri
     std::str::from_utf8(bytes).map(str::to_string).map_err(|_| err("game.ask: data holds a string that is not UTF-8".into()))
 }
 
-/// The value at stack index `idx` (absolute) as JSON.
-unsafe fn read(state: *mut ffi::lua_State, idx: c_int, depth: usize) -> mlua::Result<Json> {
+/// The value at stack index `idx` (absolute) as JSON. Tables with keys
+/// 1..n become lists, tables with string keys maps; anything else
+/// (functions, mixed keys) is refused. Raises no Lua error and leaves the
+/// stack as it found it.
+pub(super) unsafe fn read(state: *mut ffi::lua_State, idx: c_int, depth: usize) -> mlua::Result<Json> {
     if depth > MAX_DEPTH {
         return Err(err("game.ask: data nests too deeply".into()));
     }
