@@ -188,7 +188,7 @@ fn host_function_errors_name_the_call_and_the_script_line() {
         ("game.effects('tax_yield', seat, 99)", "game.effects: action 99 does not exist"),
         ("game.ask { seat = seat, cont = 'nope', pass = true }", "no continuation `nope`"),
         ("game.ask { seat = seat, cont = 'move_count', counts = { 1 } }", "counts must be {min, max}"),
-        ("game.ask { seat = seat, cont = 'move_count', pass = true, data = { f = print } }", "data cannot hold a function"),
+        ("game.ask { seat = seat, cont = 'move_count', pass = true, data = { f = string.len } }", "data cannot hold a function"),
         ("game.ask(3)", "game.ask: argument 1 must be a table, got number"),
     ] {
         let err = taxes_with("host-errors", code);
