@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use crate::core::*;
 use crate::engine::Engine;
-use crate::play::{Edit, Game, Layout, Notation, NotationError, Until};
+use crate::play::{Game, Layout, Until};
 use crate::rules::{self, VariantArg};
 
 #[derive(Deserialize, Debug)]
@@ -63,13 +63,6 @@ pub struct Step {
     /// Let bots and chance play on: step, phase, round, winter or end.
     #[serde(default)]
     pub play: Option<String>,
-    #[serde(default)]
-    pub set: Option<SetStep>,
-    /// Force the next tower result: seat name -> cubes landing, and `peasants`.
-    #[serde(default)]
-    pub force: Option<BTreeMap<String, u16>>,
-    #[serde(default)]
-    pub perform: Option<Perform>,
     /// Answer the pending question: an option's number or the answer.
     #[serde(default)]
     pub choose: Option<String>,
@@ -81,46 +74,6 @@ pub struct Step {
     /// Expectations checked at this point of the steps.
     #[serde(default)]
     pub expect: Option<Vec<Expect>>,
-}
-
-#[derive(Deserialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
-pub struct SetStep {
-    #[serde(default)]
-    pub province: Option<String>,
-    /// A seat, or `none` for neutral.
-    #[serde(default)]
-    pub owner: Option<String>,
-    #[serde(default)]
-    pub armies: Option<u16>,
-    #[serde(default)]
-    pub unrest: Option<u16>,
-    #[serde(default)]
-    pub buildings: Option<Vec<String>>,
-    #[serde(default)]
-    pub seat: Option<String>,
-    #[serde(default)]
-    pub chests: Option<i64>,
-    #[serde(default)]
-    pub rice: Option<i64>,
-    #[serde(default)]
-    pub points: Option<i64>,
-    /// Cubes in the seat's supply (the difference goes to or comes from
-    /// the tower's first level).
-    #[serde(default)]
-    pub supply: Option<u16>,
-}
-
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct Perform {
-    pub seat: String,
-    pub action: String,
-    pub province: String,
-    #[serde(default)]
-    pub event: Option<String>,
-    #[serde(default)]
-    pub special: Option<String>,
 }
 
 /// One expectation: a province, a seat, the winner, or a golden transcript.
@@ -250,18 +203,11 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
     let mut steps = || -> Result<(), String> {
         for (i, step) in sc.steps.iter().enumerate() {
             let here = at(i, "steps");
-            let keys = [
-                step.chance.is_some(),
-                step.play.is_some(),
-                step.set.is_some(),
-                step.force.is_some(),
-                step.perform.is_some(),
-                step.choose.is_some(),
-                step.command.is_some(),
-                step.expect.is_some(),
-            ];
+            let keys = [step.chance.is_some(), step.play.is_some(), step.choose.is_some(), step.command.is_some(), step.expect.is_some()];
             if keys.iter().filter(|k| **k).count() != 1 {
-                return Err(format!("{here}: each step is exactly one of chance, play, set, force, perform, choose, do, expect"));
+                return Err(format!(
+                    "{here}: each step is exactly one of chance, play, choose, do, expect (edits are REPL commands: `do: set ...`, `do: force ...`, `do: perform ...`)"
+                ));
             }
             let fail = |m: String| format!("{here}: {m}");
             let game = repl.game_mut();
@@ -276,8 +222,8 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
                 let u: Until = until.parse().map_err(|e: crate::play::NotationError| fail(format!("play: {e}")))?;
                 game.advance(u).map_err(|e| fail(e.to_string()))?;
             } else if let Some(c) = &step.choose {
-                let d = game.notation().answer(game.state(), c).map_err(|e| fail(e.to_string()))?;
-                game.decide(d).map_err(|e| fail(e.to_string()))?;
+                // The REPL's `choose`: one reader of answers.
+                repl.exec(&format!("choose {c}")).map_err(|e| fail(format!("choose {c}: {e}")))?;
             } else if let Some(c) = &step.command {
                 repl.exec(c).map_err(|e| fail(format!("`{c}`: {e}")))?;
             } else if let Some(list) = &step.expect {
@@ -285,9 +231,6 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
                     let (l, c) = file.pos.of(&format!("steps/{i}/expect/{j}"));
                     check.check(e, &format!("{}:{l}:{c}", path.display()), repl.game())?;
                 }
-            } else {
-                let edit = step_edit(&game.notation(), step).map_err(|e| fail(e.to_string()))?;
-                game.edit(edit).map_err(|e| fail(e.to_string()))?;
             }
         }
         Ok(())
@@ -527,40 +470,4 @@ pub fn first_difference(old: &str, new: &str, context: usize) -> String {
         new.lines().count()
     ));
     out
-}
-
-/// A scenario step other than chance, play and choose, as the edit it is.
-fn step_edit(n: &Notation, step: &Step) -> Result<Edit, NotationError> {
-    if let Some(set) = &step.set {
-        return match (&set.province, &set.seat) {
-            (Some(p), None) => Ok(Edit::Province {
-                province: n.province(p)?,
-                owner: set.owner.as_deref().map(|o| n.owner(o)).transpose()?,
-                armies: set.armies,
-                unrest: set.unrest,
-                buildings: set.buildings.as_ref().map(|b| b.iter().map(|k| n.building(k)).collect::<Result<_, _>>()).transpose()?,
-            }),
-            (None, Some(s)) => Ok(Edit::Seat { seat: n.seat(s)?, chests: set.chests, rice: set.rice, points: set.points, supply: set.supply }),
-            _ => Err(crate::play::notation::syntax("set", "either a province or a seat")),
-        };
-    }
-    if let Some(f) = &step.force {
-        let mut pile = Pile::default();
-        for (k, c) in f {
-            if k == "peasants" {
-                pile.peasants = *c;
-            } else {
-                pile.seats[n.seat(k)?] = *c;
-            }
-        }
-        return Ok(Edit::Force(pile));
-    }
-    let p = step.perform.as_ref().expect("the step kinds are checked before");
-    Ok(Edit::Perform {
-        seat: n.seat(&p.seat)?,
-        action: n.action(&p.action)?,
-        province: n.province(&p.province)?,
-        event: p.event.as_deref().map(|e| n.event(e)).transpose()?,
-        special: p.special.as_deref().map(|k| n.special(k)).transpose()?,
-    })
 }

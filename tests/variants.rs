@@ -201,7 +201,7 @@ fn scenario_tests_pass_and_fail() {
     std::fs::create_dir_all(dir.join("tests")).unwrap();
     std::fs::write(
         dir.join("tests/wrong.yaml"),
-        "description: expects too much\nsteps:\n  - chance: 2\n  - set: {seat: A, chests: 0}\n  - perform: {seat: A, action: taxes, province: Settsu}\nexpect:\n  - {seat: A, chests: 8}\n  - {province: Settsu, owner: B}\n",
+        "description: expects too much\nsteps:\n  - chance: 2\n  - do: set A chests=0\n  - do: perform A taxes Settsu\nexpect:\n  - {seat: A, chests: 8}\n  - {province: Settsu, owner: B}\n",
     )
     .unwrap();
     let (ok, out) = shogun(&["test", dir.to_str().unwrap()]);
