@@ -153,3 +153,47 @@ fn odds_and_province_for_a_planned_attack() {
     r.exec("view god").unwrap();
     assert!(!r.exec("odds Sanuki").unwrap().contains("levels are hidden"));
 }
+
+/// Item 9: the plan assistant. Each edit shows a ledger of war chests in
+/// the order of the action row, costs from the rules (cards.yaml through
+/// the pack's handlers), the actions that would be skipped and why, the
+/// bids allowed; the draft survives an `undo` of `plan done`; an empty
+/// plan is refused unless meant; completion offers only the seat's own
+/// unplaced provinces and the plan's free actions.
+#[test]
+fn the_plan_assistant_keeps_the_books() {
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 3);
+    run(&mut r, &["next", "next", "next"]);
+    let cost = |r: &Repl, id: &str| r.engine().rules.cards.actions.iter().find(|a| a.id == id).unwrap().cost;
+    let row_name = |r: &Repl, k: usize| r.engine().rules.cards.actions[r.state().action_row[k] as usize].name.clone();
+    // Empty plans are refused unless meant.
+    let err = r.exec("plan done").unwrap_err();
+    assert!(err.contains("plan done anyway"), "{err}");
+    let out = run(&mut r, &["plan castle Noto", "plan bid 1"]);
+    let castle = out.lines().rfind(|l| l.starts_with("  Build castle")).expect(&out).to_string();
+    assert!(castle.contains(&format!("-{} ->  11", cost(&r, "castle"))), "15 chests, bid 1, castle: {castle}");
+    assert!(out.contains("15, 14 after paying the bid of 1"), "{out}");
+    assert!(out.contains("! not placed yet: Kaga"), "{out}");
+    // The ledger follows the action row's face-up order, then the face-down cards.
+    let out = r.exec("plan taxes Settsu").unwrap();
+    let at = |needle: &str| out.find(needle).unwrap_or_else(|| panic!("{needle}: {out}"));
+    assert!(at(&row_name(&r, 1)) < at("face down, order unknown") && at("face down, order unknown") < at("Collect taxes"), "{out}");
+    // Too few chests: the rules' own reason.
+    r.exec("set A chests=2").unwrap();
+    let out = r.exec("plan show").unwrap();
+    let castle = out.lines().find(|l| l.starts_with("  Build castle")).expect(&out).to_string();
+    assert!(castle.contains("! skipped") && castle.contains(&format!("cannot pay {}", cost(&r, "castle"))), "{castle}");
+    assert!(out.contains("bids you may make: 0, 1, 2 or a province card"), "{out}");
+    // Completion: free actions, own unplaced provinces, allowed bids.
+    let words = r.plan_completions("plan ").unwrap();
+    assert!(words.contains(&"temple".to_string()) && !words.contains(&"castle".to_string()) && !words.contains(&"taxes".to_string()), "{words:?}");
+    let words = r.plan_completions("plan temple ").unwrap();
+    assert!(words.contains(&"Kaga".to_string()) && !words.contains(&"Noto".to_string()) && !words.contains(&"Kozuke".to_string()), "{words:?}");
+    let words = r.plan_completions("plan bid ").unwrap();
+    assert!(words.contains(&"2".to_string()) && !words.contains(&"3".to_string()), "{words:?}");
+    // The draft comes back after undoing `plan done`.
+    run(&mut r, &["plan auto", "plan castle Noto"]);
+    let before = r.exec("plan show").unwrap();
+    run(&mut r, &["plan done", "undo"]);
+    assert_eq!(r.exec("plan show").unwrap(), before);
+}

@@ -188,3 +188,72 @@ pub fn staged_move(engine: &Engine, known: &GameState, seat: usize, from: usize,
         engine.rules.province_name(to)
     ))
 }
+
+/// One action of a plan as the rules would carry it out now.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LedgerStep {
+    pub action: usize,
+    /// The card's place in the row is known (face up); face-down cards
+    /// follow in no known order.
+    pub face_up: bool,
+    pub province: usize,
+    pub chests_before: i64,
+    pub chests_after: i64,
+    /// The rules' narration of it (empty when a battle decides it: the
+    /// throw here would be one guess among many).
+    pub lines: Vec<String>,
+    /// Nothing moved and nothing was asked: the rules skip (or void) it.
+    pub skipped: bool,
+    /// The question it would put (its prompt and how many choices).
+    pub asks: Option<(String, usize)>,
+    /// A battle decides it (e.g. a revolt when collecting).
+    pub battle: bool,
+}
+
+/// A plan's ledger: the chests at the reveal (the bid paid by the rules'
+/// bids handler) and each planned action in the order of the action row,
+/// carried out by the rules' `perform` handler on a copy of the seat's
+/// view. Other seats' plans are unknown and left out; the event and the
+/// specials are not counted before they are drawn and taken.
+pub fn ledger(engine: &Engine, known: &GameState, seat: usize, plan: &Plan) -> Result<(i64, Vec<LedgerStep>), String> {
+    let rt = engine.runtime();
+    let mut s = known.clone();
+    s.ask = None;
+    let n = engine.rules.cards.actions.len();
+    for (i, p) in s.players.iter_mut().enumerate() {
+        p.plan = Some(if i == seat { plan.clone() } else { Plan { slots: vec![None; n], bid: None } });
+    }
+    let mut ev = Vec::new();
+    rt.call_phase(&mut s, &mut ev, crate::script::PhaseHandler::Bids).map_err(|e| e.to_string())?;
+    let at_reveal = s.players[seat].chests;
+    let mut steps = Vec::new();
+    let revealed = (s.actions_revealed as usize).min(s.action_row.len());
+    let row: Vec<u8> = if s.action_row.is_empty() { (0..n as u8).collect() } else { s.action_row.clone() };
+    for (k, &a) in row.iter().enumerate() {
+        let a = a as usize;
+        let Some(Card::Province(p)) = plan.slots.get(a).copied().flatten() else { continue };
+        let before = (s.players.clone(), s.provinces.clone(), s.buildings.clone());
+        let chests_before = s.players[seat].chests;
+        let mut ev = Vec::new();
+        let res = rt.call_action(&mut s, &mut ev, a, seat, p as usize).map_err(|e| e.to_string())?;
+        let asks = res.ask.map(|q| (q.prompt, q.options.len()));
+        let battle = ev.iter().any(|e| matches!(e, Event::Battle { .. }));
+        let mut text = String::new();
+        if !battle {
+            crate::transcript::render(engine, s.seats(), &ev, &mut text);
+        }
+        let skipped = asks.is_none() && before == (s.players.clone(), s.provinces.clone(), s.buildings.clone());
+        steps.push(LedgerStep {
+            action: a,
+            face_up: k < revealed,
+            province: p as usize,
+            chests_before,
+            chests_after: s.players[seat].chests,
+            lines: text.lines().map(|l| l.trim().to_string()).filter(|l| !l.is_empty()).collect(),
+            skipped,
+            asks,
+            battle,
+        });
+    }
+    Ok((at_reveal, steps))
+}

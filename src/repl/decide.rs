@@ -165,7 +165,7 @@ impl Repl {
         let e = &self.game.engine;
         let (known, levels) = self.known();
         let m = &e.rules.map;
-        let plan = self.drafts.get(me).cloned().flatten().or_else(|| known.players[me].plan.clone());
+        let plan = self.drafts.get(me).cloned().flatten().filter(|_| self.draft_is_current(me)).or_else(|| known.players[me].plan.clone());
         // Sources: the one given, else the plan's provinces next to the
         // target, else every province of the seat next to it (most armies first).
         let mut sources: Vec<(usize, Vec<usize>)> = Vec::new();

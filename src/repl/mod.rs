@@ -3,6 +3,7 @@
 //! print; `term.rs` wraps it in a line editor (or reads a script).
 
 mod decide;
+mod plan;
 mod term;
 pub mod views;
 
@@ -34,8 +35,10 @@ pub enum Viewer {
 pub struct Repl {
     pub config: Config,
     game: Game,
-    /// Plans being edited by human seats.
+    /// Plans being edited by human seats (kept after `plan done`, so an
+    /// `undo` brings the draft back) and the round each belongs to.
     drafts: Vec<Option<Plan>>,
+    draft_when: Vec<(u8, u8)>,
     viewer: Viewer,
     /// The rules in force before the last `reload` (what `lab` compares with).
     before_reload: Option<crate::rules::Rules>,
@@ -61,7 +64,7 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     (
         "plan",
         "plan [show|auto|clear|done] | plan ACTION PROVINCE|- | plan bid VALUE|PROVINCE|- | plan ACTION:PROVINCE... bid:VALUE",
-        "edit the secret plan of the human seat to plan (one space, or all at once), then lock it in with `plan done`",
+        "edit the secret plan of the human seat to plan (one space, or all at once), then lock it in with `plan done` (`plan done anyway` for a plan with no province card); each edit shows the ledger: the war chests action by action in the order of the row (the rules' own handlers on your view; the event and specials are not counted before they are drawn), what would be skipped and why, the bids you may make and what is not placed yet; after `undo` the draft comes back",
         "plan taxes Settsu",
     ),
     ("board", "board [region]", "provinces by region: owner, armies, unrest, buildings", "board red"),
@@ -119,13 +122,31 @@ impl Repl {
         let mut game = Game::new(engine, config.players, config.seed, setup, &config.seats).map_err(|e| e.to_string())?;
         game.verbose = true;
         let viewer = config.seats.iter().position(|s| s == "human").map(Viewer::Seat).unwrap_or(Viewer::God);
-        Ok(Repl { drafts: vec![None; config.players as usize], config, game, viewer, before_reload: None, kept_log: None, done: false })
+        Ok(Repl {
+            drafts: vec![None; config.players as usize],
+            draft_when: vec![(0, 0); config.players as usize],
+            config,
+            game,
+            viewer,
+            before_reload: None,
+            kept_log: None,
+            done: false,
+        })
     }
 
     /// A REPL on a game made elsewhere (a scenario's).
     pub fn from_game(config: Config, game: Game) -> Repl {
         let viewer = config.seats.iter().position(|s| s == "human").map(Viewer::Seat).unwrap_or(Viewer::God);
-        Repl { drafts: vec![None; config.players as usize], config, game, viewer, before_reload: None, kept_log: None, done: false }
+        Repl {
+            drafts: vec![None; config.players as usize],
+            draft_when: vec![(0, 0); config.players as usize],
+            config,
+            game,
+            viewer,
+            before_reload: None,
+            kept_log: None,
+            done: false,
+        }
     }
 
     pub fn game(&self) -> &Game {
@@ -209,12 +230,8 @@ impl Repl {
 
     /// Applies a decision; returns the lines it made that the viewer may read.
     fn decide(&mut self, d: Decision) -> Result<Vec<String>, String> {
-        let seat = if let Decision::Plan { seat, .. } = &d { Some(*seat as usize) } else { None };
         let mark = self.game.cursor();
         self.game.decide(d).map_err(|e| e.to_string())?;
-        if let Some(s) = seat {
-            self.drafts[s] = None;
-        }
         Ok(self.since(mark))
     }
 
@@ -505,10 +522,19 @@ impl Repl {
         humans.first().copied().ok_or_else(|| "no human seat plans now (`step` lets the bots plan)".into())
     }
 
+    /// Whether `seat`'s draft belongs to the round being planned now.
+    fn draft_is_current(&self, seat: usize) -> bool {
+        self.draft_when.get(seat) == Some(&(self.state().year, self.state().season))
+    }
+
     fn plan(&mut self, args: &[&str]) -> Result<String, String> {
         let s = self.planner()?;
         let n = self.game.engine.rules.cards.actions.len();
         let name = self.game.engine.rules.seat_name(s).to_string();
+        if !self.draft_is_current(s) {
+            self.drafts[s] = None;
+            self.draft_when[s] = (self.state().year, self.state().season);
+        }
         let draft = self.drafts[s].get_or_insert_with(|| Plan { slots: vec![None; n], bid: None });
         match args {
             [] | ["show"] => {}
@@ -519,7 +545,12 @@ impl Repl {
                 let plan = b.plan(&self.game.engine, &view, s);
                 self.drafts[s] = Some(plan);
             }
-            ["done"] => {
+            ["done"] | ["done", "anyway"] => {
+                if args.len() == 1 && Repl::plan_is_empty(draft) {
+                    return Err(format!(
+                        "{name}'s plan puts no province card on any action: every action would be skipped. `plan done anyway` locks it in as it is"
+                    ));
+                }
                 // Spare war-chest cards go on the empty action spaces (skips);
                 // the bid and the province cards are the player's to place.
                 let mut plan = draft.clone();
@@ -580,7 +611,7 @@ impl Repl {
             }
         }
         let draft = self.drafts[s].as_ref().unwrap();
-        Ok(format!("{name}'s plan (not locked in): {}", views::plan_text(&self.game.engine, draft)))
+        Ok(format!("{name}'s plan (not locked in): {}\n{}", views::plan_text(&self.game.engine, draft), self.plan_report(s, draft)))
     }
 
     fn save(&self, path: &Path) -> Result<String, String> {

@@ -16,6 +16,8 @@ use super::{COMMANDS, Config, Repl};
 /// Completion and hints from the commands and the game's words.
 struct ReplHelper {
     words: Vec<String>,
+    /// (line prefix, words) that depend on the game now (`Repl::context_words`).
+    context: Vec<(String, Vec<String>)>,
 }
 
 impl Completer for ReplHelper {
@@ -24,7 +26,12 @@ impl Completer for ReplHelper {
         let before = &line[..pos];
         let start = before.rfind(char::is_whitespace).map(|i| i + 1).unwrap_or(0);
         let word = &before[start..];
-        let pool: Vec<&str> = if start == 0 { COMMANDS.iter().map(|c| c.0).collect() } else { self.words.iter().map(|s| s.as_str()).collect() };
+        let context = self.context.iter().filter(|(p, _)| before[..start].eq_ignore_ascii_case(p)).max_by_key(|(p, _)| p.len());
+        let pool: Vec<&str> = match context {
+            Some((_, words)) => words.iter().map(|s| s.as_str()).collect(),
+            None if start == 0 => COMMANDS.iter().map(|c| c.0).collect(),
+            None => self.words.iter().map(|s| s.as_str()).collect(),
+        };
         let mut out: Vec<Pair> = pool
             .into_iter()
             .filter(|w| w.to_lowercase().starts_with(&word.to_lowercase()))
@@ -167,7 +174,7 @@ fn interactive(repl: &mut Repl) -> Result<(), String> {
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let (bold, red, dim, reset) = if color { ("\x1b[1m", "\x1b[31m", "\x1b[2m", "\x1b[0m") } else { ("", "", "", "") };
     let mut ed: Editor<ReplHelper, DefaultHistory> = Editor::new().map_err(|e| e.to_string())?;
-    ed.set_helper(Some(ReplHelper { words: repl.words() }));
+    ed.set_helper(Some(ReplHelper { words: repl.words(), context: Vec::new() }));
     let history = history_file();
     if let Some(h) = &history {
         let _ = ed.load_history(h);
@@ -179,6 +186,9 @@ fn interactive(repl: &mut Repl) -> Result<(), String> {
     }
     loop {
         let prompt = repl.prompt();
+        if let Some(h) = ed.helper_mut() {
+            h.context = repl.context_words();
+        }
         let mut line = match ed.readline(&prompt) {
             Ok(l) => l,
             Err(rustyline::error::ReadlineError::Interrupted) => continue,
