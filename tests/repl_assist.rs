@@ -197,3 +197,70 @@ fn the_plan_assistant_keeps_the_books() {
     run(&mut r, &["plan done", "undo"]);
     assert_eq!(r.exec("plan show").unwrap(), before);
 }
+
+/// Item 11: after a human decision the game plays on to the next one
+/// (`auto off` waits); a plain `undo` goes back to before it, draft and all.
+#[test]
+fn the_game_flows_to_the_next_human_decision() {
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 3);
+    run(&mut r, &["next", "next", "next", "plan auto"]);
+    let before = r.state().clone();
+    let draft = r.exec("plan show").unwrap();
+    let out = r.exec("plan done").unwrap();
+    assert!(out.contains("C locks in a plan") && out.contains("A to decide: choose a turn-order space"), "{out}");
+    assert!(matches!(r.engine().legal(r.state()), Legal::Choose { seat: 0, .. }));
+    let out = r.exec("undo").unwrap();
+    assert_eq!(r.state(), &before, "{out}");
+    assert_eq!(r.exec("plan show").unwrap(), draft);
+    // auto off: the game waits after each decision.
+    assert!(r.exec("auto off").unwrap().contains("auto off"));
+    let out = r.exec("plan done").unwrap();
+    assert!(!out.contains("C locks in a plan"), "{out}");
+    assert!(matches!(r.engine().legal(r.state()), Legal::Plan { .. }));
+    assert!(r.exec("auto maybe").is_err());
+}
+
+/// Item 11: hot seat. The view follows the human who must act, with a
+/// pause to pass the keyboard; the next player's view shows nothing of
+/// the last one's plan.
+#[test]
+fn hot_seat_passes_the_keyboard_and_hides_the_last_players_secrets() {
+    let mut r = repl(&["human", "human", "greedy", "greedy"], 3);
+    run(&mut r, &["next", "next", "next", "plan auto"]);
+    let a_plan = r.exec("plan show").unwrap().lines().next().unwrap().to_string();
+    let out = r.exec("plan done").unwrap();
+    assert!(out.contains("pass the keyboard to B"), "{out}");
+    assert!(out.trim_end().ends_with("then `plan done` (`plan auto` proposes one)"), "{out}");
+    assert!(r.take_handover() == Some(1));
+    let seen = run(&mut r, &["plan auto", "plan done", "log 400", "history", "player A"]);
+    assert!(!seen.contains("A plans:") && !seen.contains(&a_plan["A's plan (not locked in): ".len()..]), "{seen}");
+    assert!(seen.contains("plan: made (secret)") || seen.contains("A plan bid:"), "{seen}");
+}
+
+/// Item 11: `winter?`, the specials' texts in `order`, and the summary at
+/// the end (points by source add up to the points).
+#[test]
+fn winter_forecast_order_and_summary() {
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 3);
+    run(&mut r, &["next", "next", "next"]);
+    let out = r.exec("winter?").unwrap();
+    for &e in &r.state().year_events {
+        let card = &r.engine().rules.cards.events[e as usize];
+        let at = out.find(&format!("#{} {} (rice loss {})", card.id, card.name, card.rice_loss)).unwrap_or_else(|| panic!("{out}"));
+        assert!(out[at..].lines().nth(1).unwrap().contains("owed, has 0 for 8 provinces: short 8"), "{out}");
+    }
+    assert!(!out.contains("revolts drawn"), "no random draws in a forecast: {out}");
+    let order = r.exec("order").unwrap();
+    for c in &r.engine().rules.cards.specials {
+        assert!(order.contains(&format!("{} ({})", c.name, c.text)), "{order}");
+    }
+    assert!(r.exec("summary").is_err());
+    let out = run(&mut r, &["seat A greedy", "end"]);
+    assert!(out.contains("== the game is over ==") && out.contains("points by source:") && out.contains("battles:"), "{out}");
+    let summary = r.exec("summary").unwrap();
+    let block: Vec<&str> = summary.lines().skip_while(|l| !l.starts_with("points by source")).skip(2).take_while(|l| l.starts_with("  ")).collect();
+    for s in 0..4 {
+        let sum: i64 = block.iter().map(|l| l.split_whitespace().rev().nth(3 - s).unwrap().parse::<i64>().unwrap()).sum();
+        assert_eq!(sum, r.state().players[s].points, "{summary}");
+    }
+}

@@ -304,6 +304,21 @@ impl Game {
         }
     }
 
+    /// Every event of the game up to now, worked out again by applying
+    /// each entry to the position before it (moments keep lines, not
+    /// events): what summaries count from.
+    pub fn replay_events(&self) -> Result<Vec<Event>, PlayError> {
+        let mut all = Vec::new();
+        for i in 1..=self.cursor {
+            let mut st = self.moments[i - 1].state.clone();
+            match &self.moments[i].entry.as_ref().expect("an entry").0 {
+                Entry::Decide(d) => all.extend(self.engine.apply(&mut st, d)?),
+                Entry::Edit(x) => all.extend(x.apply(&self.engine, &mut st)?),
+            }
+        }
+        Ok(all)
+    }
+
     pub fn undo(&mut self, n: usize) -> Result<usize, PlayError> {
         let k = n.min(self.cursor);
         if k == 0 {

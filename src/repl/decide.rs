@@ -28,7 +28,7 @@ impl Repl {
 
     /// What the viewer knows: the seat's view, or everything (god view).
     /// The second value: whether the tower's levels may be read.
-    fn known(&self) -> (GameState, bool) {
+    pub(super) fn known(&self) -> (GameState, bool) {
         match self.viewer {
             Viewer::God => (self.state().clone(), true),
             Viewer::Seat(s) => (self.state().view(Some(s)), false),

@@ -3,6 +3,7 @@
 //! print; `term.rs` wraps it in a line editor (or reads a script).
 
 mod decide;
+mod flow;
 mod plan;
 mod term;
 pub mod views;
@@ -46,6 +47,10 @@ pub struct Repl {
     /// `reload` replays this one.
     /// (with the position the game stood at).
     kept_log: Option<(Vec<SavedEntry>, usize)>,
+    /// After a human decision, play on to the next one (`auto on|off`).
+    auto: bool,
+    /// Hot seat: the seat the keyboard was just passed to.
+    handover: Option<usize>,
     /// Set by `quit`.
     pub done: bool,
 }
@@ -80,10 +85,28 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     ("events", "events", "the event in force and the year's others", "events"),
     ("actions", "actions", "the action-card row (face-down cards stay hidden)", "actions"),
     ("order", "order", "turn-order spaces, specials, bids and turn order", "order"),
+    (
+        "auto",
+        "auto [on|off]",
+        "on (the default): after a human decision the bots and chance play on to the next human decision; off: the game waits after every decision",
+        "auto off",
+    ),
+    (
+        "winter?",
+        "winter?",
+        "the winter forecast: rice held and needed per seat, and what the winter would do under each event that may still be the year's last (the rules' winter handler on what you know)",
+        "winter?",
+    ),
+    ("summary", "summary", "at the end: standings, points by source, battles won and lost, provinces taken and lost per seat", "summary"),
     ("log", "log [n]", "the last n lines of what happened (default 30)", "log 50"),
     ("view", "view SEAT|god", "whose eyes the displays use; god shows everything (and says so)", "view god"),
     ("seat", "seat SEAT human|greedy|random", "who plays a seat from now on", "seat B human"),
-    ("undo", "undo [n]", "take back the last n decisions or edits (bots' too)", "undo 3"),
+    (
+        "undo",
+        "undo [n]",
+        "take back the last n decisions or edits (bots' too); with `auto` on, a plain `undo` goes back to before your last decision",
+        "undo 3",
+    ),
     ("redo", "redo [n]", "redo what undo took back", "redo"),
     ("history", "history [n]", "the log of decisions and edits, numbered", "history 20"),
     ("save", "save FILE", "save the configuration and the log (YAML)", "save game.yaml"),
@@ -130,6 +153,8 @@ impl Repl {
             viewer,
             before_reload: None,
             kept_log: None,
+            auto: true,
+            handover: None,
             done: false,
         })
     }
@@ -145,6 +170,8 @@ impl Repl {
             viewer,
             before_reload: None,
             kept_log: None,
+            auto: false,
+            handover: None,
             done: false,
         }
     }
@@ -297,8 +324,39 @@ impl Repl {
         }
     }
 
-    /// Runs one command line; returns what to print.
+    /// Runs one command line; returns what to print. In hot-seat play the
+    /// view then follows the human who must act; when the game ends, the
+    /// summary follows.
     pub fn exec(&mut self, line: &str) -> Result<String, String> {
+        let was_over = self.state().phase == Phase::GameOver;
+        let at = (self.game.cursor(), self.game.len());
+        let mut text = self.exec_command(line)?;
+        let mut more = Vec::new();
+        if !was_over && self.state().phase == Phase::GameOver {
+            more.push(self.summary()?);
+        }
+        let before = self.waiting();
+        if at != (self.game.cursor(), self.game.len())
+            && let Some(pause) = self.follow_the_actor()
+        {
+            // Who must act is said again, in the next player's view.
+            if !before.is_empty() && text.ends_with(&before) {
+                text.truncate(text.len() - before.len());
+                text.truncate(text.trim_end().len());
+            }
+            more.push(pause);
+            more.push(self.waiting());
+        }
+        for m in more.into_iter().filter(|m| !m.is_empty()) {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&m);
+        }
+        Ok(text)
+    }
+
+    fn exec_command(&mut self, line: &str) -> Result<String, String> {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             return Ok(String::new());
@@ -347,6 +405,9 @@ impl Repl {
                 Ok(seats.iter().map(|&s| views::player(&self.game.engine, &st, s, god, viewer)).collect::<Vec<_>>().join("\n"))
             }
             "odds" => self.odds(&args),
+            "auto" => self.auto_command(&args),
+            "winter?" => self.winter_forecast(),
+            "summary" => self.summary(),
             "tower" => {
                 let (st, god, _) = self.viewed();
                 Ok(views::tower(&self.game.engine, &st, god))
@@ -383,7 +444,7 @@ impl Repl {
                 Ok(format!("{} is now played by {what}", self.game.engine.rules.seat_name(s)))
             }
             "undo" | "u" => {
-                let n = count_arg("undo", &args)?;
+                let n = if args.is_empty() { self.undo_count() } else { count_arg("undo", &args)? };
                 let k = self.game.undo(n).map_err(|e| e.to_string())?;
                 Ok(format!("undid {k}; now at entry {} of {}", self.game.cursor(), self.game.len()))
             }
@@ -505,7 +566,7 @@ impl Repl {
             }
             out.push_str(&w);
         }
-        Ok(out)
+        self.play_on(out)
     }
 
     /// The human seat that plans now (the viewer's, else the first).
@@ -563,7 +624,7 @@ impl Repl {
                     text.push('\n');
                     text.push_str(&w);
                 }
-                return Ok(text);
+                return self.play_on(text);
             }
             ["bid", v] => {
                 draft.bid =

@@ -212,6 +212,17 @@ fn interactive(repl: &mut Repl) -> Result<(), String> {
             Ok(_) => {}
             Err(e) => println!("{red}error:{reset} {e}"),
         }
+        // Hot seat: wait until the next player has the keyboard, then clear
+        // the screen and the line history (they hold the last one's plans).
+        if let Some(next) = repl.take_handover() {
+            let _ = ed.readline(&format!("{} presses Enter to go on ", repl.engine().rules.seat_name(next)));
+            print!("\x1b[2J\x1b[H");
+            let _ = ed.clear_history();
+            let w = repl.waiting();
+            if !w.is_empty() {
+                println!("{w}");
+            }
+        }
         if (line.trim_start().starts_with("reload") || line.trim_start().starts_with("load"))
             && let Some(h) = ed.helper_mut()
         {

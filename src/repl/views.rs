@@ -243,7 +243,9 @@ pub fn order(engine: &Engine, st: &GameState) -> String {
     let mut out = String::from("turn-order spaces:");
     for (k, sp) in st.special_row.iter().enumerate() {
         let who = st.players.iter().position(|p| p.space == Some(k as u8)).map(|s| engine.rules.seat_name(s).to_string()).unwrap_or_else(|| "-".into());
-        let card = sp.map(|c| engine.rules.cards.specials[c as usize].name.clone()).unwrap_or_else(|| "-".into());
+        let card = sp
+            .map(|c| format!("{} ({})", engine.rules.cards.specials[c as usize].name, engine.rules.cards.specials[c as usize].text))
+            .unwrap_or_else(|| "-".into());
         let _ = write!(out, "\n  {}. {card}: {who}", k + 1);
     }
     let bids: Vec<String> = (0..st.seats())

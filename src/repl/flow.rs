@@ -1,0 +1,220 @@
+//! The game's flow around the people at the keyboard: after a human
+//! decision the game plays on to the next one (`auto off` stops after each
+//! bot decision); in hot-seat play the view follows the acting human, with
+//! a pause to pass the keyboard; `undo` takes back to before the last
+//! human decision; the winter forecast (`winter?`) and the end-of-game
+//! summary.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::{Repl, Viewer};
+use crate::core::*;
+use crate::play::{Entry, Until};
+
+impl Repl {
+    /// `auto [on|off]`.
+    pub(super) fn auto_command(&mut self, args: &[&str]) -> Result<String, String> {
+        match args {
+            [] => {}
+            ["on"] => self.auto = true,
+            ["off"] => self.auto = false,
+            _ => return Err("usage: auto [on|off]".into()),
+        }
+        Ok(if self.auto {
+            "auto on: after a human decision the bots and chance play on to the next human decision".into()
+        } else {
+            "auto off: the game waits after every decision (`step`, `next`, `round` move it on)".into()
+        })
+    }
+
+    /// After a human decision: plays on to the next one when `auto` is on.
+    pub(super) fn play_on(&mut self, mut text: String) -> Result<String, String> {
+        if !self.auto || self.game.engine.actor(self.state()) == Actor::Terminal {
+            return Ok(text);
+        }
+        let more = self.advance(Until::End)?;
+        if !more.is_empty() && more != "nothing to do" {
+            // `advance` ends with who must act; drop the same line said before.
+            let who = self.waiting();
+            if !who.is_empty()
+                && let Some(i) = text.find(&who)
+            {
+                text.truncate(i);
+            }
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&more);
+        }
+        Ok(text.trim_end().to_string())
+    }
+
+    /// The human seat that must act now (for planning: the viewer's seat if
+    /// it still plans, else the first human still to plan).
+    fn acting_human(&self) -> Option<usize> {
+        match self.game.engine.actor(self.state()) {
+            Actor::Seat(s) if self.is_human(s as usize) => Some(s as usize),
+            Actor::Simultaneous(seats) => {
+                let humans: Vec<usize> = seats.iter().map(|&s| s as usize).filter(|&s| self.is_human(s)).collect();
+                match self.viewer {
+                    Viewer::Seat(v) if humans.contains(&v) => Some(v),
+                    _ => humans.first().copied(),
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Hot seat: with several human seats the view follows the human who
+    /// must act. Returns the pause to show when the keyboard changes hands.
+    pub(super) fn follow_the_actor(&mut self) -> Option<String> {
+        let Viewer::Seat(v) = self.viewer else { return None };
+        if (0..self.config.seats.len()).filter(|&s| self.is_human(s)).count() < 2 {
+            return None;
+        }
+        let next = self.acting_human()?;
+        if next == v {
+            return None;
+        }
+        self.viewer = Viewer::Seat(next);
+        self.handover = Some(next);
+        let e = &self.game.engine;
+        Some(format!(
+            "-- pass the keyboard to {} ({}): the view is {}'s from now on and shows nothing of {}'s secrets --",
+            e.rules.seat_name(next),
+            e.rules.rules.seats[next].colour,
+            e.rules.seat_name(next),
+            e.rules.seat_name(v)
+        ))
+    }
+
+    /// The seat the keyboard was just passed to, once (the terminal then
+    /// waits for Enter and clears the screen and the line history).
+    pub fn take_handover(&mut self) -> Option<usize> {
+        self.handover.take()
+    }
+
+    /// How many entries a plain `undo` takes back: with `auto` on, back to
+    /// before the last human decision or edit; else one.
+    pub(super) fn undo_count(&self) -> usize {
+        if !self.auto {
+            return 1;
+        }
+        let entries: Vec<(usize, &Entry)> = self.game.entries().collect();
+        let mine = entries.iter().rev().find(|(_, e)| match e {
+            Entry::Edit(_) => true,
+            Entry::Decide(Decision::Plan { seat, .. } | Decision::Choose { seat, .. }) => self.is_human(*seat as usize),
+            Entry::Decide(Decision::Chance) => false,
+        });
+        mine.map(|(i, _)| self.game.cursor() + 1 - i).unwrap_or(1)
+    }
+
+    /// `winter?`: rice held and needed per seat, and what the winter would
+    /// do under each event that may still be the year's last, by the rules'
+    /// own winter handler on a copy of what the viewer knows (nothing
+    /// collected before the winter is counted).
+    pub(super) fn winter_forecast(&self) -> Result<String, String> {
+        let e = &self.game.engine;
+        let (known, _) = self.known();
+        if matches!(known.phase, Phase::Setup | Phase::Draft | Phase::Preload | Phase::GameOver) {
+            return Err("winter?: no winter to forecast now".into());
+        }
+        let mut out = String::from("rice now:");
+        for s in 0..known.seats() {
+            let _ = write!(out, "\n  {}: {} rice for {} provinces", e.rules.seat_name(s), known.players[s].rice, known.provinces_of(s).count());
+        }
+        if known.year_events.is_empty() {
+            out.push_str("\nno event of this year is left to set the winter's loss");
+            return Ok(out);
+        }
+        out.push_str("\nif the winter came now (rice collected before it is not counted), by the event left last:");
+        for &ev in &known.year_events {
+            let card = &e.rules.cards.events[ev as usize];
+            let mut s = known.clone();
+            s.ask = None;
+            s.year_events = vec![ev];
+            if s.turn_order.is_empty() {
+                s.turn_order = (0..s.seats() as u8).collect();
+            }
+            let mut events = Vec::new();
+            let _ = write!(out, "\n  #{} {} (rice loss {}):", card.id, card.name, card.rice_loss);
+            match e.runtime().call_phase(&mut s, &mut events, crate::script::PhaseHandler::Winter) {
+                Ok(_) => {
+                    // The supply lines, before any revolt is drawn or fought.
+                    let cut = events.iter().position(|x| matches!(x, Event::Battle { .. })).unwrap_or(events.len());
+                    let mut text = String::new();
+                    crate::transcript::render(e, s.seats(), &events[..cut], &mut text);
+                    let seats: Vec<String> = (0..s.seats()).map(|q| format!("{} ", e.rules.seat_name(q))).collect();
+                    for line in text.lines().map(str::trim).filter(|l| seats.iter().any(|n| l.starts_with(n.as_str()))) {
+                        let _ = write!(out, "\n    {line}");
+                    }
+                }
+                Err(err) => {
+                    let _ = write!(out, "\n    (the winter handler failed: {err})");
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The end of the game: standings, points by source, battles won and
+    /// lost, provinces gained and lost, per seat (from the rules' tallies
+    /// and the changes of hands over the whole game).
+    pub(super) fn summary(&self) -> Result<String, String> {
+        let e = &self.game.engine;
+        let st = self.state();
+        if st.phase != Phase::GameOver {
+            return Err("summary: the game is not over yet".into());
+        }
+        let events = self.game.replay_events().map_err(|e| e.to_string())?;
+        let n = st.seats();
+        let mut tallies: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+        let (mut gained, mut lost) = (vec![0i64; n], vec![0i64; n]);
+        for ev in &events {
+            match ev {
+                Event::Tally { key, seat: Some(s), amount } => tallies.entry(key.clone()).or_insert_with(|| vec![0; n])[*s as usize] += amount,
+                Event::OwnerChange { from, to, .. } => {
+                    if let Some(t) = to {
+                        gained[*t as usize] += 1;
+                    }
+                    if let Some(f) = from {
+                        lost[*f as usize] += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let name = |s: usize| e.rules.seat_name(s).to_string();
+        let mut out = String::from("== the game is over ==\nstandings:");
+        for (s, rank) in e.standings(st).map_err(|e| e.to_string())? {
+            let p = &st.players[s as usize];
+            let _ = write!(
+                out,
+                "\n  {rank}. {}: {} points, {} war chests, {} provinces",
+                name(s as usize),
+                p.points,
+                p.chests,
+                st.provinces_of(s as usize).count()
+            );
+        }
+        let header: String = (0..n).map(|s| format!(" {:>5}", name(s))).collect();
+        for (title, prefix) in [("points by source", "points."), ("battles", "battles.")] {
+            let rows: Vec<(&String, &Vec<i64>)> = tallies.iter().filter(|(k, _)| k.starts_with(prefix)).collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let _ = write!(out, "\n{title}:\n  {:<28}{header}", "");
+            for (k, v) in rows {
+                let cells: String = v.iter().map(|x| format!(" {x:>5}")).collect();
+                let _ = write!(out, "\n  {:<28}{cells}", &k[prefix.len()..]);
+            }
+        }
+        let _ = write!(out, "\nprovinces:\n  {:<28}{header}", "");
+        for (label, v) in [("taken (draft and battles)", &gained), ("lost", &lost)] {
+            let cells: String = v.iter().map(|x| format!(" {x:>5}")).collect();
+            let _ = write!(out, "\n  {label:<28}{cells}");
+        }
+        Ok(out)
+    }
+}
