@@ -1,3 +1,4 @@
+use super::odds::{WinTable, win_table};
 use super::{ActionKind, Bot, Forbid, action_kind};
 use crate::core::*;
 use crate::engine::Engine;
@@ -22,13 +23,34 @@ impl Greedy {
     }
 }
 
+/// The least chance of winning a battle at which greedy attacks.
+const WIN_AT: f64 = 0.85;
+
 /// Whether the pending question of `seat` moves armies into a province it
 /// does not hold (the target, numbered from 1 as in Lua, is in the
 /// question's data, which the asked seat sees).
 pub(super) fn move_is_attack(view: &SeatView, seat: usize) -> bool {
-    let st = view.state();
-    let to = st.ask.as_ref().and_then(|a| a.data.get("to")).and_then(|v| v.as_u64()).and_then(|q| q.checked_sub(1));
-    to.is_some_and(|q| st.provinces.get(q as usize).is_some_and(|p| p.owner != Some(seat as u8)))
+    move_data(view, "to").is_some_and(|q| view.provinces().get(q).is_some_and(|p| p.owner != Some(seat as u8)))
+}
+
+/// A province named in the data of the seat's pending move question
+/// (`from`, `to`; numbered from 1 as in Lua).
+fn move_data(view: &SeatView, key: &str) -> Option<usize> {
+    view.ask().and_then(|a| a.data.get(key)).and_then(|v| v.as_u64()).and_then(|q| q.checked_sub(1)).map(|q| q as usize)
+}
+
+/// Armies a move must leave behind (rules.yaml params.armies_left_behind).
+fn left_behind(engine: &Engine) -> i64 {
+    engine.rules.rules.params.get("armies_left_behind").and_then(|v| v.as_i64()).unwrap_or(1)
+}
+
+/// Cubes defending `q` against `seat`: 0 for a neutral province (its
+/// peasants are in the odds table).
+fn defence(view: &SeatView, seat: usize, q: usize) -> i64 {
+    match view.provinces()[q].owner {
+        Some(o) if o as usize != seat => i64::from(view.provinces()[q].armies),
+        _ => 0,
+    }
 }
 
 fn enemy_pressure(engine: &Engine, st: &SeatView, seat: usize, p: usize) -> i64 {
@@ -43,18 +65,34 @@ fn enemy_pressure(engine: &Engine, st: &SeatView, seat: usize, p: usize) -> i64 
         .sum()
 }
 
-/// The best attack from `p`: (target, margin) where margin = movable - defence.
-fn best_attack(engine: &Engine, st: &SeatView, seat: usize, p: usize) -> Option<(usize, i64)> {
-    let movable = i64::from(st.provinces()[p].armies) - 1;
+/// The best attack from `p` with every army that may go, on a target not
+/// in `taken`: (target, chance to win by the rules' tower odds).
+fn best_attack(engine: &Engine, odds: &WinTable, st: &SeatView, seat: usize, p: usize, taken: &[usize]) -> Option<(usize, f64)> {
+    let movable = i64::from(st.provinces()[p].armies) - left_behind(engine);
+    if movable < 1 {
+        return None;
+    }
     engine.rules.map.provinces[p]
         .neighbours
         .iter()
-        .filter(|&&q| st.in_play()[q] && st.provinces()[q].owner != Some(seat as u8))
-        .map(|&q| {
-            let def = if st.provinces()[q].owner.is_none() { 1 } else { i64::from(st.provinces()[q].armies) };
-            (q, movable - def)
-        })
-        .max_by_key(|&(q, m)| (m, engine.rules.map.provinces[q].tax, std::cmp::Reverse(q)))
+        .filter(|&&q| st.in_play()[q] && st.provinces()[q].owner != Some(seat as u8) && !taken.contains(&q))
+        .map(|&q| (q, odds.win(movable, defence(st, seat, q))))
+        .max_by(|x, y| x.1.total_cmp(&y.1).then(engine.rules.map.provinces[x.0].tax.cmp(&engine.rules.map.provinces[y.0].tax)).then(y.0.cmp(&x.0)))
+}
+
+/// Rice the seat still lacks for the winter: what its provinces eat plus
+/// what the year's last event takes (each face-up event is as likely to
+/// be that one), less the rice it has. Negative: rice to spare.
+fn rice_short(engine: &Engine, view: &SeatView, seat: usize) -> i64 {
+    let events = view.year_events();
+    let loss = if events.is_empty() {
+        0
+    } else {
+        let sum: i64 = events.iter().map(|&e| engine.rules.cards.events[e as usize].rice_loss).sum();
+        (sum + events.len() as i64 - 1) / events.len() as i64
+    };
+    let eat = engine.rules.rules.winter.rice_per_province * view.provinces_of(seat).count() as i64;
+    eat + loss - view.rice(seat)
 }
 
 impl Bot for Greedy {
@@ -71,8 +109,7 @@ impl Bot for Greedy {
         let mut slots = vec![None; n];
         let mine: Vec<usize> = view.provinces_of(seat).collect();
         let mut used: Vec<usize> = Vec::new();
-        let (my_chests, my_rice, my_supply) = (view.chests(seat), view.rice(seat), view.supply(seat));
-        let mut budget = my_chests;
+        let my_chests = view.chests(seat);
         let map = &engine.rules.map;
         let pick = |slots: &mut Vec<Option<Card>>, used: &mut Vec<usize>, a: usize, p: Option<usize>| {
             if let Some(p) = p {
@@ -81,64 +118,6 @@ impl Bot for Greedy {
             }
         };
         let kinds: Vec<ActionKind> = (0..n).map(|a| action_kind(engine, a)).collect();
-        // Income first: it pays for the rest.
-        for (a, k) in kinds.iter().enumerate() {
-            if *k == ActionKind::Taxes {
-                let p = mine.iter().copied().filter(|p| !used.contains(p) && view.provinces()[*p].unrest == 0).max_by_key(|&p| (map.provinces[p].tax, p));
-                if let Some(p) = p {
-                    budget += i64::from(map.provinces[p].tax);
-                }
-                pick(&mut slots, &mut used, a, p);
-            }
-        }
-        for (a, k) in kinds.iter().enumerate() {
-            if *k == ActionKind::Rice && my_rice < mine.len() as i64 + 3 {
-                let p = mine.iter().copied().filter(|p| !used.contains(p) && view.provinces()[*p].unrest == 0).max_by_key(|&p| (map.provinces[p].rice, p));
-                pick(&mut slots, &mut used, a, p);
-            }
-        }
-        for (a, k) in kinds.iter().enumerate() {
-            if *k == ActionKind::MoveAttack && !self.forbid.attack {
-                let p = mine
-                    .iter()
-                    .copied()
-                    .filter(|p| !used.contains(p))
-                    .filter_map(|p| best_attack(engine, view, seat, p).map(|(_, m)| (p, m)))
-                    .filter(|&(_, m)| m >= 2)
-                    .max_by_key(|&(p, m)| (m, p))
-                    .map(|(p, _)| p);
-                pick(&mut slots, &mut used, a, p);
-            }
-        }
-        for (a, k) in kinds.iter().enumerate() {
-            let cost = engine.rules.cards.actions[a].cost;
-            if matches!(k, ActionKind::Deploy | ActionKind::DeployMove) && budget > cost && my_supply >= 6 {
-                let p = mine.iter().copied().filter(|p| !used.contains(p)).max_by_key(|&p| (enemy_pressure(engine, view, seat, p), p));
-                if p.is_some() {
-                    budget -= cost;
-                }
-                pick(&mut slots, &mut used, a, p);
-            }
-        }
-        for (a, k) in kinds.iter().enumerate() {
-            let ActionKind::Build(kind) = *k else { continue };
-            if self.forbid.build {
-                continue;
-            }
-            let cost = engine.rules.cards.actions[a].cost;
-            if budget < cost + 2 || view.buildings()[kind] == 0 {
-                continue;
-            }
-            let p = mine
-                .iter()
-                .copied()
-                .filter(|&p| !used.contains(&p) && !view.provinces()[p].has(kind) && view.provinces()[p].building_count() < map.provinces[p].spaces)
-                .max_by_key(|&p| (i64::from(view.provinces()[p].armies) - enemy_pressure(engine, view, seat, p), p));
-            if p.is_some() {
-                budget -= cost;
-            }
-            pick(&mut slots, &mut used, a, p);
-        }
         let bid = if my_chests >= 10 {
             Some(Card::Chest(2))
         } else if my_chests >= 5 {
@@ -147,6 +126,60 @@ impl Bot for Greedy {
             Some(Card::Chest(0))
         };
         let bid = bid.filter(|c| matches!(c, Card::Chest(v) if engine.rules.rules.components.chest_cards.contains(&i64::from(*v))));
+        // Income first: it pays for the rest.
+        for (a, k) in kinds.iter().enumerate() {
+            if *k == ActionKind::Taxes {
+                let p = mine.iter().copied().filter(|p| !used.contains(p) && view.provinces()[*p].unrest == 0).max_by_key(|&p| (map.provinces[p].tax, p));
+                pick(&mut slots, &mut used, a, p);
+            }
+        }
+        // Rice, as much as the winter will ask for.
+        let mut short = rice_short(engine, view, seat);
+        for (a, k) in kinds.iter().enumerate() {
+            if *k == ActionKind::Rice && short > 0 {
+                let p = mine.iter().copied().filter(|p| !used.contains(p) && view.provinces()[*p].unrest == 0).max_by_key(|&p| (map.provinces[p].rice, p));
+                if let Some(p) = p {
+                    short -= i64::from(map.provinces[p].rice);
+                }
+                pick(&mut slots, &mut used, a, p);
+            }
+        }
+        // Attacks it can win, each on another target.
+        let mut targets: Vec<usize> = Vec::new();
+        let odds = win_table(engine);
+        for (a, k) in kinds.iter().enumerate() {
+            if *k == ActionKind::MoveAttack && !self.forbid.attack {
+                let best = mine
+                    .iter()
+                    .copied()
+                    .filter(|p| !used.contains(p))
+                    .filter_map(|p| best_attack(engine, &odds, view, seat, p, &targets).map(|(q, w)| (p, q, w)))
+                    .filter(|&(_, _, w)| w >= WIN_AT)
+                    .max_by(|x, y| x.2.total_cmp(&y.2).then(x.0.cmp(&y.0)));
+                if let Some((_, q, _)) = best {
+                    targets.push(q);
+                }
+                pick(&mut slots, &mut used, a, best.map(|b| b.0));
+            }
+        }
+        for (a, k) in kinds.iter().enumerate() {
+            if matches!(k, ActionKind::Deploy | ActionKind::DeployMove) && view.supply(seat) >= 6 {
+                let p = mine.iter().copied().filter(|p| !used.contains(p)).max_by_key(|&p| (enemy_pressure(engine, view, seat, p), p));
+                pick(&mut slots, &mut used, a, p);
+            }
+        }
+        for (a, k) in kinds.iter().enumerate() {
+            let ActionKind::Build(kind) = *k else { continue };
+            if self.forbid.build || view.buildings()[kind] == 0 {
+                continue;
+            }
+            let p = mine
+                .iter()
+                .copied()
+                .filter(|&p| !used.contains(&p) && !view.provinces()[p].has(kind) && view.provinces()[p].building_count() < map.provinces[p].spaces)
+                .max_by_key(|&p| (i64::from(view.provinces()[p].armies) - enemy_pressure(engine, view, seat, p), p));
+            pick(&mut slots, &mut used, a, p);
+        }
         let mut plan = Plan { slots, bid };
         super::comply(engine, view, seat, &mut plan, self.forbid);
         plan
@@ -156,19 +189,35 @@ impl Bot for Greedy {
         let provinces: Vec<usize> = options.iter().filter_map(|c| if let Choice::Province(p) = c { Some(*p as usize) } else { None }).collect();
         match kind {
             "move_target" if !provinces.is_empty() => {
-                // The weakest enemy or neutral target, else the most threatened own province.
+                // An attack it likely wins (the best chance, then the richest
+                // province), else reinforce its most threatened province,
+                // else the attack with the best chance.
                 let own = |q: &usize| view.provinces()[*q].owner == Some(seat as u8);
                 let attack_ok = !self.forbid.attack || !provinces.iter().any(own);
-                let enemy = provinces.iter().copied().filter(|q| attack_ok && !own(q)).min_by_key(|&q| {
-                    let def = if view.provinces()[q].owner.is_none() { 1 } else { i64::from(view.provinces()[q].armies) };
-                    (def, std::cmp::Reverse(engine.rules.map.provinces[q].tax), q)
-                });
-                let p = enemy.unwrap_or_else(|| provinces.iter().copied().max_by_key(|&q| (enemy_pressure(engine, view, seat, q), q)).unwrap());
+                let movable = move_data(view, "from").map_or(1, |p| i64::from(view.provinces()[p].armies) - left_behind(engine));
+                let odds = win_table(engine);
+                let enemy =
+                    provinces.iter().copied().filter(|q| attack_ok && !own(q)).map(|q| (q, odds.win(movable, defence(view, seat, q)))).max_by(|x, y| {
+                        x.1.total_cmp(&y.1).then(engine.rules.map.provinces[x.0].tax.cmp(&engine.rules.map.provinces[y.0].tax)).then(y.0.cmp(&x.0))
+                    });
+                let reinforce = provinces.iter().copied().filter(own).max_by_key(|&q| (enemy_pressure(engine, view, seat, q), q));
+                let p = match (enemy, reinforce) {
+                    (Some((q, w)), _) if w >= WIN_AT => q,
+                    (_, Some(q)) => q,
+                    (Some((q, _)), None) => q,
+                    (None, None) => provinces[0],
+                };
                 Choice::Province(p as u16)
             }
-            // A restricted bot forced into an attack sends as few as it may.
-            "move_count" if self.forbid.attack && move_is_attack(view, seat) => *options.iter().min().unwrap(),
-            "move_count" => *options.iter().max().unwrap(),
+            // Into its own province, or an attack worth making: every army
+            // that may go; a hopeless attack it must make: as few as it may.
+            "move_count" => {
+                let to = move_data(view, "to");
+                let attack = move_is_attack(view, seat);
+                let most = options.iter().filter_map(|c| if let Choice::Count(n) = c { Some(i64::from(*n)) } else { None }).max().unwrap_or(1);
+                let worth = to.is_some_and(|q| win_table(engine).win(most, defence(view, seat, q)) >= WIN_AT);
+                if attack && (self.forbid.attack || !worth) { *options.iter().min().unwrap() } else { *options.iter().max().unwrap() }
+            }
             "deploy_move" => {
                 if options.contains(&Choice::Pass) {
                     Choice::Pass

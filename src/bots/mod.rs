@@ -8,6 +8,7 @@
 
 mod greedy;
 mod mcts;
+mod odds;
 mod random;
 
 pub use greedy::Greedy;

@@ -345,6 +345,14 @@ impl<'a> SeatView<'a> {
     pub fn points(&self, seat: usize) -> i64 {
         self.st.players[seat].points
     }
+    /// The year's face-up events not yet used.
+    pub fn year_events(&self) -> &'a [u8] {
+        &self.st.year_events
+    }
+    /// The question put to this seat, if one is.
+    pub fn ask(&self) -> Option<&'a Ask> {
+        self.st.ask.as_ref().filter(|a| a.seat as usize == self.seat)
+    }
     /// Everything the seat may know, as a state (`GameState::view`, made
     /// on first use).
     pub fn state(&self) -> &GameState {
