@@ -110,3 +110,103 @@ fn board_is_aligned_and_counts_are_grammatical() {
     assert!(r.exec("province Settsu").unwrap().contains("of 1 space\n"));
     assert!(r.exec("set Settsu buildings=castle,temple").unwrap_err().contains("only 1 building space"));
 }
+
+/// `lua` like a Lua REPL (issue 13, item 12): `print` to the REPL's output,
+/// every return value, tables (the sealed rules data too) pretty-printed,
+/// helpers by name; and still no way to change the game.
+#[test]
+fn lua_prints_returns_every_value_and_pretty_prints_tables() {
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 1);
+    run(&mut r, &["next", "next", "next", "set Settsu buildings=castle"]);
+    let before = r.state().clone();
+    assert_eq!(r.exec("lua 1, 'two', nil, true").unwrap(), "1\ttwo\tnil\ttrue");
+    assert_eq!(r.exec("lua print('hi', 3, {1, 2}) print('again') return 4").unwrap(), "hi\t3\t{ 1, 2 }\nagain\n4");
+    assert_eq!(r.exec("lua for i = 1, 3 do print(i) end").unwrap(), "1\n2\n3");
+    assert_eq!(r.exec("lua game.province(MAP.by_name.Settsu)").unwrap(), "1\t2\t0\t1", "owner, armies, unrest, buildings");
+    // Sealed rules data show their contents (they used to print as `{}`).
+    assert_eq!(r.exec("lua RULES.params").unwrap(), "{\n  armies_left_behind = 1,\n  neutral_peasants = 1,\n  unrest_per_collection = 1\n}");
+    assert_eq!(r.exec("lua RULES.seats[1]").unwrap(), "{ colour = \"blue\", name = \"A\" }");
+    let settsu = r.exec("lua province('settsu')").unwrap();
+    for part in ["name = \"Settsu\"", "owner = \"A\"", "armies = 2", "buildings = { \"castle\" }", "neighbours = { \"Kii\", \"Yamato\"", "tax = 7"] {
+        assert!(settsu.contains(part), "{part}:\n{settsu}");
+    }
+    let a = r.exec("lua seat('A')").unwrap();
+    assert!(a.contains("chests = 15") && a.contains("\"Settsu\"") && a.contains("colour = \"blue\""), "{a}");
+    assert_eq!(r.exec("lua seat('blue').name, seat(2).name, province(24).name").unwrap(), "A\tB\tSettsu");
+    assert!(r.exec("lua seat('Z')").unwrap_err().contains("no seat `Z`"));
+    assert!(r.exec("lua province('Atlantis')").unwrap_err().contains("no province `Atlantis`"));
+    // Depth and cycle limits stay.
+    assert_eq!(r.exec("lua local t = {} t[1] = t return t").unwrap(), "{ <cycle> }");
+    assert!(r.exec("lua local t = {} for i = 1, 50 do t = {t} end return t").unwrap().contains("{...}"));
+    // And nothing changes the game: not the helpers, not host writes.
+    assert!(r.exec("lua game.gain(1, 5)").unwrap_err().contains("not allowed here"));
+    assert!(r.exec("lua x = 1").unwrap_err().contains("cannot set global"));
+    assert!(r.exec("lua print = nil").unwrap_err().contains("cannot set global"));
+    assert!(r.exec("lua RULES.params.neutral_peasants = 5").is_err());
+    assert!(r.exec("lua seat('A').chests = 99").is_ok(), "a helper's table is a copy");
+    assert_eq!(r.state(), &before);
+    assert_eq!(r.exec("lua seat('A').chests").unwrap(), "15");
+}
+
+/// Completion follows the context (issue 13, item 13), and did-you-mean
+/// counts a swap of two letters as one slip.
+#[test]
+fn completion_follows_the_command_and_the_question() {
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 3);
+    assert_eq!(r.completions("st"), ["status", "step"]);
+    assert_eq!(r.completions("province Sa"), ["Sagami", "Sanuki"]);
+    assert_eq!(r.completions("board b"), ["brown"]);
+    assert_eq!(r.completions("view "), ["A", "B", "C", "D", "god"]);
+    assert_eq!(r.completions("seat B g"), ["greedy"]);
+    assert_eq!(r.completions("force "), ["A=", "B=", "C=", "D=", "peasants="]);
+    assert!(r.completions("perform A attack_a ").contains(&"Settsu".to_string()));
+    run(&mut r, &["next", "next", "next"]);
+    // Planning: actions, then only the planner's own provinces.
+    assert!(r.completions("plan ").iter().any(|w| w == "taxes") && r.completions("plan ").iter().any(|w| w == "done"));
+    assert_eq!(r.completions("plan taxes S"), ["Settsu"], "B's Shima and Shimotsuke are not A's");
+    assert_eq!(r.completions("plan bid K"), ["Kaga", "Kii"]);
+    run(&mut r, &["plan auto", "plan done", "end"]);
+    // A question: its answers, after `choose` and alone.
+    assert_eq!(r.completions("choose "), ["space"]);
+    assert_eq!(r.completions("choose space "), ["4", "5"]);
+    assert_eq!(r.completions("space "), ["4", "5"]);
+    run(&mut r, &["space 5", "end"]);
+    assert_eq!(r.completions("choose "), ["Iyo", "Kii", "Sanuki", "Tosa"]);
+    assert_eq!(r.completions("K"), ["Kii"], "a bare answer completes too");
+    assert_eq!(r.completions("province K").len(), 5, "any province: Kaga, Kai, Kazusa, Kii, Kozuke");
+    // Did you mean: a swap is one slip; ties are all named.
+    assert!(r.exec("stpe").unwrap_err().contains("did you mean `step`?"));
+    assert!(r.exec("province Stetsu").unwrap_err().contains("did you mean `Settsu`?"));
+}
+
+/// At a terminal: a second Tab lists the matches; Ctrl-C drops an
+/// unfinished Lua chunk (issue 13, items 12 and 13).
+#[test]
+fn terminal_lists_matches_and_ctrl_c_drops_a_lua_chunk() {
+    let home = std::env::temp_dir().join(format!("shogun-pty-input-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_shogun"));
+    cmd.env("SHOGUN_DATA", root()).env("HOME", &home).env("XDG_DATA_HOME", home.join("data")).env("TERM", "xterm").env("NO_COLOR", "1");
+    let mut p = rexpect::session::spawn_command(cmd, Some(15_000)).unwrap();
+    p.exp_string("`help` lists the commands").unwrap();
+    p.send("province Ka\t\t").unwrap();
+    p.flush().unwrap();
+    p.exp_string("Kaga").unwrap();
+    p.exp_string("Kai").unwrap();
+    p.exp_string("Kazusa").unwrap();
+    p.send("g\t").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("Kaga (brown region)").unwrap();
+    p.send_line("lua for i = 1, 3 do").unwrap();
+    p.exp_string("...> ").unwrap();
+    p.send_control('c').unwrap();
+    p.flush().unwrap();
+    p.exp_string("(the unfinished chunk is dropped)").unwrap();
+    p.send_line("lua print('after') return 40 + 2").unwrap();
+    p.exp_string("after").unwrap();
+    p.exp_string("42").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_eof().unwrap();
+    let _ = std::fs::remove_dir_all(&home);
+}

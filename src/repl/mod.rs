@@ -2,6 +2,7 @@
 //! rules, ask "what if". `Repl::exec` runs one command and returns what to
 //! print; `term.rs` wraps it in a line editor (or reads a script).
 
+mod complete;
 mod decide;
 mod flow;
 mod plan;
@@ -118,7 +119,12 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
         "paired games of the rules now loaded against the rules before the last `reload` (or against each ARM: base, a variant, --variant X, --tower T); win rates, means, a verdict",
         "lab 300 --against base",
     ),
-    ("lua", "lua CODE", "evaluate Lua against a read-only view of the game", "lua return game.chests(1)"),
+    (
+        "lua",
+        "lua CODE",
+        "evaluate Lua against a read-only view of the game: every value shown, print works, seat(NAME) and province(NAME) help",
+        "lua province('Settsu')",
+    ),
     (
         "set",
         "set PROVINCE key=value... | set SEAT key=value... | set tray|tower [level=N] SEAT=n... [peasants=n]",
@@ -204,17 +210,6 @@ impl Repl {
 
     fn is_human(&self, seat: usize) -> bool {
         self.game.players().get(seat).is_some_and(Player::is_human)
-    }
-
-    /// Names for completion: provinces, seats, actions, bots.
-    pub fn words(&self) -> Vec<String> {
-        let e = self.engine();
-        let mut w: Vec<String> = e.rules.map.provinces.iter().map(|p| p.name.clone()).collect();
-        w.extend((0..self.config.players as usize).map(|s| e.rules.seat_name(s).to_string()));
-        w.extend(e.rules.cards.actions.iter().map(|a| a.id.clone()));
-        w.extend(["human", "greedy", "random", "god", "pass", "deck", "redraw", "done", "auto", "show", "clear", "bid"].map(String::from));
-        w.extend(e.rules.map.regions.iter().cloned());
-        w
     }
 
     /// The prompt: where the game is and who acts.
@@ -468,8 +463,7 @@ impl Repl {
                     return Err("lua what? e.g. lua return game.chests(1)".into());
                 }
                 let (st, _, _) = self.viewed();
-                let code = if is_statement(rest) { rest.to_string() } else { format!("return {rest}") };
-                self.game.engine.runtime().eval_readonly(&st, &code).map_err(|e| e.to_string())
+                self.game.engine.runtime().eval_repl(&st, rest).map_err(|e| e.to_string())
             }
             "set" | "force" | "perform" => {
                 let edit: Edit = self.notation().parse(line).map_err(|e| e.to_string())?;
@@ -846,15 +840,6 @@ fn count_arg<S: AsRef<str>>(cmd: &str, args: &[S]) -> Result<usize, String> {
             _ => Err(format!("{cmd}: `{}` is not a count (a whole number >= 1, e.g. {cmd} 3)", crate::files::excerpt(a.as_ref()))),
         },
         _ => Err(format!("usage: {cmd} [n]")),
-    }
-}
-
-/// Whether a Lua chunk is a statement (else it is evaluated as `return ...`).
-fn is_statement(code: &str) -> bool {
-    let first = code.split(|c: char| !c.is_alphanumeric() && c != '_').next().unwrap_or_default();
-    ["return", "local", "for", "if", "while", "do", "function", "repeat"].contains(&first) || code.contains('\n') || {
-        let eq = code.replace("==", "").replace("~=", "").replace("<=", "").replace(">=", "");
-        eq.contains('=')
     }
 }
 

@@ -13,33 +13,16 @@ use rustyline::{Context, Editor, Helper};
 
 use super::{COMMANDS, Config, Repl};
 
-/// Completion and hints from the commands and the game's words.
+/// Completion (by context: `complete.rs`) and hints from the commands.
 struct ReplHelper {
-    words: Vec<String>,
-    /// (line prefix, words) that depend on the game now (`Repl::context_words`).
-    context: Vec<(String, Vec<String>)>,
+    words: super::complete::Words,
 }
 
 impl Completer for ReplHelper {
     type Candidate = Pair;
     fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<Pair>)> {
-        let before = &line[..pos];
-        let start = before.rfind(char::is_whitespace).map(|i| i + 1).unwrap_or(0);
-        let word = &before[start..];
-        let context = self.context.iter().filter(|(p, _)| before[..start].eq_ignore_ascii_case(p)).max_by_key(|(p, _)| p.len());
-        let pool: Vec<&str> = match context {
-            Some((_, words)) => words.iter().map(|s| s.as_str()).collect(),
-            None if start == 0 => COMMANDS.iter().map(|c| c.0).collect(),
-            None => self.words.iter().map(|s| s.as_str()).collect(),
-        };
-        let mut out: Vec<Pair> = pool
-            .into_iter()
-            .filter(|w| w.to_lowercase().starts_with(&word.to_lowercase()))
-            .map(|w| Pair { display: w.to_string(), replacement: w.to_string() })
-            .collect();
-        out.sort_by(|a, b| a.display.cmp(&b.display));
-        out.dedup_by(|a, b| a.display == b.display);
-        Ok((start, out))
+        let (start, found) = super::complete::complete(&self.words, &line[..pos]);
+        Ok((start, found.into_iter().map(|w| Pair { display: w.clone(), replacement: w }).collect()))
     }
 }
 
@@ -173,8 +156,10 @@ fn script(repl: &mut Repl, keep_going: bool) -> Result<(), String> {
 fn interactive(repl: &mut Repl) -> Result<(), String> {
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let (bold, red, dim, reset) = if color { ("\x1b[1m", "\x1b[31m", "\x1b[2m", "\x1b[0m") } else { ("", "", "", "") };
-    let mut ed: Editor<ReplHelper, DefaultHistory> = Editor::new().map_err(|e| e.to_string())?;
-    ed.set_helper(Some(ReplHelper { words: repl.words(), context: Vec::new() }));
+    // Tab completes what all matches share; a second Tab lists them.
+    let config = rustyline::Config::builder().completion_type(rustyline::CompletionType::List).build();
+    let mut ed: Editor<ReplHelper, DefaultHistory> = Editor::with_config(config).map_err(|e| e.to_string())?;
+    ed.set_helper(Some(ReplHelper { words: repl.completion_words() }));
     let history = history_file();
     if let Some(h) = &history {
         let _ = ed.load_history(h);
@@ -187,7 +172,7 @@ fn interactive(repl: &mut Repl) -> Result<(), String> {
     loop {
         let prompt = repl.prompt();
         if let Some(h) = ed.helper_mut() {
-            h.context = repl.context_words();
+            h.words = repl.completion_words();
         }
         let mut line = match ed.readline(&prompt) {
             Ok(l) => l,
@@ -195,14 +180,26 @@ fn interactive(repl: &mut Repl) -> Result<(), String> {
             Err(rustyline::error::ReadlineError::Eof) => break,
             Err(e) => return Err(e.to_string()),
         };
+        // A Lua chunk still open reads on; Ctrl-C drops it (as in Lua's
+        // own REPL), Ctrl-D runs what there is.
+        let mut cancelled = false;
         while unfinished(repl, &line) {
             match ed.readline("...> ") {
                 Ok(more) => {
                     line.push('\n');
                     line.push_str(&more);
                 }
+                Err(rustyline::error::ReadlineError::Interrupted) => {
+                    cancelled = true;
+                    break;
+                }
                 Err(_) => break,
             }
+        }
+        if cancelled {
+            let _ = ed.add_history_entry(line.as_str());
+            println!("{dim}(the unfinished chunk is dropped){reset}");
+            continue;
         }
         if !line.trim().is_empty() {
             let _ = ed.add_history_entry(line.as_str());
@@ -223,15 +220,9 @@ fn interactive(repl: &mut Repl) -> Result<(), String> {
                 println!("{w}");
             }
         }
-        if (line.trim_start().starts_with("reload") || line.trim_start().starts_with("load"))
-            && let Some(h) = ed.helper_mut()
-        {
-            h.words = repl.words();
-        }
         if repl.done {
             break;
         }
-        let _ = dim;
     }
     if let Some(h) = &history {
         let _ = ed.save_history(h);

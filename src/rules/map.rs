@@ -313,30 +313,42 @@ impl Map {
     }
 }
 
-/// ", did you mean `X`?" for the closest known name, if one is close.
+/// ", did you mean `X`?" for the closest known name, if one is close (all
+/// of the equally close ones, up to three: "`X` or `Y`").
 pub fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a String>) -> String {
-    let mut best: Option<(usize, &str)> = None;
-    for k in known {
-        let d = edit_distance(&name.to_lowercase(), &k.to_lowercase());
-        if best.is_none_or(|(bd, bk)| d < bd || (d == bd && k.as_str() < bk)) {
-            best = Some((d, k));
-        }
+    let lower = name.to_lowercase();
+    let mut scored: Vec<(usize, &str)> = known.map(|k| (edit_distance(&lower, &k.to_lowercase()), k.as_str())).collect();
+    scored.sort();
+    scored.dedup();
+    let Some(&(best, _)) = scored.first() else { return String::new() };
+    if best > 2.max(name.len() / 3) {
+        return String::new();
     }
-    match best {
-        Some((d, k)) if d <= 2.max(name.len() / 3) => format!(", did you mean `{k}`?"),
-        _ => String::new(),
-    }
+    let close: Vec<String> = scored.iter().take_while(|(d, _)| *d == best).take(3).map(|(_, k)| format!("`{k}`")).collect();
+    format!(", did you mean {}?", close.join(" or "))
 }
 
+/// Edits between two names: insertions, deletions, substitutions and
+/// swaps of two neighbouring letters (`stpe` is one edit from `step`).
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
+    // d[i][j]: edits from a[..i] to b[..j] (optimal string alignment).
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
     }
-    prev[b.len()]
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j - 1] + cost).min(d[i - 1][j] + 1).min(d[i][j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
 }

@@ -9,6 +9,7 @@
 
 mod api;
 mod bytecode;
+mod eval;
 mod guard;
 mod raw;
 mod value;
