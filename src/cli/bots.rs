@@ -1,6 +1,5 @@
 //! `shogun bots ladder`: the skill ladder of the bots (see `crate::lab::ladder`).
 
-use std::io::IsTerminal;
 use std::sync::Arc;
 
 use clap::{Args, Subcommand};
@@ -71,14 +70,7 @@ fn ladder_cmd(args: LadderArgs) -> Result<(), String> {
     settings.jobs = args.jobs;
     let lspec = LadderSpec { arm, levels: args.levels.clone(), settings };
     let total = args.games * (args.levels.len() as u64 - 1);
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let b = indicatif::ProgressBar::new(total);
-        b.set_style(
-            indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} games, {per_sec}, ETA {eta}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        b
-    });
+    let bar = super::games_bar(total);
     let started = std::time::Instant::now();
     let rungs = ladder::ladder(&lspec, &|done| {
         if let Some(b) = &bar {

@@ -1,7 +1,7 @@
 //! `shogun lab`: compare rulesets over paired, seeded games (see
 //! `crate::lab`); `shogun lab merge`: combine shards into one report.
 
-use std::io::{BufRead, BufReader, IsTerminal};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
@@ -243,16 +243,7 @@ fn output(report: &Report, out: &Output) -> Result<(), String> {
 fn run(args: LabArgs) -> Result<(), String> {
     let lab = build(&args, &|k| std::env::var(k).ok())?;
     let total = (lab.header.range.1 - lab.header.range.0) * lab.arms.len() as u64 * lab.header.conditions.len() as u64;
-    let bar = if std::io::stderr().is_terminal() {
-        let b = indicatif::ProgressBar::new(total);
-        b.set_style(
-            indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} games, {per_sec}, ETA {eta}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        Some(b)
-    } else {
-        None
-    };
+    let bar = super::games_bar(total);
     let mut file = match &args.jsonl {
         Some(p) => {
             let mut f = crate::files::AtomicFile::create(p)?;

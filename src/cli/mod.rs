@@ -311,6 +311,20 @@ fn fill_bots(names: &[String], players: u8) -> Result<Vec<String>, String> {
     crate::bots::fill_seats(names, players, false, "--bots")
 }
 
+/// A progress bar over `total` games on standard error, when it is a
+/// terminal (logs get the summary only). Used by every long run.
+fn games_bar(total: u64) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new(total);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} games, {per_sec}, ETA {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    })
+}
+
 fn run(args: RunArgs) -> Result<(), String> {
     let OneGame { data, players, seed } = &args.game;
     let engine = data.engine()?;

@@ -5,7 +5,6 @@
 //! that a refusal leaves the position untouched.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::IsTerminal;
 
 use clap::Args;
 
@@ -164,16 +163,7 @@ pub fn command(args: SoakArgs) -> Result<(), String> {
         towers.len(),
         BOT_SETS.len()
     );
-    let bar = if std::io::stderr().is_terminal() {
-        let b = indicatif::ProgressBar::new(args.games);
-        b.set_style(
-            indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} games, {per_sec}, ETA {eta}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        Some(b)
-    } else {
-        None
-    };
+    let bar = super::games_bar(args.games);
     // Two engines per ruleset: the second play of a game never shares a VM
     // with the first, and each engine has played other games before.
     let mut engines: [HashMap<RulesetKey, Engine>; 2] = [HashMap::new(), HashMap::new()];

@@ -150,19 +150,8 @@ impl Repl {
         let setup = config.spec.setup_mode(&engine, config.players);
         let mut game = Game::new(engine, config.players, config.seed, setup, &config.seats).map_err(|e| e.to_string())?;
         game.verbose = true;
-        let viewer = config.seats.iter().position(|s| s == "human").map(Viewer::Seat).unwrap_or(Viewer::God);
-        Ok(Repl {
-            drafts: vec![None; config.players as usize],
-            draft_when: vec![(0, 0); config.players as usize],
-            config,
-            game,
-            viewer,
-            before_reload: None,
-            kept_log: None,
-            auto: true,
-            handover: None,
-            done: false,
-        })
+        // A person at the prompt: play on to his next decision.
+        Ok(Repl { auto: true, ..Repl::from_game(config, game) })
     }
 
     /// A REPL on a game made elsewhere (a scenario's).
