@@ -42,7 +42,7 @@ fn main() {
     let mut before = d.state.clone();
     d.run(Until::End, |step, _| {
         let seat_a = match step.decision {
-            Decision::Plan { seat, .. } | Decision::Choose { seat, .. } => *seat == 0,
+            Decision::Plan { seat, .. } | Decision::Choose { seat, .. } => *seat == Seat::new(0),
             Decision::Chance => false,
         };
         let several = match engine.legal(&before) {

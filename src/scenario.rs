@@ -274,7 +274,7 @@ impl Checker<'_> {
             check(report, "unrest markers in the supply", st.unrest.to_string(), k.to_string());
         }
         if let Some(order) = &e.turn_order {
-            let got: Vec<&str> = st.turn_order.iter().map(|&s| engine.rules.seat_name(s as usize)).collect();
+            let got: Vec<&str> = st.turn_order.iter().map(|&s| engine.rules.seat_name(s.index())).collect();
             let want: Vec<String> = order
                 .split(',')
                 .map(|s| n.seat(s).map(|s| engine.rules.seat_name(s).to_string()))
@@ -311,7 +311,7 @@ impl Checker<'_> {
             if let Some(o) = &e.owner {
                 let want = n.owner(o).map_err(|m| format!("{here}: {m}"))?;
                 let label = |x: Option<usize>| x.map(|s| engine.rules.seat_name(s).to_string()).unwrap_or_else(|| "none".into());
-                check(report, &format!("{name} owner"), label(prov.owner.map(|o| o as usize)), label(want));
+                check(report, &format!("{name} owner"), label(prov.owner.map(|o| o.index())), label(want));
             }
             if let Some(a) = e.armies {
                 check(report, &format!("{name} armies"), prov.armies.to_string(), a.to_string());
@@ -404,7 +404,7 @@ impl Checker<'_> {
                 .map_err(|e| format!("{here}: {e}"))?
                 .iter()
                 .filter(|(_, r)| *r == 1)
-                .map(|(s, _)| engine.rules.seat_name(*s as usize).to_string())
+                .map(|(s, _)| engine.rules.seat_name(s.index()).to_string())
                 .collect();
             check(report, "winner", won.join(","), w.clone());
         }

@@ -68,7 +68,7 @@ pub fn decision_line(engine: &Engine, asked: Option<&str>, d: &Decision) -> Opti
     match d {
         Decision::Choose { seat, choice } => {
             let kind = asked?;
-            Some(format!("  > {} chooses {} ({kind})", engine.rules.seat_name(*seat as usize), engine.choice_name(*choice)))
+            Some(format!("  > {} chooses {} ({kind})", engine.rules.seat_name(seat.index()), engine.choice_name(*choice)))
         }
         _ => None,
     }
@@ -110,7 +110,7 @@ pub struct Summary {
 
 pub fn summary(engine: &Engine, st: &GameState, seed: u64, bot_names: &[String], stats: &Stats) -> Result<Summary, EngineError> {
     let standings = engine.standings(st)?;
-    let rank_of = |s: usize| standings.iter().find(|(x, _)| *x as usize == s).map(|(_, r)| *r).unwrap_or(0);
+    let rank_of = |s: usize| standings.iter().find(|(x, _)| x.index() == s).map(|(_, r)| *r).unwrap_or(0);
     let seats = (0..st.seats())
         .map(|s| SeatResult {
             seat: engine.rules.seat_name(s).to_string(),
@@ -127,7 +127,7 @@ pub fn summary(engine: &Engine, st: &GameState, seed: u64, bot_names: &[String],
         ruleset: engine.rules.ruleset_name(),
         players: st.seats(),
         seats,
-        winner: standings.iter().filter(|(_, r)| *r == 1).map(|(s, _)| engine.rules.seat_name(*s as usize).to_string()).collect(),
+        winner: standings.iter().filter(|(_, r)| *r == 1).map(|(s, _)| engine.rules.seat_name(s.index()).to_string()).collect(),
         stats: stats.clone(),
     })
 }

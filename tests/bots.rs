@@ -113,7 +113,7 @@ fn mcts_does_not_peek() {
 
 /// Gives `seat` exactly `n` armies in province `p` (cubes to or from its supply).
 fn set_armies(st: &mut GameState, p: usize, n: u16) {
-    let seat = st.provinces[p].owner.expect("owned") as usize;
+    let seat = (st.provinces[p].owner.expect("owned")).index();
     let now = st.provinces[p].armies;
     st.players[seat].supply = st.players[seat].supply + now - n;
     st.provinces[p].armies = n;
@@ -129,8 +129,12 @@ fn mcts_takes_the_attack_it_wins_not_the_one_it_loses() {
     let (from, weak, strong) = st
         .provinces_of(0)
         .find_map(|p| {
-            let enemies: Vec<usize> =
-                map.provinces[p].neighbours.iter().copied().filter(|&q| st.in_play[q] && matches!(st.provinces[q].owner, Some(o) if o != 0)).collect();
+            let enemies: Vec<usize> = map.provinces[p]
+                .neighbours
+                .iter()
+                .copied()
+                .filter(|&q| st.in_play[q] && matches!(st.provinces[q].owner, Some(o) if o != Seat::new(0)))
+                .collect();
             (enemies.len() >= 2).then(|| (p, enemies[0], enemies[1]))
         })
         .expect("a border province with two enemy neighbours");
@@ -141,7 +145,7 @@ fn mcts_takes_the_attack_it_wins_not_the_one_it_loses() {
     perform(&engine, &mut st, 0, "attack_a", &map.provinces[from].name, None, None);
     let ask = st.ask.clone().expect("a move question");
     assert_eq!(ask.kind, "move_target");
-    let (w, s) = (Choice::Province(weak as u16), Choice::Province(strong as u16));
+    let (w, s) = (Choice::Province(ProvinceId::new(weak)), Choice::Province(ProvinceId::new(strong)));
     assert!(ask.options.contains(&w) && ask.options.contains(&s));
     let view = SeatView::new(&st, 0);
     for options in [[w, s], [s, w]] {
@@ -149,7 +153,7 @@ fn mcts_takes_the_attack_it_wins_not_the_one_it_loses() {
         assert_eq!(c, w, "attacks 1 army with 9, not 25");
     }
     // Forbidden to attack, it moves into its own province when it can.
-    let own = ask.options.iter().copied().find(|c| matches!(c, Choice::Province(q) if st.provinces[*q as usize].owner == Some(0)));
+    let own = ask.options.iter().copied().find(|c| matches!(c, Choice::Province(q) if st.provinces[q.index()].owner == Some(Seat::new(0))));
     if let Some(own) = own {
         let c = Mcts::new(3, Budget::Iterations(30), Forbid { attack: true, build: false }).choose(&engine, &view, 0, "move_target", &ask.options);
         assert_eq!(c, own);
@@ -167,14 +171,14 @@ fn mcts_prefers_a_plan_it_can_pay_for() {
     let mut unpaid = Plan { slots: vec![None; engine.rules.cards.actions.len()], bid: None };
     let costly: Vec<usize> = (0..unpaid.slots.len()).filter(|&a| engine.rules.cards.actions[a].cost > 0).collect();
     for (&a, &p) in costly.iter().zip(&mine) {
-        unpaid.slots[a] = Some(Card::Province(p as u16));
+        unpaid.slots[a] = Some(Card::Province(ProvinceId::new(p)));
     }
     unpaid.bid = Some(Card::Chest(0));
     engine.fill_skips(&view, 0, &mut unpaid);
     engine.check_plan(&st, 0, &unpaid).unwrap();
     let paid = Greedy::new(1).plan(&engine, &SeatView::new(&st, 0), 0);
     assert_ne!(paid, unpaid);
-    let cands = [Decision::Plan { seat: 0, plan: unpaid.clone() }, Decision::Plan { seat: 0, plan: paid.clone() }];
+    let cands = [Decision::Plan { seat: Seat::new(0), plan: unpaid.clone() }, Decision::Plan { seat: Seat::new(0), plan: paid.clone() }];
     let stats = Mcts::new(5, Budget::Iterations(60), Forbid::default()).search(&engine, &view, 0, &cands);
     assert!(stats[1].mean > stats[0].mean && stats[1].visits > stats[0].visits, "{stats:?}");
 }

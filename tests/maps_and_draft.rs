@@ -65,12 +65,12 @@ fn the_draft_places_every_group_and_takes_turns_from_seat_one() {
         let e = moon();
         let mut st = draft_state(&e, players, 7);
         let d = st.draft.as_ref().unwrap();
-        assert_eq!(d.turn, 0, "seat 1 picks first");
+        assert_eq!(d.turn, Seat::new(0), "seat 1 picks first");
         assert_eq!(d.groups[0].len(), groups);
         // 3 players: the out-of-play cards are not in the deck.
         if players == 3 {
             for &p in &e.rules.map.out_of_play[&3] {
-                assert!(!d.deck.contains(&(p as u16)) && !d.open.contains(&(p as u16)));
+                assert!(!d.deck.contains(&ProvinceId::new(p)) && !d.open.contains(&ProvinceId::new(p)));
             }
         }
         let mut order = Vec::new();
@@ -82,7 +82,7 @@ fn the_draft_places_every_group_and_takes_turns_from_seat_one() {
             e.apply(&mut st, &Decision::Choose { seat, choice: options[0] }).unwrap();
         }
         assert_eq!(st.phase, Phase::Preload);
-        let expected: Vec<u8> = (0..groups * players as usize).map(|i| (i % players as usize) as u8).collect();
+        let expected: Vec<Seat> = (0..groups * players as usize).map(|i| Seat::new(i % players as usize)).collect();
         assert_eq!(order, expected, "picks go round from seat 1");
         let want: i64 = e.rules.rules.army_groups.iter().take(groups).sum();
         for s in 0..players as usize {

@@ -134,7 +134,7 @@ fn the_driver_stops_where_asked_and_at_a_persons_turn() {
     assert_eq!(seen, 1);
     // Planning: the bots plan, then the person must.
     assert_eq!(d.run(Until::End, |_, _| seen += 1).unwrap(), Stop::Human);
-    assert_eq!(engine.actor(&d.state), Actor::Simultaneous(vec![0]));
+    assert_eq!(engine.actor(&d.state), Actor::Simultaneous(vec![Seat::new(0)]));
     d.players[0] = Player::by_name("random", 3, 0).unwrap();
     assert_eq!(d.run(Until::Winter, |_, _| {}).unwrap(), Stop::Reached);
     assert_eq!(d.state.phase, Phase::Winter);
@@ -215,7 +215,7 @@ fn a_player_with_cards_fills_the_bid_space_and_the_action_spaces() {
     for (slot, card) in p.slots.iter_mut().filter(|s| s.is_none()).zip(spare) {
         *slot = Some(card);
     }
-    engine.apply(&mut st2, &Decision::Plan { seat: 0, plan: p }).unwrap();
+    engine.apply(&mut st2, &Decision::Plan { seat: Seat::new(0), plan: p }).unwrap();
     let events = engine.apply(&mut st2, &Decision::Chance).unwrap();
     let said = events.iter().any(|e| matches!(e, Event::Note(t) if t.contains(&format!("A the province card {}", engine.rules.province_name(last)))));
     assert!(said, "{events:?}");

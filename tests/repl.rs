@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::*;
+use shogun_lab::core::Seat;
 use shogun_lab::play::GameSpec;
 use shogun_lab::repl::{Config, Repl};
 
@@ -186,7 +187,7 @@ fn what_if_edits_are_recorded_and_undone() {
     let settsu = province(r.engine(), "Settsu");
     r.exec("set Settsu owner=B armies=3 unrest=2 buildings=castle").unwrap();
     let p = r.state().provinces[settsu];
-    assert_eq!((p.owner, p.armies, p.unrest, p.buildings.count_ones()), (Some(1), 3, 2, 1));
+    assert_eq!((p.owner, p.armies, p.unrest, p.buildings.count_ones()), (Some(Seat::new(1)), 3, 2, 1));
     r.exec("set A chests=40 rice=3").unwrap();
     assert_eq!(r.state().players[0].chests, 40);
     r.exec("force A=2 B=1 peasants=1").unwrap();
@@ -200,7 +201,7 @@ fn what_if_edits_are_recorded_and_undone() {
     r.exec("undo").unwrap();
     assert_eq!(r.state(), &before);
     r.exec("undo 3").unwrap();
-    assert_eq!(r.state().provinces[settsu].owner, Some(0));
+    assert_eq!(r.state().provinces[settsu].owner, Some(Seat::new(0)));
 }
 
 #[test]

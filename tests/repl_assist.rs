@@ -26,19 +26,21 @@ fn run(r: &mut Repl, commands: &[&str]) -> String {
     out
 }
 
+const A: Seat = Seat::new(0);
+
 /// Steps until the human seat A is asked a question of this kind.
 fn until_asked(r: &mut Repl, kind: &str) {
     for _ in 0..400 {
-        if let Legal::Choose { kind: k, seat: 0, .. } = r.engine().legal(r.state())
+        if let Legal::Choose { kind: k, seat: A, .. } = r.engine().legal(r.state())
             && k == kind
         {
             return;
         }
         match r.engine().legal(r.state()) {
-            Legal::Plan { seats } if seats.contains(&0) => {
+            Legal::Plan { seats } if seats.contains(&A) => {
                 run(r, &["plan auto", "plan done"]);
             }
-            Legal::Choose { seat: 0, .. } => {
+            Legal::Choose { seat: A, .. } => {
                 run(r, &["1"]);
             }
             _ => {
@@ -76,15 +78,15 @@ fn decisions_show_specials_targets_and_odds_from_the_tower_now() {
     for (i, o) in options.iter().enumerate() {
         let Choice::Province(p) = *o else { panic!() };
         let line = out.lines().nth(i + 1).unwrap();
-        let name = r.engine().rules.province_name(p as usize).to_string();
+        let name = r.engine().rules.province_name(p.index()).to_string();
         assert!(line.contains(&name), "{line}");
-        match known.provinces[p as usize].owner {
-            Some(0) => assert!(line.contains("A ") && line.contains("no battle"), "{line}"),
+        match known.provinces[p.index()].owner {
+            Some(A) => assert!(line.contains("A ") && line.contains("no battle"), "{line}"),
             owner => {
                 battles += 1;
                 if let Some(o) = owner {
-                    let armies = known.provinces[p as usize].armies;
-                    assert!(line.contains(&format!("{} {armies} arm", r.engine().rules.seat_name(o as usize))), "{line}");
+                    let armies = known.provinces[p.index()].armies;
+                    assert!(line.contains(&format!("{} {armies} arm", r.engine().rules.seat_name(o.index()))), "{line}");
                 } else {
                     assert!(line.contains("neutral"), "{line}");
                 }
@@ -208,7 +210,7 @@ fn the_game_flows_to_the_next_human_decision() {
     let draft = r.exec("plan show").unwrap();
     let out = r.exec("plan done").unwrap();
     assert!(out.contains("C locks in a plan") && out.contains("A to decide: choose a turn-order space"), "{out}");
-    assert!(matches!(r.engine().legal(r.state()), Legal::Choose { seat: 0, .. }));
+    assert!(matches!(r.engine().legal(r.state()), Legal::Choose { seat: A, .. }));
     let out = r.exec("undo").unwrap();
     assert_eq!(r.state(), &before, "{out}");
     assert_eq!(r.exec("plan show").unwrap(), draft);

@@ -10,9 +10,9 @@ use shogun_lab::core::*;
 /// seat's cube count whole (cubes go back to / come from supplies).
 fn set_armies(st: &mut GameState, p: usize, seat: Option<usize>, armies: u16) {
     if let Some(o) = st.provinces[p].owner {
-        st.players[o as usize].supply += st.provinces[p].armies;
+        st.players[o.index()].supply += st.provinces[p].armies;
     }
-    st.provinces[p].owner = seat.map(|s| s as u8);
+    st.provinces[p].owner = seat.map(Seat::new);
     st.provinces[p].armies = 0;
     if let Some(s) = seat {
         st.players[s].supply -= armies;
@@ -58,13 +58,13 @@ fn kozuke_battle() {
     peasants_into_tower(&mut st, 1);
     st.forced_throws.push(pile(&[(blue, 3), (yellow, 1)], 1));
     perform(&engine, &mut st, blue, "attack_a", "Shinano", None, None);
-    answer(&engine, &mut st, |o| *o.iter().find(|c| **c == Choice::Province(kozuke as u16)).expect("Kozuke is a target"));
+    answer(&engine, &mut st, |o| *o.iter().find(|c| **c == Choice::Province(ProvinceId::new(kozuke))).expect("Kozuke is a target"));
     let events = answer(&engine, &mut st, |_| Choice::Count(4));
     assert_eq!(thrown(&events), vec![pile(&[(blue, 4), (yellow, 3)], 0)]);
-    assert_eq!(st.provinces[kozuke].owner, Some(blue as u8));
+    assert_eq!(st.provinces[kozuke].owner, Some(Seat::new(blue)));
     assert_eq!(st.provinces[kozuke].armies, 1);
     assert_eq!(st.provinces[shinano].armies, 1);
-    assert!(events.contains(&Event::OwnerChange { province: kozuke as u16, from: Some(yellow as u8), to: Some(blue as u8) }));
+    assert!(events.contains(&Event::OwnerChange { province: ProvinceId::new(kozuke), from: Some(Seat::new(yellow)), to: Some(Seat::new(blue)) }));
     assert_eq!(st.tray, Pile::default(), "counted cubes and peasants leave the tray");
 }
 
@@ -76,7 +76,7 @@ fn mikawa_tax_revolt() {
     let mut st = started(&engine, 4, 1);
     let d = 3usize;
     let mikawa = province(&engine, "Mikawa");
-    assert_eq!(st.provinces[mikawa].owner, Some(d as u8));
+    assert_eq!(st.provinces[mikawa].owner, Some(Seat::new(d)));
     st.unrest -= 2;
     st.provinces[mikawa].unrest = 2;
     let armies = st.provinces[mikawa].armies;
@@ -84,7 +84,7 @@ fn mikawa_tax_revolt() {
     st.forced_throws.push(pile(&[(d, 2)], 1));
     let events = perform(&engine, &mut st, d, "taxes", "Mikawa", None, None);
     assert_eq!(thrown(&events), vec![pile(&[(d, armies)], 2)]);
-    assert_eq!(st.provinces[mikawa].owner, Some(d as u8));
+    assert_eq!(st.provinces[mikawa].owner, Some(Seat::new(d)));
     assert_eq!(st.provinces[mikawa].armies, 1, "2 landed, 1 lost to the peasant");
     assert_eq!(st.provinces[mikawa].unrest, 3);
     assert_eq!(st.players[d].chests - before, 6);
@@ -121,12 +121,12 @@ fn winter_nine_provinces_six_rice() {
     }
     let no_loss = engine.rules.cards.events.iter().position(|e| e.rice_loss == 0).unwrap() as u8;
     st.year_events = vec![no_loss];
-    st.turn_order = vec![0, 1, 2, 3];
+    st.turn_order = Seat::all(4).collect();
     st.phase = Phase::Winter;
     st.forced_throws = vec![pile(&[(a, 1)], 0), pile(&[(a, 1)], 0)];
     engine.apply(&mut st, &Decision::Chance).unwrap();
     let Legal::Choose { seat, kind, options, .. } = engine.legal(&st) else { panic!("A must order the revolts") };
-    assert_eq!((seat, kind.as_str(), options.len()), (a as u8, "revolt_order", 2));
+    assert_eq!((seat, kind.as_str(), options.len()), (Seat::new(a), "revolt_order", 2));
     let events = answer(&engine, &mut st, |o| o[0]);
     let throws = thrown(&events);
     assert_eq!(throws.len(), 2);
@@ -160,7 +160,7 @@ fn temple_event_protects_and_castle_event_adds_a_defender() {
     st.provinces[kozuke].buildings |= 1 << temple;
     perform(&engine, &mut st, 0, "attack_a", "Shinano", Some("6"), None);
     let Legal::Choose { options, .. } = engine.legal(&st) else { panic!() };
-    assert!(!options.contains(&Choice::Province(kozuke as u16)), "a temple province cannot be attacked");
+    assert!(!options.contains(&Choice::Province(ProvinceId::new(kozuke))), "a temple province cannot be attacked");
 
     let mut st = started(&engine, 4, 1);
     set_armies(&mut st, shinano, Some(0), 6);
@@ -169,7 +169,7 @@ fn temple_event_protects_and_castle_event_adds_a_defender() {
     st.provinces[kozuke].buildings |= 1 << castle;
     let defenders = st.provinces[kozuke].armies;
     perform(&engine, &mut st, 0, "attack_a", "Shinano", Some("4"), None);
-    answer(&engine, &mut st, |_| Choice::Province(kozuke as u16));
+    answer(&engine, &mut st, |_| Choice::Province(ProvinceId::new(kozuke)));
     let events = answer(&engine, &mut st, |_| Choice::Count(5));
     assert_eq!(thrown(&events)[0].seats[1], defenders + 1, "the castle garrison throws one more");
 }
@@ -187,7 +187,7 @@ fn tie_makes_a_province_neutral_and_only_peasants_cannot_hold() {
     peasants_into_tower(&mut st, 1);
     st.forced_throws.push(pile(&[(0, 2), (1, 1)], 1));
     perform(&engine, &mut st, 0, "attack_a", "Shinano", None, None);
-    answer(&engine, &mut st, |_| Choice::Province(kozuke as u16));
+    answer(&engine, &mut st, |_| Choice::Province(ProvinceId::new(kozuke)));
     answer(&engine, &mut st, |_| Choice::Count(4));
     assert_eq!(st.provinces[kozuke], ProvinceState::default());
     assert_eq!(st.buildings[castle], engine.rules.rules.components.buildings[castle].count as u16);
@@ -197,7 +197,7 @@ fn tie_makes_a_province_neutral_and_only_peasants_cannot_hold() {
     peasants_into_tower(&mut st, 3);
     st.forced_throws.push(pile(&[(0, 1)], 3));
     perform(&engine, &mut st, 0, "attack_a", "Shinano", None, None);
-    answer(&engine, &mut st, |_| Choice::Province(kozuke as u16));
+    answer(&engine, &mut st, |_| Choice::Province(ProvinceId::new(kozuke)));
     answer(&engine, &mut st, |_| Choice::Count(4));
     assert_eq!(st.provinces[kozuke].owner, None);
 }
@@ -208,13 +208,13 @@ fn neutral_province_event_3_throws_two_peasants() {
     let mut st = started(&engine, 4, 1);
     let (musashi, shimosa) = (province(&engine, "Musashi"), province(&engine, "Shimosa"));
     assert_eq!(st.provinces[shimosa].owner, None);
-    let d = st.provinces[musashi].owner.unwrap() as usize;
+    let d = (st.provinces[musashi].owner.unwrap()).index();
     st.forced_throws.push(pile(&[(d, 3)], 1));
     perform(&engine, &mut st, d, "attack_b", "Musashi", Some("3"), None);
-    answer(&engine, &mut st, |_| Choice::Province(shimosa as u16));
+    answer(&engine, &mut st, |_| Choice::Province(ProvinceId::new(shimosa)));
     let events = answer(&engine, &mut st, |_| Choice::Count(3));
     assert_eq!(thrown(&events)[0].peasants, 2);
-    assert_eq!(st.provinces[shimosa].owner, Some(d as u8));
+    assert_eq!(st.provinces[shimosa].owner, Some(Seat::new(d)));
     assert_eq!(st.provinces[shimosa].armies, 2, "3 landed, 1 lost to the peasant");
 }
 
@@ -231,9 +231,9 @@ fn unrest_means_peasants_take_no_side() {
     // Blue 2, yellow 1, 2 peasants: with unrest the peasants do not defend.
     st.forced_throws.push(pile(&[(0, 2), (1, 1)], 2));
     perform(&engine, &mut st, 0, "attack_a", "Shinano", None, None);
-    answer(&engine, &mut st, |_| Choice::Province(kozuke as u16));
+    answer(&engine, &mut st, |_| Choice::Province(ProvinceId::new(kozuke)));
     answer(&engine, &mut st, |_| Choice::Count(4));
-    assert_eq!(st.provinces[kozuke].owner, Some(0));
+    assert_eq!(st.provinces[kozuke].owner, Some(Seat::new(0)));
     assert_eq!(st.provinces[kozuke].armies, 1);
     assert_eq!(st.tray.peasants, 2, "peasants that took no side stay in the tray");
 }

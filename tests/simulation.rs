@@ -103,37 +103,37 @@ fn illegal_decisions_are_refused_and_change_nothing() {
     let mut st = engine.new_game(4, 5).unwrap();
     let before = st.clone();
     let plan = Plan { slots: vec![None; 10], bid: None };
-    assert!(engine.apply(&mut st, &Decision::Plan { seat: 0, plan: plan.clone() }).is_err());
+    assert!(engine.apply(&mut st, &Decision::Plan { seat: Seat::new(0), plan: plan.clone() }).is_err());
     assert_eq!(st, before);
     engine.apply(&mut st, &Decision::Chance).unwrap();
     engine.apply(&mut st, &Decision::Chance).unwrap();
     engine.apply(&mut st, &Decision::Chance).unwrap();
-    assert_eq!(engine.actor(&st), Actor::Simultaneous(vec![0, 1, 2, 3]));
+    assert_eq!(engine.actor(&st), Actor::Simultaneous(vec![Seat::new(0), Seat::new(1), Seat::new(2), Seat::new(3)]));
     let before = st.clone();
     // A province card the seat does not hold.
     let theirs = st.provinces_of(1).next().unwrap();
     let mut bad = plan.clone();
-    bad.slots[0] = Some(Card::Province(theirs as u16));
-    assert!(engine.apply(&mut st, &Decision::Plan { seat: 0, plan: bad }).is_err());
+    bad.slots[0] = Some(Card::Province(ProvinceId::new(theirs)));
+    assert!(engine.apply(&mut st, &Decision::Plan { seat: Seat::new(0), plan: bad }).is_err());
     // The same card twice.
     let mine = st.provinces_of(0).next().unwrap();
     let mut twice = plan.clone();
-    twice.slots[0] = Some(Card::Province(mine as u16));
-    twice.bid = Some(Card::Province(mine as u16));
-    assert!(engine.apply(&mut st, &Decision::Plan { seat: 0, plan: twice }).is_err());
+    twice.slots[0] = Some(Card::Province(ProvinceId::new(mine)));
+    twice.bid = Some(Card::Province(ProvinceId::new(mine)));
+    assert!(engine.apply(&mut st, &Decision::Plan { seat: Seat::new(0), plan: twice }).is_err());
     // A bid above the seat's chests.
     st.players[0].chests = 1;
     let before_bid = st.clone();
     let mut rich = plan.clone();
     rich.bid = Some(Card::Chest(4));
-    assert!(engine.apply(&mut st, &Decision::Plan { seat: 0, plan: rich }).is_err());
+    assert!(engine.apply(&mut st, &Decision::Plan { seat: Seat::new(0), plan: rich }).is_err());
     assert_eq!(st, before_bid);
     st = before.clone();
     // Chance is not asked now.
     assert!(engine.apply(&mut st, &Decision::Chance).is_err());
     assert_eq!(st, before);
     // An empty bid space and empty action spaces while cards are left.
-    assert!(engine.apply(&mut st, &Decision::Plan { seat: 2, plan: plan.clone() }).unwrap_err().to_string().contains("bid space"));
+    assert!(engine.apply(&mut st, &Decision::Plan { seat: Seat::new(2), plan: plan.clone() }).unwrap_err().to_string().contains("bid space"));
     assert_eq!(st, before);
     // Planning twice.
     let mut full = plan.clone();
@@ -143,9 +143,9 @@ fn illegal_decisions_are_refused_and_change_nothing() {
     for (slot, card) in full.slots.iter_mut().filter(|s| s.is_none()).zip(spare) {
         *slot = Some(card);
     }
-    engine.apply(&mut st, &Decision::Plan { seat: 2, plan: full.clone() }).unwrap();
-    assert!(engine.apply(&mut st, &Decision::Plan { seat: 2, plan: full }).is_err());
-    assert_eq!(engine.actor(&st), Actor::Simultaneous(vec![0, 1, 3]));
+    engine.apply(&mut st, &Decision::Plan { seat: Seat::new(2), plan: full.clone() }).unwrap();
+    assert!(engine.apply(&mut st, &Decision::Plan { seat: Seat::new(2), plan: full }).is_err());
+    assert_eq!(engine.actor(&st), Actor::Simultaneous(vec![Seat::new(0), Seat::new(1), Seat::new(3)]));
 }
 
 #[test]

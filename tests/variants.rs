@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use common::*;
+use shogun_lab::core::{ProvinceId, Seat};
 use shogun_lab::engine::{Engine, EngineError};
 use shogun_lab::rules::{self, VariantArg};
 
@@ -256,9 +257,9 @@ fn a_replaced_battle_rule_changes_games_and_odds_alike() {
         n.parse::<shogun_lab::play::Edit>(line).unwrap().apply(&engine, &mut st).unwrap();
     }
     perform(&engine, &mut st, 0, "attack_a", "Shinano", None, None);
-    answer(&engine, &mut st, |o| *o.iter().find(|c| **c == shogun_lab::core::Choice::Province(province(&engine, "Kozuke") as u16)).unwrap());
+    answer(&engine, &mut st, |o| *o.iter().find(|c| **c == shogun_lab::core::Choice::Province(ProvinceId::new(province(&engine, "Kozuke")))).unwrap());
     answer(&engine, &mut st, |o| *o.last().unwrap());
-    assert_eq!(st.provinces[province(&engine, "Kozuke")].owner, Some(1), "the game used the replaced rule: the defender holds");
+    assert_eq!(st.provinces[province(&engine, "Kozuke")].owner, Some(Seat::new(1)), "the game used the replaced rule: the defender holds");
 }
 
 #[test]
@@ -272,8 +273,8 @@ fn ranking_bids_and_voiding_are_the_packs_rules() {
         st.players[s].points = points;
         st.players[s].chests = chests;
     }
-    assert_eq!(engine.standings(&st).unwrap(), vec![(1, 1), (2, 1), (3, 3), (0, 4)]);
-    assert_eq!(common::engine().standings(&st).unwrap(), vec![(0, 1), (3, 2), (2, 3), (1, 4)], "base: points, then chests");
+    assert_eq!(engine.standings(&st).unwrap(), [(1, 1), (2, 1), (3, 3), (0, 4)].map(|(s, r)| (Seat::new(s), r)));
+    assert_eq!(common::engine().standings(&st).unwrap(), [(0, 1), (3, 2), (2, 3), (1, 4)].map(|(s, r)| (Seat::new(s), r)), "base: points, then chests");
     // A planned action on a province card lost before its turn is void
     // (the pack's perform handler): stage A's taxes in Settsu, then hand
     // Settsu to B before the action runs.
@@ -282,7 +283,7 @@ fn ranking_bids_and_voiding_are_the_packs_rules() {
     let (settsu, taxes) = (province(&engine, "Settsu"), action(&engine, "taxes"));
     let before = st.players[0].chests;
     let mut plan = shogun_lab::core::Plan { slots: vec![None; 10], bid: None };
-    plan.slots[taxes] = Some(shogun_lab::core::Card::Province(settsu as u16));
+    plan.slots[taxes] = Some(shogun_lab::core::Card::Province(ProvinceId::new(settsu)));
     for (s, p) in st.players.iter_mut().enumerate() {
         p.plan = Some(if s == 0 { plan.clone() } else { shogun_lab::core::Plan { slots: vec![None; 10], bid: None } });
     }
@@ -291,7 +292,7 @@ fn ranking_bids_and_voiding_are_the_packs_rules() {
     assert_eq!(st.players[0].plan, Some(plan), "the card stays on A's board");
     st.action_row = vec![taxes as u8];
     st.actions_revealed = 1;
-    st.turn_order = vec![0, 1, 2, 3];
+    st.turn_order = Seat::all(4).collect();
     st.phase = shogun_lab::core::Phase::Actions { card: 0, turn: 0 };
     let events = engine.resume(&mut st).unwrap();
     assert_eq!(st.players[0].chests, before, "the void action yields nothing: {events:?}");

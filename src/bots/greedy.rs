@@ -30,7 +30,7 @@ const WIN_AT: f64 = 0.85;
 /// does not hold (the target, numbered from 1 as in Lua, is in the
 /// question's data, which the asked seat sees).
 pub(super) fn move_is_attack(view: &SeatView, seat: usize) -> bool {
-    move_data(view, "to").is_some_and(|q| view.provinces().get(q).is_some_and(|p| p.owner != Some(seat as u8)))
+    move_data(view, "to").is_some_and(|q| view.provinces().get(q).is_some_and(|p| p.owner != Some(Seat::new(seat))))
 }
 
 /// A province named in the data of the seat's pending move question
@@ -48,7 +48,7 @@ fn left_behind(engine: &Engine) -> i64 {
 /// peasants are in the odds table).
 fn defence(view: &SeatView, seat: usize, q: usize) -> i64 {
     match view.provinces()[q].owner {
-        Some(o) if o as usize != seat => i64::from(view.provinces()[q].armies),
+        Some(o) if o.index() != seat => i64::from(view.provinces()[q].armies),
         _ => 0,
     }
 }
@@ -59,7 +59,7 @@ fn enemy_pressure(engine: &Engine, st: &SeatView, seat: usize, p: usize) -> i64 
         .iter()
         .filter(|&&q| st.in_play()[q])
         .map(|&q| match st.provinces()[q].owner {
-            Some(o) if o as usize != seat => i64::from(st.provinces()[q].armies),
+            Some(o) if o.index() != seat => i64::from(st.provinces()[q].armies),
             _ => 0,
         })
         .sum()
@@ -75,7 +75,7 @@ fn best_attack(engine: &Engine, odds: &WinTable, st: &SeatView, seat: usize, p: 
     engine.rules.map.provinces[p]
         .neighbours
         .iter()
-        .filter(|&&q| st.in_play()[q] && st.provinces()[q].owner != Some(seat as u8) && !taken.contains(&q))
+        .filter(|&&q| st.in_play()[q] && st.provinces()[q].owner != Some(Seat::new(seat)) && !taken.contains(&q))
         .map(|&q| (q, odds.win(movable, defence(st, seat, q))))
         .max_by(|x, y| x.1.total_cmp(&y.1).then(engine.rules.map.provinces[x.0].tax.cmp(&engine.rules.map.provinces[y.0].tax)).then(y.0.cmp(&x.0)))
 }
@@ -113,7 +113,7 @@ impl Bot for Greedy {
         let map = &engine.rules.map;
         let pick = |slots: &mut Vec<Option<Card>>, used: &mut Vec<usize>, a: usize, p: Option<usize>| {
             if let Some(p) = p {
-                slots[a] = Some(Card::Province(p as u16));
+                slots[a] = Some(Card::Province(ProvinceId::new(p)));
                 used.push(p);
             }
         };
@@ -186,13 +186,13 @@ impl Bot for Greedy {
     }
 
     fn choose(&mut self, engine: &Engine, view: &SeatView, seat: usize, kind: &str, options: &[Choice]) -> Choice {
-        let provinces: Vec<usize> = options.iter().filter_map(|c| if let Choice::Province(p) = c { Some(*p as usize) } else { None }).collect();
+        let provinces: Vec<usize> = options.iter().filter_map(|c| if let Choice::Province(p) = c { Some(p.index()) } else { None }).collect();
         match kind {
             "move_target" if !provinces.is_empty() => {
                 // An attack it likely wins (the best chance, then the richest
                 // province), else reinforce its most threatened province,
                 // else the attack with the best chance.
-                let own = |q: &usize| view.provinces()[*q].owner == Some(seat as u8);
+                let own = |q: &usize| view.provinces()[*q].owner == Some(Seat::new(seat));
                 let attack_ok = !self.forbid.attack || !provinces.iter().any(own);
                 let movable = move_data(view, "from").map_or(1, |p| i64::from(view.provinces()[p].armies) - left_behind(engine));
                 let odds = win_table(engine);
@@ -207,7 +207,7 @@ impl Bot for Greedy {
                     (Some((q, _)), None) => q,
                     (None, None) => provinces[0],
                 };
-                Choice::Province(p as u16)
+                Choice::Province(ProvinceId::new(p))
             }
             // Into its own province, or an attack worth making: every army
             // that may go; a hopeless attack it must make: as few as it may.
@@ -232,8 +232,8 @@ impl Bot for Greedy {
                 .copied()
                 .max_by_key(|c| match c {
                     Choice::Province(p) => {
-                        let pr = &engine.rules.map.provinces[*p as usize];
-                        i64::from(pr.tax + pr.rice) * 100 - i64::from(*p)
+                        let pr = &engine.rules.map.provinces[p.index()];
+                        i64::from(pr.tax + pr.rice) * 100 - p.index() as i64
                     }
                     // A hidden card is worth about the average province.
                     Choice::Deck => 780,

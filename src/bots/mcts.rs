@@ -139,7 +139,7 @@ impl Mcts {
         let mut bids: Vec<Option<Card>> =
             engine.rules.rules.components.chest_cards.iter().filter(|&&v| v <= view.players[seat].chests).map(|&v| Some(Card::Chest(v as u8))).collect();
         if let Some(p) = view.provinces_of(seat).last() {
-            bids.push(Some(Card::Province(p as u16)));
+            bids.push(Some(Card::Province(ProvinceId::new(p))));
         }
         let mut more = Vec::new();
         for bid in bids {
@@ -159,17 +159,17 @@ impl Mcts {
                 continue;
             }
             for q in view.provinces_of(seat) {
-                if base.slots[a] == Some(Card::Province(q as u16)) || !feasible(engine, sv, seat, a, kinds[a], q, chests) {
+                if base.slots[a] == Some(Card::Province(ProvinceId::new(q))) || !feasible(engine, sv, seat, a, kinds[a], q, chests) {
                     continue;
                 }
                 let mut p = base.clone();
-                for s in p.slots.iter_mut().filter(|s| **s == Some(Card::Province(q as u16))) {
+                for s in p.slots.iter_mut().filter(|s| **s == Some(Card::Province(ProvinceId::new(q)))) {
                     *s = None;
                 }
-                if p.bid == Some(Card::Province(q as u16)) {
+                if p.bid == Some(Card::Province(ProvinceId::new(q))) {
                     p.bid = None;
                 }
-                p.slots[a] = Some(Card::Province(q as u16));
+                p.slots[a] = Some(Card::Province(ProvinceId::new(q)));
                 changes.push(p);
             }
         }
@@ -191,7 +191,7 @@ impl Mcts {
     fn choice_candidates(&self, view: &SeatView, seat: usize, kind: &str, options: &[Choice]) -> Vec<Choice> {
         if self.forbid.attack && kind == "move_target" {
             let own: Vec<Choice> =
-                options.iter().copied().filter(|c| matches!(c, Choice::Province(q) if view.provinces()[*q as usize].owner == Some(seat as u8))).collect();
+                options.iter().copied().filter(|c| matches!(c, Choice::Province(q) if view.provinces()[q.index()].owner == Some(Seat::new(seat)))).collect();
             if !own.is_empty() {
                 return own;
             }
@@ -288,9 +288,9 @@ fn rollout(engine: &Engine, mut w: GameState, first: &Decision, seat: usize, for
         let d = match engine.actor(&w) {
             Actor::Terminal => break,
             Actor::Chance => Decision::Chance,
-            Actor::Seat(s) => super::decide(engine, &w, s as usize, &mut bots[s as usize]),
+            Actor::Seat(s) => super::decide(engine, &w, s.index(), &mut bots[s.index()]),
             Actor::Simultaneous(seats) => {
-                let s = seats[0] as usize;
+                let s = seats[0].index();
                 super::decide(engine, &w, s, &mut bots[s])
             }
         };
@@ -339,14 +339,14 @@ impl Bot for Mcts {
 
     fn plan(&mut self, engine: &Engine, view: &SeatView, seat: usize) -> Plan {
         let plans = self.plan_candidates(engine, view, seat);
-        let cands: Vec<Decision> = plans.iter().map(|p| Decision::Plan { seat: seat as u8, plan: p.clone() }).collect();
+        let cands: Vec<Decision> = plans.iter().map(|p| Decision::Plan { seat: Seat::new(seat), plan: p.clone() }).collect();
         let stats = self.search(engine, view.state(), seat, &cands);
         plans[Self::best(&stats)].clone()
     }
 
     fn choose(&mut self, engine: &Engine, view: &SeatView, seat: usize, kind: &str, options: &[Choice]) -> Choice {
         let choices = self.choice_candidates(view, seat, kind, options);
-        let cands: Vec<Decision> = choices.iter().map(|&c| Decision::Choose { seat: seat as u8, choice: c }).collect();
+        let cands: Vec<Decision> = choices.iter().map(|&c| Decision::Choose { seat: Seat::new(seat), choice: c }).collect();
         if cands.len() == 1 {
             return choices[0];
         }

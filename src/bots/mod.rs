@@ -131,8 +131,8 @@ pub fn fill_seats(names: &[String], players: u8, allow_human: bool, flag: &str) 
 pub fn decide(engine: &Engine, st: &GameState, seat: usize, bot: &mut dyn Bot) -> Decision {
     let view = SeatView::new(st, seat);
     match engine.legal(st) {
-        Legal::Plan { .. } => Decision::Plan { seat: seat as u8, plan: bot.plan(engine, &view, seat) },
-        Legal::Choose { kind, options, .. } => Decision::Choose { seat: seat as u8, choice: bot.choose(engine, &view, seat, &kind, &options) },
+        Legal::Plan { .. } => Decision::Plan { seat: Seat::new(seat), plan: bot.plan(engine, &view, seat) },
+        Legal::Choose { kind, options, .. } => Decision::Choose { seat: Seat::new(seat), choice: bot.choose(engine, &view, seat, &kind, &options) },
         Legal::Chance | Legal::None => Decision::Chance,
     }
 }
@@ -214,9 +214,9 @@ pub(crate) fn comply(engine: &Engine, seat_view: &SeatView, seat: usize, plan: &
             continue;
         }
         let left: Vec<usize> =
-            engine.unplaced(view, seat, plan).into_iter().filter_map(|c| if let Card::Province(p) = c { Some(p as usize) } else { None }).collect();
+            engine.unplaced(view, seat, plan).into_iter().filter_map(|c| if let Card::Province(p) = c { Some(p.index()) } else { None }).collect();
         let kind = action_kind(engine, a);
         let Some(&p) = left.iter().find(|&&p| !feasible(engine, seat_view, seat, a, kind, p, chests)).or(left.first()) else { break };
-        plan.slots[a] = Some(Card::Province(p as u16));
+        plan.slots[a] = Some(Card::Province(ProvinceId::new(p)));
     }
 }

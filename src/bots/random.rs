@@ -43,12 +43,12 @@ impl Bot for RandomBot {
             let p = fits[self.rng.below(fits.len() as u32) as usize];
             free.retain(|&q| q != p);
             chests -= engine.rules.cards.actions[a].cost;
-            slots[a] = Some(Card::Province(p as u16));
+            slots[a] = Some(Card::Province(ProvinceId::new(p)));
         }
         let affordable: Vec<u8> = engine.rules.rules.components.chest_cards.iter().filter(|&&v| v <= view.chests(seat).min(2)).map(|&v| v as u8).collect();
         let bid = match self.rng.below(4) {
             0 => None,
-            1 if !free.is_empty() => Some(Card::Province(free[self.rng.below(free.len() as u32) as usize] as u16)),
+            1 if !free.is_empty() => Some(Card::Province(ProvinceId::new(free[self.rng.below(free.len() as u32) as usize]))),
             _ if !affordable.is_empty() => Some(Card::Chest(affordable[self.rng.below(affordable.len() as u32) as usize])),
             _ => None,
         };

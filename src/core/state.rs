@@ -2,8 +2,80 @@ use serde::{Deserialize, Serialize};
 
 use super::{GameRng, MAX_SEATS};
 
-pub type Seat = u8;
-pub type ProvinceId = u16;
+/// A seat at the table: 0-based here, 1-based in Lua, in messages and
+/// in text (`Display`). Scripts get and give seats through the one
+/// conversion in `script/ids.rs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Seat(u8);
+
+impl Seat {
+    /// The seat at `index` (0-based); below MAX_SEATS.
+    #[inline]
+    pub const fn new(index: usize) -> Seat {
+        debug_assert!(index < MAX_SEATS, "a seat index is below MAX_SEATS");
+        Seat(index as u8)
+    }
+    /// Its position in per-seat lists (0-based).
+    #[inline]
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+    /// The seats of a game of `n` players, in order.
+    pub fn all(n: usize) -> impl Iterator<Item = Seat> {
+        (0..n).map(Seat::new)
+    }
+    /// The number scripts, messages and people use: 1 for the first seat.
+    pub fn number(self) -> i64 {
+        i64::from(self.0) + 1
+    }
+    /// The seat numbered `n` (from 1) in a game of `seats` players.
+    pub fn from_number(n: i64, seats: usize) -> Option<Seat> {
+        (n >= 1 && n <= seats.min(MAX_SEATS) as i64).then(|| Seat((n - 1) as u8))
+    }
+}
+
+impl std::fmt::Display for Seat {
+    /// The seat's number from 1 (names and colours come from the rules
+    /// pack: `play::notation`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.number())
+    }
+}
+
+/// A province: an index into the map's provinces (0-based here, 1-based
+/// in Lua and `Display`; names come from the map).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ProvinceId(u16);
+
+impl ProvinceId {
+    #[inline]
+    pub fn new(index: usize) -> ProvinceId {
+        debug_assert!(index <= usize::from(u16::MAX), "province index {index}");
+        ProvinceId(index as u16)
+    }
+    /// Its position in the map's and the state's province lists (0-based).
+    #[inline]
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+    /// The number scripts use: 1 for the map's first province.
+    pub fn number(self) -> i64 {
+        i64::from(self.0) + 1
+    }
+    /// The province numbered `n` (from 1) on a map of `provinces`.
+    pub fn from_number(n: i64, provinces: usize) -> Option<ProvinceId> {
+        (n >= 1 && n <= provinces.min(usize::from(u16::MAX) + 1) as i64).then(|| ProvinceId((n - 1) as u16))
+    }
+}
+
+impl std::fmt::Display for ProvinceId {
+    /// The province's number from 1 (its name is the map's: `play::notation`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.number())
+    }
+}
 
 /// Cubes by colour: one count per seat, and the green peasants.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -254,12 +326,12 @@ impl GameState {
     }
 
     pub fn provinces_of(&self, seat: usize) -> impl Iterator<Item = usize> + '_ {
-        self.provinces.iter().enumerate().filter(move |(_, p)| p.owner == Some(seat as Seat)).map(|(i, _)| i)
+        self.provinces.iter().enumerate().filter(move |(_, p)| p.owner == Some(Seat::new(seat))).map(|(i, _)| i)
     }
 
     /// Where each of a seat's cubes is: supply + board + tower + tray.
     pub fn cubes_of(&self, seat: usize) -> u32 {
-        let board: u32 = self.provinces.iter().filter(|p| p.owner == Some(seat as Seat)).map(|p| u32::from(p.armies)).sum();
+        let board: u32 = self.provinces.iter().filter(|p| p.owner == Some(Seat::new(seat))).map(|p| u32::from(p.armies)).sum();
         let tower: u32 = self.tower.iter().map(|l| u32::from(l.seats[seat])).sum();
         u32::from(self.players[seat].supply) + board + tower + u32::from(self.tray.seats[seat])
     }
@@ -292,7 +364,7 @@ impl GameState {
         }
         v.rng = GameRng::seeded(0);
         if let Some(ask) = &v.ask
-            && Some(ask.seat as usize) != seat
+            && Some(ask.seat.index()) != seat
         {
             v.ask = Some(Ask { data: serde_json::Value::Null, ..ask.clone() });
         }
@@ -351,7 +423,7 @@ impl<'a> SeatView<'a> {
     }
     /// The question put to this seat, if one is.
     pub fn ask(&self) -> Option<&'a Ask> {
-        self.st.ask.as_ref().filter(|a| a.seat as usize == self.seat)
+        self.st.ask.as_ref().filter(|a| a.seat.index() == self.seat)
     }
     /// Everything the seat may know, as a state (`GameState::view`, made
     /// on first use).
@@ -589,5 +661,27 @@ impl Clone for GameState {
         self.draft.clone_from(draft);
         self.rng.clone_from(rng);
         self.decisions = *decisions;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seat_and_province_numbers_are_one_based_and_inverse() {
+        for n in 1..=4 {
+            let s = Seat::from_number(n, 4).unwrap();
+            assert_eq!((s.index() as i64 + 1, s.number(), s.to_string()), (n, n, n.to_string()));
+        }
+        assert_eq!(Seat::from_number(0, 4), None);
+        assert_eq!(Seat::from_number(5, 4), None);
+        assert_eq!(Seat::from_number(MAX_SEATS as i64 + 1, 100), None, "never past the fixed per-seat arrays");
+        assert_eq!(ProvinceId::from_number(1, 3), Some(ProvinceId::new(0)));
+        assert_eq!(ProvinceId::from_number(4, 3), None);
+        assert_eq!(ProvinceId::from_number(-1, 3), None);
+        assert_eq!(ProvinceId::new(2).number(), 3);
+        // Saved games keep the plain numbers.
+        assert_eq!(serde_json::to_string(&(Seat::new(2), ProvinceId::new(7))).unwrap(), "[2,7]");
     }
 }

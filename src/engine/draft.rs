@@ -12,7 +12,7 @@ impl Engine {
     pub(super) fn start_draft(&self, st: &mut GameState, ev: &mut Vec<Event>) {
         let r = &self.rules.rules;
         let n = st.seats() as u8;
-        let mut deck: Vec<ProvinceId> = (0..st.provinces.len() as u16).filter(|&p| st.in_play[p as usize]).collect();
+        let mut deck: Vec<ProvinceId> = (0..st.provinces.len()).filter(|&p| st.in_play[p]).map(ProvinceId::new).collect();
         st.rng.shuffle(&mut deck);
         let k = (r.draft.open_cards as usize).min(deck.len());
         let open: Vec<ProvinceId> = deck.drain(..k).collect();
@@ -25,9 +25,10 @@ impl Engine {
                 groups.iter().map(|g| g.to_string()).collect::<Vec<_>>().join(", ")
             )
         });
-        st.draft = Some(Draft { deck, open, groups: vec![groups; n as usize], turn: 0, card: None, faced: vec![None; n as usize], discarded: Vec::new() });
+        st.draft =
+            Some(Draft { deck, open, groups: vec![groups; n as usize], turn: Seat::new(0), card: None, faced: vec![None; n as usize], discarded: Vec::new() });
         if let Some(d) = &st.draft {
-            let names: Vec<&str> = d.open.iter().map(|&p| self.rules.province_name(p as usize)).collect();
+            let names: Vec<&str> = d.open.iter().map(|&p| self.rules.province_name(p.index())).collect();
             self.note(ev, || format!("open cards: {}", names.join(", ")));
         }
     }
@@ -42,7 +43,7 @@ impl Engine {
         let Some(d) = &st.draft else { return Legal::None };
         let seat = d.turn;
         if d.card.is_some() {
-            let mut sizes = d.groups[seat as usize].clone();
+            let mut sizes = d.groups[seat.index()].clone();
             sizes.sort_unstable_by(|a, b| b.cmp(a));
             sizes.dedup();
             return Legal::Choose {
@@ -57,7 +58,7 @@ impl Engine {
             options.push(Choice::Deck);
         }
         let k = self.rules.rules.draft.open_cards as usize;
-        if d.deck.len() >= k && d.open.len() == k && d.faced[seat as usize].as_deref() == Some(&Self::sorted(&d.open)[..]) {
+        if d.deck.len() >= k && d.open.len() == k && d.faced[seat.index()].as_deref() == Some(&Self::sorted(&d.open)[..]) {
             options.push(Choice::Redraw);
         }
         Legal::Choose { seat, kind: "draft_card".into(), prompt: "take an open card or the top hidden card".into(), options }
@@ -68,53 +69,53 @@ impl Engine {
             return illegal("the draft is over");
         };
         if who != seat {
-            return illegal(format!("{} picks now, not {}", self.rules.seat_name(who as usize), self.rules.seat_name(seat as usize)));
+            return illegal(format!("{} picks now, not {}", self.rules.seat_name(who.index()), self.rules.seat_name(seat.index())));
         }
         if !options.contains(&choice) {
             return illegal(format!("{} is not one of the options", self.choice_name(choice)));
         }
-        let name = self.rules.seat_name(seat as usize).to_string();
+        let name = self.rules.seat_name(seat.index()).to_string();
         let d = st.draft.as_mut().expect("draft");
         match choice {
             Choice::Redraw => {
                 let old: Vec<ProvinceId> = std::mem::take(&mut d.open);
                 d.open = d.deck.drain(..self.rules.rules.draft.open_cards as usize).collect();
                 d.discarded.extend(old);
-                d.faced[seat as usize] = None;
-                let names: Vec<&str> = d.open.iter().map(|&p| self.rules.province_name(p as usize)).collect();
+                d.faced[seat.index()] = None;
+                let names: Vec<&str> = d.open.iter().map(|&p| self.rules.province_name(p.index())).collect();
                 let line = format!("{name} discards both open cards; new open cards: {}", names.join(", "));
                 self.note(ev, || line);
             }
             Choice::Province(p) => {
-                d.faced[seat as usize] = Some(Self::sorted(&d.open));
+                d.faced[seat.index()] = Some(Self::sorted(&d.open));
                 d.open.retain(|&x| x != p);
                 if !d.deck.is_empty() {
                     let next = d.deck.remove(0);
                     d.open.push(next);
                 }
                 d.card = Some(p);
-                let names: Vec<&str> = d.open.iter().map(|&x| self.rules.province_name(x as usize)).collect();
-                let line = format!("{name} takes the open card {}; open now: {}", self.rules.province_name(p as usize), names.join(", "));
+                let names: Vec<&str> = d.open.iter().map(|&x| self.rules.province_name(x.index())).collect();
+                let line = format!("{name} takes the open card {}; open now: {}", self.rules.province_name(p.index()), names.join(", "));
                 self.note(ev, || line);
             }
             Choice::Deck => {
-                d.faced[seat as usize] = Some(Self::sorted(&d.open));
+                d.faced[seat.index()] = Some(Self::sorted(&d.open));
                 let p = d.deck.remove(0);
                 d.card = Some(p);
-                let line = format!("{name} takes the top hidden card: {}", self.rules.province_name(p as usize));
+                let line = format!("{name} takes the top hidden card: {}", self.rules.province_name(p.index()));
                 self.note(ev, || line);
             }
             Choice::Count(g) => {
                 let g = g as u16;
-                if st.players[seat as usize].supply < g {
-                    return Err(EngineError::Setup(format!("seat {} has too few cubes for its army groups", seat + 1)));
+                if st.players[seat.index()].supply < g {
+                    return Err(EngineError::Setup(format!("seat {} has too few cubes for its army groups", seat)));
                 }
                 let d = st.draft.as_mut().expect("draft");
-                let p = d.card.take().expect("a card was taken") as usize;
-                let groups = &mut d.groups[seat as usize];
+                let p = d.card.take().expect("a card was taken").index();
+                let groups = &mut d.groups[seat.index()];
                 let i = groups.iter().position(|&x| x == g).expect("checked option");
                 groups.remove(i);
-                self.place_group(st, ev, seat as usize, p, g)?;
+                self.place_group(st, ev, seat.index(), p, g)?;
                 self.next_picker(st, ev);
             }
             _ => return illegal("not a draft choice"),
@@ -127,7 +128,7 @@ impl Engine {
             return Err(EngineError::Setup(format!("seat {} has too few cubes for its army groups", seat + 1)));
         }
         st.players[seat].supply -= g;
-        st.provinces[p] = ProvinceState { owner: Some(seat as u8), armies: g, unrest: 0, buildings: 0 };
+        st.provinces[p] = ProvinceState { owner: Some(Seat::new(seat)), armies: g, unrest: 0, buildings: 0 };
         self.note(ev, || format!("{} places {g} in {}", self.rules.seat_name(seat), self.rules.province_name(p)));
         Ok(())
     }
@@ -137,9 +138,9 @@ impl Engine {
         let d = st.draft.as_mut().expect("draft");
         let n = d.groups.len();
         for k in 1..=n {
-            let s = (d.turn as usize + k) % n;
+            let s = (d.turn.index() + k) % n;
             if !d.groups[s].is_empty() {
-                d.turn = s as u8;
+                d.turn = Seat::new(s);
                 return;
             }
         }

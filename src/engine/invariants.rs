@@ -10,7 +10,7 @@ pub fn check(rules: &Rules, st: &GameState) -> Result<(), String> {
     let mut board = [0u32; crate::core::MAX_SEATS];
     for p in &st.provinces {
         if let Some(o) = p.owner {
-            board[(o as usize).min(crate::core::MAX_SEATS - 1)] += u32::from(p.armies);
+            board[o.index().min(crate::core::MAX_SEATS - 1)] += u32::from(p.armies);
         }
     }
     for s in 0..st.seats() {
@@ -58,14 +58,14 @@ pub fn check(rules: &Rules, st: &GameState) -> Result<(), String> {
                 }
             }
             Some(o) => {
-                if o as usize >= st.seats() {
+                if o.index() >= st.seats() {
                     return Err(format!("{name} is held by a seat that does not play"));
                 }
                 if !st.in_play[i] {
-                    return Err(format!("{name} is out of play but held by {}", rules.seat_name(o as usize)));
+                    return Err(format!("{name} is out of play but held by {}", rules.seat_name(o.index())));
                 }
                 if p.armies == 0 {
-                    return Err(format!("{name} is held by {} without any army", rules.seat_name(o as usize)));
+                    return Err(format!("{name} is held by {} without any army", rules.seat_name(o.index())));
                 }
             }
         }

@@ -236,8 +236,8 @@ impl Engine {
         match st.phase {
             Phase::GameOver => Actor::Terminal,
             Phase::Setup | Phase::Preload | Phase::YearStart | Phase::RoundStart | Phase::Reveal | Phase::Winter => Actor::Chance,
-            Phase::Draft => Actor::Seat(st.draft.as_ref().map(|d| d.turn).unwrap_or(0)),
-            Phase::Planning => Actor::Simultaneous((0..st.seats() as u8).filter(|&s| st.players[s as usize].plan.is_none()).collect()),
+            Phase::Draft => Actor::Seat(st.draft.as_ref().map(|d| d.turn).unwrap_or(Seat::new(0))),
+            Phase::Planning => Actor::Simultaneous(Seat::all(st.seats()).filter(|&s| st.players[s.index()].plan.is_none()).collect()),
             Phase::ChooseSpace { idx } => Actor::Seat(st.choose_order[idx as usize]),
             // The machine never rests in these phases (see `advance`).
             Phase::Actions { .. } | Phase::Score => Actor::Chance,
@@ -270,7 +270,7 @@ impl Engine {
 
     /// The cards a seat may put on its player board now.
     pub fn hand(&self, st: &GameState, seat: usize) -> Vec<Card> {
-        let mut v: Vec<Card> = st.provinces_of(seat).map(|p| Card::Province(p as u16)).collect();
+        let mut v: Vec<Card> = st.provinces_of(seat).map(|p| Card::Province(ProvinceId::new(p))).collect();
         v.extend(self.rules.rules.components.chest_cards.iter().map(|&c| Card::Chest(c as u8)));
         v
     }
@@ -299,8 +299,8 @@ impl Engine {
             used.push(*card);
             match card {
                 Card::Province(p) => {
-                    let p = *p as usize;
-                    if p >= st.provinces.len() || st.provinces[p].owner != Some(seat as u8) {
+                    let p = p.index();
+                    if p >= st.provinces.len() || st.provinces[p].owner != Some(Seat::new(seat)) {
                         return illegal(format!("{} does not hold that province card", self.rules.seat_name(seat)));
                     }
                 }
@@ -380,14 +380,14 @@ impl Engine {
 
     pub fn card_name(&self, c: Card) -> String {
         match c {
-            Card::Province(p) => self.rules.map.provinces.get(p as usize).map(|x| x.name.clone()).unwrap_or_else(|| format!("province #{p}")),
+            Card::Province(p) => self.rules.map.provinces.get(p.index()).map(|x| x.name.clone()).unwrap_or_else(|| format!("province #{}", p.index())),
             Card::Chest(v) => format!("chest {v}"),
         }
     }
 
     pub fn choice_name(&self, c: Choice) -> String {
         match c {
-            Choice::Province(p) => self.rules.province_name(p as usize).to_string(),
+            Choice::Province(p) => self.rules.province_name(p.index()).to_string(),
             Choice::Count(n) => n.to_string(),
             Choice::Space(k) => format!("space {}", k + 1),
             Choice::Pass => "pass".into(),
@@ -455,8 +455,8 @@ impl Engine {
                 self.chance(st, ev)
             }
             Decision::Plan { seat, plan } => {
-                self.check_plan(st, *seat as usize, plan)?;
-                st.players[*seat as usize].plan = Some(plan.clone());
+                self.check_plan(st, seat.index(), plan)?;
+                st.players[seat.index()].plan = Some(plan.clone());
                 if st.players.iter().all(|p| p.plan.is_some()) {
                     st.phase = Phase::Reveal;
                 }
@@ -465,7 +465,7 @@ impl Engine {
             Decision::Choose { seat, choice } => {
                 if let Some(ask) = st.ask.take() {
                     if ask.seat != *seat {
-                        return illegal(format!("{} must choose, not {}", self.rules.seat_name(ask.seat as usize), self.rules.seat_name(*seat as usize)));
+                        return illegal(format!("{} must choose, not {}", self.rules.seat_name(ask.seat.index()), self.rules.seat_name(seat.index())));
                     }
                     if !ask.options.contains(choice) {
                         return illegal(format!("{} is not one of the options", self.choice_name(*choice)));
@@ -494,7 +494,7 @@ impl Engine {
                 };
                 let who = st.choose_order[idx as usize];
                 if who != *seat {
-                    return illegal(format!("{} chooses a space now, not {}", self.rules.seat_name(who as usize), self.rules.seat_name(*seat as usize)));
+                    return illegal(format!("{} chooses a space now, not {}", self.rules.seat_name(who.index()), self.rules.seat_name(seat.index())));
                 }
                 let Choice::Space(k) = *choice else {
                     return illegal("choose a turn-order space");
@@ -525,9 +525,9 @@ impl Engine {
     }
 
     fn take_space(&self, st: &mut GameState, ev: &mut Vec<Event>, seat: Seat, k: u8) {
-        st.players[seat as usize].space = Some(k);
+        st.players[seat.index()].space = Some(k);
         let special = st.special_row[k as usize].map(|s| self.rules.cards.specials[s as usize].name.as_str()).unwrap_or_default();
-        self.note(ev, || format!("{} takes turn space {} ({special})", self.rules.seat_name(seat as usize), k + 1));
+        self.note(ev, || format!("{} takes turn space {} ({special})", self.rules.seat_name(seat.index()), k + 1));
     }
 
     fn chance(&self, st: &mut GameState, ev: &mut Vec<Event>) -> Result<(), EngineError> {
@@ -622,7 +622,7 @@ impl Engine {
                     return Err(EngineError::Setup(format!("seat {} has too few cubes for its preset", s + 1)));
                 }
                 st.players[s].supply -= a;
-                st.provinces[p] = ProvinceState { owner: Some(s as u8), armies: a, unrest: 0, buildings: 0 };
+                st.provinces[p] = ProvinceState { owner: Some(Seat::new(s)), armies: a, unrest: 0, buildings: 0 };
                 names.push(format!("{} {a}", self.rules.province_name(p)));
             }
             self.note(ev, || {
@@ -661,11 +661,11 @@ impl Engine {
             let mut parts = Vec::new();
             for (a, slot) in plan.slots.iter().enumerate() {
                 if let Some(Card::Province(p)) = slot {
-                    parts.push(format!("{} {}", self.rules.cards.actions[a].id, self.rules.province_name(*p as usize)));
+                    parts.push(format!("{} {}", self.rules.cards.actions[a].id, self.rules.province_name(p.index())));
                 }
             }
             let text = format!("{} plans: {}", self.rules.seat_name(s), if parts.is_empty() { "nothing".to_string() } else { parts.join(", ") });
-            ev.push(Event::Secret { seat: s as Seat, text });
+            ev.push(Event::Secret { seat: Seat::new(s), text });
         }
         let res = self.runtime.call_phase(st, ev, PhaseHandler::Bids)?;
         if res.ask.is_some() {
@@ -696,11 +696,11 @@ impl Engine {
                 }
                 Phase::ChooseSpace { idx } => {
                     if idx as usize >= st.choose_order.len() {
-                        let mut order: Vec<Seat> = (0..st.seats() as u8).collect();
-                        order.sort_by_key(|&s| st.players[s as usize].space);
+                        let mut order: Vec<Seat> = Seat::all(st.seats()).collect();
+                        order.sort_by_key(|&s| st.players[s.index()].space);
                         st.turn_order = order;
                         self.note(ev, || {
-                            let names: Vec<&str> = st.turn_order.iter().map(|&s| self.rules.seat_name(s as usize)).collect();
+                            let names: Vec<&str> = st.turn_order.iter().map(|&s| self.rules.seat_name(s.index())).collect();
                             format!("turn order: {}", names.join(", "))
                         });
                         st.phase = Phase::Actions { card: 0, turn: 0 };
@@ -733,10 +733,10 @@ impl Engine {
                         self.heading(ev, || format!("action {}/{}: {}", card + 1, st.action_row.len(), self.rules.cards.actions[action].name));
                     }
                     st.phase = Phase::Actions { card: card as u8, turn: turn as u8 + 1 };
-                    let seat = st.turn_order[turn] as usize;
-                    let slot = st.players[seat].plan.as_ref().and_then(|p| p.slots.get(action).copied().flatten());
+                    let seat = st.turn_order[turn];
+                    let slot = st.players[seat.index()].plan.as_ref().and_then(|p| p.slots.get(action).copied().flatten());
                     if let Some(Card::Province(p)) = slot {
-                        let res = self.runtime.call_action(st, ev, action, seat, p as usize)?;
+                        let res = self.runtime.call_action(st, ev, action, seat, p)?;
                         st.ask = res.ask;
                     }
                 }
@@ -789,7 +789,7 @@ impl Engine {
     pub fn standings(&self, st: &GameState) -> Result<Vec<(Seat, usize)>, EngineError> {
         let players: Vec<(i64, i64)> = st.players.iter().map(|p| (p.points, p.chests)).collect();
         let ranks = self.runtime.standings(&players)?;
-        let mut out: Vec<(Seat, usize)> = ranks.into_iter().enumerate().map(|(s, r)| (s as Seat, r)).collect();
+        let mut out: Vec<(Seat, usize)> = ranks.into_iter().enumerate().map(|(s, r)| (Seat::new(s), r)).collect();
         out.sort_by_key(|&(s, r)| (r, s));
         Ok(out)
     }
@@ -797,8 +797,8 @@ impl Engine {
     fn final_standings(&self, st: &GameState, ev: &mut Vec<Event>) -> Result<(), EngineError> {
         self.heading(ev, || "Final standings".into());
         for (s, rank) in self.standings(st)? {
-            let p = &st.players[s as usize];
-            self.note(ev, || format!("{rank}. {}: {} points, {} war chests", self.rules.seat_name(s as usize), p.points, p.chests));
+            let p = &st.players[s.index()];
+            self.note(ev, || format!("{rank}. {}: {} points, {} war chests", self.rules.seat_name(s.index()), p.points, p.chests));
         }
         Ok(())
     }

@@ -9,6 +9,7 @@
 
 use super::stats::{self, Interval};
 use super::{Arm, GameRecord, Lab, LabError, Settings};
+use crate::core::Seat;
 
 /// One rung's result.
 #[derive(Clone, Debug, PartialEq)]
@@ -71,7 +72,7 @@ pub fn ladder(spec: &LadderSpec, progress: &dyn Fn(u64)) -> Result<Vec<Rung>, La
         let Some(seat) = r.bots.iter().position(|b| b == upper) else {
             return Err(LabError::Setup(format!("game {}: no seat plays `{upper}`", r.game)));
         };
-        let share = if r.winners.contains(&(seat as u8)) { 1.0 / r.winners.len() as f64 } else { 0.0 };
+        let share = if r.winners.contains(&Seat::new(seat)) { 1.0 / r.winners.len() as f64 } else { 0.0 };
         let others: Vec<f64> = (0..r.points.len()).filter(|&s| s != seat).map(|s| r.points[s] as f64).collect();
         let mean_others = others.iter().sum::<f64>() / others.len().max(1) as f64;
         wins[r.condition].add(share);

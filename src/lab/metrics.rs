@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::{Card, Event, GameState};
+use crate::core::{Card, Event, GameState, Seat};
 use crate::engine::Engine;
 
 /// One game under one arm: the JSONL record the lab writes and merges.
@@ -23,7 +23,7 @@ pub struct GameRecord {
     /// The bot of each seat (after rotation).
     pub bots: Vec<String>,
     /// Seats (0-based) ranked first; more than one when fully tied.
-    pub winners: Vec<u8>,
+    pub winners: Vec<Seat>,
     pub ranks: Vec<u8>,
     pub points: Vec<i64>,
     pub chests: Vec<i64>,
@@ -82,7 +82,7 @@ impl Collector {
                 Event::Tally { key, seat, amount } => match seat {
                     Some(s) => {
                         let v = self.rec.tallies.entry(key.clone()).or_insert_with(|| vec![0; self.seats]);
-                        if let Some(x) = v.get_mut(*s as usize) {
+                        if let Some(x) = v.get_mut(s.index()) {
                             *x = x.saturating_add(*amount);
                         }
                     }
@@ -127,7 +127,7 @@ impl Collector {
         let n = st.seats();
         let mut ranks = vec![0u8; n];
         for &(s, r) in &standings {
-            ranks[s as usize] = r as u8;
+            ranks[s.index()] = r as u8;
         }
         let r = &mut self.rec;
         r.ranks = ranks;
@@ -137,7 +137,7 @@ impl Collector {
         r.provinces = (0..n).map(|s| st.provinces_of(s).count() as u32).collect();
         r.buildings = (0..n).map(|s| st.provinces_of(s).map(|p| st.provinces[p].building_count()).sum()).collect();
         if let [first, second, ..] = standings.as_slice() {
-            let (a, b) = (&st.players[first.0 as usize], &st.players[second.0 as usize]);
+            let (a, b) = (&st.players[first.0.index()], &st.players[second.0.index()]);
             r.margin = a.points - b.points;
             r.tiebreak = a.points == b.points && a.chests != b.chests;
         }
@@ -154,7 +154,7 @@ pub fn flatten(rec: &GameRecord, seat_names: &[String]) -> BTreeMap<String, f64>
     let mut m = BTreeMap::new();
     let share = if rec.winners.is_empty() { 0.0 } else { 1.0 / rec.winners.len() as f64 };
     for (s, name) in seat_names.iter().enumerate() {
-        let won = if rec.winners.contains(&(s as u8)) { share } else { 0.0 };
+        let won = if rec.winners.contains(&Seat::new(s)) { share } else { 0.0 };
         m.insert(format!("win.{name}"), won);
         m.insert(format!("rank.{name}"), f64::from(*rec.ranks.get(s).unwrap_or(&0)));
         m.insert(format!("points.{name}"), *rec.points.get(s).unwrap_or(&0) as f64);

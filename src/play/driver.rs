@@ -131,9 +131,9 @@ pub fn next_decision(engine: &Engine, st: &GameState, players: &mut [Player]) ->
     match engine.actor(st) {
         Actor::Terminal => None,
         Actor::Chance => Some(Decision::Chance),
-        Actor::Seat(s) => bot(players, s as usize),
+        Actor::Seat(s) => bot(players, s.index()),
         Actor::Simultaneous(seats) => {
-            let s = seats.iter().map(|s| *s as usize).find(|&s| matches!(players.get(s), Some(Player::Bot(_))))?;
+            let s = seats.iter().map(|s| s.index()).find(|&s| matches!(players.get(s), Some(Player::Bot(_))))?;
             bot(players, s)
         }
     }

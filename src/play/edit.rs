@@ -245,14 +245,14 @@ fn set_province(
     let mut next = st.clone();
     let name = engine.rules.province_name(p).to_string();
     let cur = next.provinces[p];
-    let new_owner = owner.unwrap_or(cur.owner.map(|o| o as usize));
+    let new_owner = owner.unwrap_or(cur.owner.map(|o| o.index()));
     if new_owner.is_some() && !next.in_play[p] {
         return refused(format!("{name} is out of play with {} players", next.seats()));
     }
-    let new_armies = armies.unwrap_or(if new_owner == cur.owner.map(|o| o as usize) { cur.armies } else { 1 });
+    let new_armies = armies.unwrap_or(if new_owner == cur.owner.map(|o| o.index()) { cur.armies } else { 1 });
     // Armies back to the old owner, then from the new owner's supply.
     if let Some(o) = cur.owner {
-        next.players[o as usize].supply += cur.armies;
+        next.players[o.index()].supply += cur.armies;
     }
     next.provinces[p].armies = 0;
     match new_owner {
@@ -265,7 +265,7 @@ fn set_province(
             }
             next.players[o].supply -= new_armies;
             next.provinces[p].armies = new_armies;
-            next.provinces[p].owner = Some(o as u8);
+            next.provinces[p].owner = Some(Seat::new(o));
         }
         None => {
             if armies.is_some_and(|a| a > 0) {
@@ -503,7 +503,7 @@ pub fn stage_action(
     special: Option<usize>,
 ) -> Result<Vec<Event>, EngineError> {
     let err = |m: String| EngineError::Illegal(m);
-    if st.provinces[province].owner != Some(seat as u8) {
+    if st.provinces[province].owner != Some(Seat::new(seat)) {
         return Err(err(format!("{} does not hold {}", engine.rules.seat_name(seat), engine.rules.province_name(province))));
     }
     if st.ask.is_some()
@@ -516,7 +516,7 @@ pub fn stage_action(
     for (i, pl) in next.players.iter_mut().enumerate() {
         let mut plan = Plan { slots: vec![None; n], bid: None };
         if i == seat {
-            plan.slots[action] = Some(Card::Province(province as u16));
+            plan.slots[action] = Some(Card::Province(ProvinceId::new(province)));
         }
         pl.plan = Some(plan);
         pl.space = None;
@@ -526,7 +526,7 @@ pub fn stage_action(
     next.players[seat].space = special.map(|k| k as u8);
     next.action_row = vec![action as u8];
     next.actions_revealed = 1;
-    next.turn_order = vec![seat as u8];
+    next.turn_order = vec![Seat::new(seat)];
     next.phase = Phase::Actions { card: 0, turn: 0 };
     let events = engine.resume(&mut next)?;
     *st = next;

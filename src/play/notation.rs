@@ -88,11 +88,8 @@ impl<'a> Notation<'a> {
     /// A seat by name (`A`), colour or number from 1.
     pub fn seat(&self, text: &str) -> Result<usize, NotationError> {
         let t = text.trim();
-        if let Ok(n) = t.parse::<usize>()
-            && n >= 1
-            && n <= self.seats
-        {
-            return Ok(n - 1);
+        if let Some(seat) = t.parse::<i64>().ok().and_then(|n| Seat::from_number(n, self.seats)) {
+            return Ok(seat.index());
         }
         for s in 0..self.seats {
             if self.engine.rules.seat_name(s).eq_ignore_ascii_case(t) || self.engine.rules.rules.seats[s].colour.eq_ignore_ascii_case(t) {
@@ -173,12 +170,12 @@ impl Notated for Card {
     fn read(n: &Notation, text: &str) -> Result<Card, NotationError> {
         match text.parse::<u8>() {
             Ok(v) => Ok(Card::Chest(v)),
-            Err(_) => n.province(text).map(|p| Card::Province(p as u16)),
+            Err(_) => n.province(text).map(|p| Card::Province(ProvinceId::new(p))),
         }
     }
     fn write(&self, n: &Notation, out: &mut String) {
         match self {
-            Card::Province(p) => out.push_str(n.province_name(*p as usize)),
+            Card::Province(p) => out.push_str(n.province_name(p.index())),
             Card::Chest(v) => out.push_str(&v.to_string()),
         }
     }
@@ -199,12 +196,12 @@ impl Notated for Choice {
         } else if let Ok(c) = t.parse::<u32>() {
             Choice::Count(c)
         } else {
-            Choice::Province(n.province(t)? as u16)
+            Choice::Province(ProvinceId::new(n.province(t)?))
         })
     }
     fn write(&self, n: &Notation, out: &mut String) {
         match self {
-            Choice::Province(p) => out.push_str(n.province_name(*p as usize)),
+            Choice::Province(p) => out.push_str(n.province_name(p.index())),
             Choice::Count(c) => out.push_str(&c.to_string()),
             Choice::Space(k) => out.push_str(&format!("space {}", u32::from(*k) + 1)),
             Choice::Pass => out.push_str("pass"),
@@ -259,7 +256,7 @@ impl Notated for Decision {
         }
         let expected = "`chance`, `SEAT choose CHOICE` or `SEAT plan ACTION:CARD... bid:CARD`";
         let (who, rest) = line.split_once(' ').ok_or_else(|| syntax(line, expected))?;
-        let seat = n.seat(who)? as u8;
+        let seat = Seat::new(n.seat(who)?);
         let rest = rest.trim();
         if let Some(answer) = rest.strip_prefix("choose ") {
             return Ok(Decision::Choose { seat, choice: n.parse(answer)? });
@@ -276,12 +273,12 @@ impl Notated for Decision {
         match self {
             Decision::Chance => out.push_str("chance"),
             Decision::Choose { seat, choice } => {
-                out.push_str(n.seat_name(*seat as usize));
+                out.push_str(n.seat_name(seat.index()));
                 out.push_str(" choose ");
                 choice.write(n, out);
             }
             Decision::Plan { seat, plan } => {
-                out.push_str(n.seat_name(*seat as usize));
+                out.push_str(n.seat_name(seat.index()));
                 out.push_str(" plan");
                 let items = n.text(plan);
                 if !items.is_empty() {

@@ -81,7 +81,7 @@ pub fn answer(engine: &Engine, known: &GameState, choice: Choice, count: Option<
         moved = Some(n as u16);
         events.extend(engine.apply(&mut s, &Decision::Choose { seat: q, choice: Choice::Count(n) }).map_err(|e| e.to_string())?);
     }
-    Ok(battle_in(&before, seat as usize, moved, &events).map(Preview::Battle).unwrap_or(Preview::Quiet))
+    Ok(battle_in(&before, seat.index(), moved, &events).map(Preview::Battle).unwrap_or(Preview::Quiet))
 }
 
 /// The first battle among `events` and the throw that decides it.
@@ -89,9 +89,9 @@ fn battle_in(before: &GameState, seat: usize, moved: Option<u16>, events: &[Even
     let at = events.iter().position(|e| matches!(e, Event::Battle { .. }))?;
     let Event::Battle { kind, province } = &events[at] else { return None };
     let thrown = events[at..].iter().find_map(|e| if let Event::Throw { thrown, .. } = e { Some(*thrown) } else { None })?;
-    let p = *province as usize;
+    let p = province.index();
     let pr = &before.provinces[p];
-    let defender = pr.owner.map(|o| o as usize);
+    let defender = pr.owner.map(|o| o.index());
     Some(Battle {
         kind: kind.clone(),
         province: p,
@@ -134,26 +134,25 @@ pub fn staged_move(engine: &Engine, known: &GameState, seat: usize, from: usize,
         for p in s.players.iter_mut() {
             p.plan = Some(Plan { slots: vec![None; n], bid: None });
         }
-        s.players[seat].plan.as_mut().expect("a plan").slots[a] = Some(Card::Province(from as u16));
+        s.players[seat].plan.as_mut().expect("a plan").slots[a] = Some(Card::Province(ProvinceId::new(from)));
         s.action_row = vec![a as u8];
         s.actions_revealed = 1;
-        s.turn_order = vec![seat as u8];
+        s.turn_order = vec![Seat::new(seat)];
         s.phase = Phase::Actions { card: 0, turn: 0 };
         engine.resume(&mut s).map_err(|e| e.to_string())?;
-        let offered =
-            matches!(engine.legal(&s), Legal::Choose { seat: q, ref options, .. } if q as usize == seat && options.contains(&Choice::Province(to as u16)));
+        let offered = matches!(engine.legal(&s), Legal::Choose { seat: q, ref options, .. } if q.index() == seat && options.contains(&Choice::Province(ProvinceId::new(to))));
         Ok(offered.then_some(s))
     };
-    if known.provinces[from].owner != Some(seat as u8) {
+    if known.provinces[from].owner != Some(Seat::new(seat)) {
         return Err(format!("{} does not hold {}", engine.rules.seat_name(seat), engine.rules.province_name(from)));
     }
     for &a in actions {
         let Some(s) = stage(known, a)? else { continue };
         let most = |s: &GameState| -> Option<u32> {
             let mut t = s.clone();
-            engine.apply(&mut t, &Decision::Choose { seat: seat as u8, choice: Choice::Province(to as u16) }).ok()?;
+            engine.apply(&mut t, &Decision::Choose { seat: Seat::new(seat), choice: Choice::Province(ProvinceId::new(to)) }).ok()?;
             match engine.legal(&t) {
-                Legal::Choose { seat: q, options, .. } if q as usize == seat => {
+                Legal::Choose { seat: q, options, .. } if q.index() == seat => {
                     options.iter().filter_map(|o| if let Choice::Count(n) = o { Some(*n) } else { None }).max()
                 }
                 _ => None,
@@ -162,7 +161,7 @@ pub fn staged_move(engine: &Engine, known: &GameState, seat: usize, from: usize,
         let can = most(&s).unwrap_or(1);
         let want = count.unwrap_or(can);
         if want <= can {
-            return answer(engine, &s, Choice::Province(to as u16), Some(want).filter(|_| most(&s).is_some()));
+            return answer(engine, &s, Choice::Province(ProvinceId::new(to)), Some(want).filter(|_| most(&s).is_some()));
         }
         // More armies than stand there now: as if deployed first.
         let mut more = known.clone();
@@ -179,7 +178,7 @@ pub fn staged_move(engine: &Engine, known: &GameState, seat: usize, from: usize,
         more.players[seat].supply -= extra;
         more.provinces[from].armies += extra;
         let s = stage(&more, a)?.ok_or("the staged move was not offered again")?;
-        return answer(engine, &s, Choice::Province(to as u16), Some(want));
+        return answer(engine, &s, Choice::Province(ProvinceId::new(to)), Some(want));
     }
     Err(format!(
         "no action card lets {} move from {} into {} now",
@@ -235,7 +234,7 @@ pub fn ledger(engine: &Engine, known: &GameState, seat: usize, plan: &Plan) -> R
         let before = (s.players.clone(), s.provinces.clone(), s.buildings.clone());
         let chests_before = s.players[seat].chests;
         let mut ev = Vec::new();
-        let res = rt.call_action(&mut s, &mut ev, a, seat, p as usize).map_err(|e| e.to_string())?;
+        let res = rt.call_action(&mut s, &mut ev, a, Seat::new(seat), p).map_err(|e| e.to_string())?;
         let asks = res.ask.map(|q| (q.prompt, q.options.len()));
         let battle = ev.iter().any(|e| matches!(e, Event::Battle { .. }));
         let mut text = String::new();
@@ -246,7 +245,7 @@ pub fn ledger(engine: &Engine, known: &GameState, seat: usize, plan: &Plan) -> R
         steps.push(LedgerStep {
             action: a,
             face_up: k < revealed,
-            province: p as usize,
+            province: p.index(),
             chests_before,
             chests_after: s.players[seat].chests,
             lines: text.lines().map(|l| l.trim().to_string()).filter(|l| !l.is_empty()).collect(),

@@ -196,7 +196,7 @@ impl Game {
     pub fn entry_seen(&self, i: usize, viewer: Option<usize>) -> String {
         let Some((entry, _)) = self.moments.get(i).and_then(|m| m.entry.as_ref()) else { return String::new() };
         let (Some(v), Entry::Decide(Decision::Plan { seat, plan })) = (viewer, entry) else { return self.entry_text(entry) };
-        let seat = *seat as usize;
+        let seat = seat.index();
         if v == seat {
             return self.entry_text(entry);
         }
@@ -215,7 +215,7 @@ impl Game {
         } else if plan.bid.is_some() {
             hidden += 1;
         }
-        let text = self.notation().text(&Decision::Plan { seat: seat as u8, plan: shown });
+        let text = self.notation().text(&Decision::Plan { seat: Seat::new(seat), plan: shown });
         if hidden == 0 { text } else { format!("{text} ({hidden} cards face down)") }
     }
 
@@ -231,7 +231,7 @@ impl Game {
         if self.verbose
             && let Decision::Plan { seat, .. } = d
         {
-            text.push_str(&format!("  {} locks in a plan (secret until its cards are turned up)\n", self.engine.rules.seat_name(*seat as usize)));
+            text.push_str(&format!("  {} locks in a plan (secret until its cards are turned up)\n", self.engine.rules.seat_name(seat.index())));
         }
         if let Some(line) = transcript::decision_line(&self.engine, asked, d) {
             text.push_str(&line);
@@ -248,7 +248,7 @@ impl Game {
         for e in events {
             let mut text = String::new();
             transcript::render(&self.engine, seats, std::slice::from_ref(e), &mut text);
-            let only = if let Event::Secret { seat, .. } = e { Some(*seat as usize) } else { None };
+            let only = if let Event::Secret { seat, .. } = e { Some(seat.index()) } else { None };
             lines.extend(text.lines().map(|t| Line { text: t.to_string(), only }));
         }
         lines
@@ -416,7 +416,7 @@ fn face_up(now: &GameState, then: &GameState, seat: usize, action: Option<usize>
         (Phase::ChooseSpace { .. }, Some(_)) => false,
         (Phase::Actions { card, turn }, Some(a)) => {
             let pos = now.action_row.iter().position(|&x| x as usize == a).unwrap_or(usize::MAX);
-            let at = now.turn_order.iter().position(|&s| s as usize == seat).unwrap_or(usize::MAX);
+            let at = now.turn_order.iter().position(|&s| s.index() == seat).unwrap_or(usize::MAX);
             pos < card as usize || (pos == card as usize && at < turn as usize)
         }
         _ => true,

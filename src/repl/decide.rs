@@ -18,7 +18,7 @@ impl Repl {
             Viewer::Seat(s) => Some(s),
             Viewer::God => {
                 let acting = match self.game.engine.actor(self.state()) {
-                    Actor::Seat(s) => Some(s as usize),
+                    Actor::Seat(s) => Some(s.index()),
                     _ => None,
                 };
                 acting.filter(|&s| self.is_human(s)).or_else(|| (0..self.config.seats.len()).find(|&s| self.is_human(s)))
@@ -41,7 +41,7 @@ impl Repl {
         let e = &self.game.engine;
         let st = self.state();
         let asking = match e.actor(st) {
-            Actor::Seat(s) => Some(s as usize),
+            Actor::Seat(s) => Some(s.index()),
             _ => None,
         };
         let may_know = self.viewer == Viewer::God || asking.is_some_and(|a| self.viewer == Viewer::Seat(a));
@@ -70,7 +70,7 @@ impl Repl {
                 Some(format!("{} ({})", card.name, card.text))
             }
             Choice::Province(p) => {
-                let about = views::brief(e, known, p as usize);
+                let about = views::brief(e, known, p.index());
                 let preview = preview::answer(e, known, o, None).ok();
                 Some(match preview {
                     Some(Preview::Battle(b)) => format!("{about}; {}", self.battle_text(known, levels, &b)),
@@ -172,19 +172,19 @@ impl Repl {
         let all: Vec<usize> = (0..e.rules.cards.actions.len()).collect();
         if let Some(f) = from {
             let planned: Vec<usize> =
-                plan.iter().flat_map(|p| p.slots.iter().enumerate()).filter(|(_, c)| **c == Some(Card::Province(f as u16))).map(|(a, _)| a).collect();
+                plan.iter().flat_map(|p| p.slots.iter().enumerate()).filter(|(_, c)| **c == Some(Card::Province(ProvinceId::new(f)))).map(|(a, _)| a).collect();
             sources.push((f, planned.into_iter().chain(all.iter().copied()).collect()));
         } else {
             if let Some(p) = &plan {
                 for (a, c) in p.slots.iter().enumerate() {
                     if let Some(Card::Province(q)) = c
-                        && m.provinces[*q as usize].neighbours.contains(&to)
+                        && m.provinces[q.index()].neighbours.contains(&to)
                     {
-                        sources.push((*q as usize, std::iter::once(a).chain(all.iter().copied()).collect()));
+                        sources.push((q.index(), std::iter::once(a).chain(all.iter().copied()).collect()));
                     }
                 }
             }
-            let mut own: Vec<usize> = m.provinces[to].neighbours.iter().copied().filter(|&q| known.provinces[q].owner == Some(me as u8)).collect();
+            let mut own: Vec<usize> = m.provinces[to].neighbours.iter().copied().filter(|&q| known.provinces[q].owner == Some(Seat::new(me))).collect();
             own.sort_by_key(|&q| std::cmp::Reverse(known.provinces[q].armies));
             sources.extend(own.into_iter().map(|q| (q, all.clone())));
         }

@@ -54,9 +54,9 @@ impl Repl {
     /// it still plans, else the first human still to plan).
     fn acting_human(&self) -> Option<usize> {
         match self.game.engine.actor(self.state()) {
-            Actor::Seat(s) if self.is_human(s as usize) => Some(s as usize),
+            Actor::Seat(s) if self.is_human(s.index()) => Some(s.index()),
             Actor::Simultaneous(seats) => {
-                let humans: Vec<usize> = seats.iter().map(|&s| s as usize).filter(|&s| self.is_human(s)).collect();
+                let humans: Vec<usize> = seats.iter().map(|&s| s.index()).filter(|&s| self.is_human(s)).collect();
                 match self.viewer {
                     Viewer::Seat(v) if humans.contains(&v) => Some(v),
                     _ => humans.first().copied(),
@@ -104,7 +104,7 @@ impl Repl {
         let entries: Vec<(usize, &Entry)> = self.game.entries().collect();
         let mine = entries.iter().rev().find(|(_, e)| match e {
             Entry::Edit(_) => true,
-            Entry::Decide(Decision::Plan { seat, .. } | Decision::Choose { seat, .. }) => self.is_human(*seat as usize),
+            Entry::Decide(Decision::Plan { seat, .. } | Decision::Choose { seat, .. }) => self.is_human(seat.index()),
             Entry::Decide(Decision::Chance) => false,
         });
         mine.map(|(i, _)| self.game.cursor() + 1 - i).unwrap_or(1)
@@ -135,7 +135,7 @@ impl Repl {
             s.ask = None;
             s.year_events = vec![ev];
             if s.turn_order.is_empty() {
-                s.turn_order = (0..s.seats() as u8).collect();
+                s.turn_order = Seat::all(s.seats()).collect();
             }
             let mut events = Vec::new();
             let _ = write!(out, "\n  #{} {} (rice loss {}):", card.id, card.name, card.rice_loss);
@@ -173,13 +173,13 @@ impl Repl {
         let (mut gained, mut lost) = (vec![0i64; n], vec![0i64; n]);
         for ev in &events {
             match ev {
-                Event::Tally { key, seat: Some(s), amount } => tallies.entry(key.clone()).or_insert_with(|| vec![0; n])[*s as usize] += amount,
+                Event::Tally { key, seat: Some(s), amount } => tallies.entry(key.clone()).or_insert_with(|| vec![0; n])[s.index()] += amount,
                 Event::OwnerChange { from, to, .. } => {
                     if let Some(t) = to {
-                        gained[*t as usize] += 1;
+                        gained[t.index()] += 1;
                     }
                     if let Some(f) = from {
-                        lost[*f as usize] += 1;
+                        lost[f.index()] += 1;
                     }
                 }
                 _ => {}
@@ -188,15 +188,9 @@ impl Repl {
         let name = |s: usize| e.rules.seat_name(s).to_string();
         let mut out = String::from("== the game is over ==\nstandings:");
         for (s, rank) in e.standings(st).map_err(|e| e.to_string())? {
-            let p = &st.players[s as usize];
-            let _ = write!(
-                out,
-                "\n  {rank}. {}: {} points, {} war chests, {} provinces",
-                name(s as usize),
-                p.points,
-                p.chests,
-                st.provinces_of(s as usize).count()
-            );
+            let p = &st.players[s.index()];
+            let _ =
+                write!(out, "\n  {rank}. {}: {} points, {} war chests, {} provinces", name(s.index()), p.points, p.chests, st.provinces_of(s.index()).count());
         }
         let header: String = (0..n).map(|s| format!(" {:>5}", name(s))).collect();
         for (title, prefix) in [("points by source", "points."), ("battles", "battles.")] {

@@ -214,7 +214,7 @@ impl Repl {
         let who = match self.engine().actor(st) {
             Actor::Terminal => String::new(),
             Actor::Chance => " · chance".into(),
-            Actor::Seat(s) => format!(" · {} to act", self.engine().rules.seat_name(s as usize)),
+            Actor::Seat(s) => format!(" · {} to act", self.engine().rules.seat_name(s.index())),
             Actor::Simultaneous(_) => " · planning".into(),
         };
         let god = if self.viewer == Viewer::God { " · god view" } else { "" };
@@ -272,23 +272,23 @@ impl Repl {
         match self.game.engine.actor(st) {
             Actor::Terminal => match self.game.engine.standings(st) {
                 Ok(ranks) => {
-                    let won: Vec<String> = ranks.iter().filter(|(_, r)| *r == 1).map(|(s, _)| name(*s as usize)).collect();
+                    let won: Vec<String> = ranks.iter().filter(|(_, r)| *r == 1).map(|(s, _)| name(s.index())).collect();
                     format!("the game is over: {} won", won.join(" and "))
                 }
                 Err(e) => format!("the game is over; the rules could not rank the players: {e}"),
             },
             Actor::Chance => String::new(),
-            Actor::Seat(s) if self.is_human(s as usize) => match self.game.engine.legal(st) {
+            Actor::Seat(s) if self.is_human(s.index()) => match self.game.engine.legal(st) {
                 Legal::Choose { prompt, options, .. } => {
                     let opts = self.option_lines(&options);
                     let long = opts.iter().any(|o| o.contains(": "));
-                    format!("{} to decide: {prompt}\n  {}", name(s as usize), opts.join(if long { "\n  " } else { "  " }))
+                    format!("{} to decide: {prompt}\n  {}", name(s.index()), opts.join(if long { "\n  " } else { "  " }))
                 }
                 _ => String::new(),
             },
             Actor::Seat(_) => String::new(),
             Actor::Simultaneous(seats) => {
-                let humans: Vec<String> = seats.iter().filter(|&&s| self.is_human(s as usize)).map(|&s| name(s as usize)).collect();
+                let humans: Vec<String> = seats.iter().filter(|&&s| self.is_human(s.index())).map(|&s| name(s.index())).collect();
                 if humans.is_empty() {
                     String::new()
                 } else {
@@ -515,13 +515,13 @@ impl Repl {
             Legal::None => "the game is over".into(),
             Legal::Chance => "chance acts next: `step`".into(),
             Legal::Plan { seats } => {
-                let names: Vec<&str> = seats.iter().map(|&s| self.game.engine.rules.seat_name(s as usize)).collect();
+                let names: Vec<&str> = seats.iter().map(|&s| self.game.engine.rules.seat_name(s.index())).collect();
                 let hand: Vec<String> = seats
                     .iter()
-                    .filter(|&&s| self.is_human(s as usize))
+                    .filter(|&&s| self.is_human(s.index()))
                     .map(|&s| {
-                        let cards: Vec<String> = self.game.engine.hand(st, s as usize).iter().map(|c| self.game.engine.card_name(*c)).collect();
-                        format!("{}'s cards: {}", self.game.engine.rules.seat_name(s as usize), cards.join(", "))
+                        let cards: Vec<String> = self.game.engine.hand(st, s.index()).iter().map(|c| self.game.engine.card_name(*c)).collect();
+                        format!("{}'s cards: {}", self.game.engine.rules.seat_name(s.index()), cards.join(", "))
                     })
                     .collect();
                 let acts: Vec<&str> = self.game.engine.rules.cards.actions.iter().map(|a| a.id.as_str()).collect();
@@ -529,7 +529,7 @@ impl Repl {
             }
             Legal::Choose { seat, prompt, options, .. } => {
                 let opts: Vec<String> = self.option_lines(&options).into_iter().map(|o| format!("  {o}")).collect();
-                format!("{}: {prompt}\n{}", self.game.engine.rules.seat_name(seat as usize), opts.join("\n"))
+                format!("{}: {prompt}\n{}", self.game.engine.rules.seat_name(seat.index()), opts.join("\n"))
             }
         }
     }
@@ -557,7 +557,7 @@ impl Repl {
         let Actor::Simultaneous(seats) = self.game.engine.actor(self.state()) else {
             return Err("nobody plans now".into());
         };
-        let humans: Vec<usize> = seats.iter().map(|&s| s as usize).filter(|&s| self.is_human(s)).collect();
+        let humans: Vec<usize> = seats.iter().map(|&s| s.index()).filter(|&s| self.is_human(s)).collect();
         if let Viewer::Seat(v) = self.viewer
             && humans.contains(&v)
         {
@@ -600,7 +600,7 @@ impl Repl {
                 let mut plan = draft.clone();
                 self.game.engine.fill_skips(self.game.state(), s, &mut plan);
                 self.game.engine.check_plan(self.state(), s, &plan).map_err(|e| e.to_string())?;
-                self.decide(Decision::Plan { seat: s as u8, plan })?;
+                self.decide(Decision::Plan { seat: Seat::new(s), plan })?;
                 let mut text = format!("{name}'s plan is locked in");
                 let w = self.waiting();
                 if !w.is_empty() {
@@ -618,9 +618,9 @@ impl Repl {
                 let plan: Plan = self.notation().parse(&items.join(" ")).map_err(|e| e.to_string())?;
                 for card in plan.slots.iter().chain(std::iter::once(&plan.bid)).flatten() {
                     if let Card::Province(p) = card
-                        && self.state().provinces[*p as usize].owner != Some(s as u8)
+                        && self.state().provinces[p.index()].owner != Some(Seat::new(s))
                     {
-                        return Err(format!("{name} does not hold {}", self.game.engine.rules.province_name(*p as usize)));
+                        return Err(format!("{name} does not hold {}", self.game.engine.rules.province_name(p.index())));
                     }
                 }
                 self.drafts[s] = Some(plan);
@@ -630,9 +630,9 @@ impl Repl {
                 let a = n.action(action).map_err(|e| e.to_string())?;
                 let c: Option<Card> = if *v == "-" { None } else { Some(n.parse(v).map_err(|e| e.to_string())?) };
                 if let Some(Card::Province(p)) = c
-                    && self.state().provinces[p as usize].owner != Some(s as u8)
+                    && self.state().provinces[p.index()].owner != Some(Seat::new(s))
                 {
-                    return Err(format!("{name} does not hold {}", self.game.engine.rules.province_name(p as usize)));
+                    return Err(format!("{name} does not hold {}", self.game.engine.rules.province_name(p.index())));
                 }
                 let draft = self.drafts[s].as_mut().unwrap();
                 // A card can lie on one space only: move it.

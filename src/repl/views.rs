@@ -8,7 +8,7 @@ use crate::core::*;
 use crate::engine::Engine;
 
 fn seat_label(engine: &Engine, s: Option<Seat>) -> String {
-    s.map(|s| engine.rules.seat_name(s as usize).to_string()).unwrap_or_else(|| "-".into())
+    s.map(|s| engine.rules.seat_name(s.index()).to_string()).unwrap_or_else(|| "-".into())
 }
 
 fn buildings(engine: &Engine, p: &ProvinceState) -> String {
@@ -95,7 +95,7 @@ pub fn brief(engine: &Engine, st: &GameState, p: usize) -> String {
         return "out of play".into();
     }
     let mut parts = vec![match pr.owner {
-        Some(o) => format!("{} {}", engine.rules.seat_name(o as usize), count(pr.armies, "army", "armies")),
+        Some(o) => format!("{} {}", engine.rules.seat_name(o.index()), count(pr.armies, "army", "armies")),
         None => "neutral".into(),
     }];
     if pr.unrest > 0 {
@@ -159,14 +159,14 @@ pub fn plan_text(engine: &Engine, plan: &Plan) -> String {
     let mut parts = Vec::new();
     for (a, slot) in plan.slots.iter().enumerate() {
         let c = match slot {
-            Some(Card::Province(p)) => engine.rules.province_name(*p as usize).to_string(),
+            Some(Card::Province(p)) => engine.rules.province_name(p.index()).to_string(),
             Some(Card::Chest(v)) => format!("chest {v}"),
             None => "-".into(),
         };
         parts.push(format!("{} {c}", engine.rules.cards.actions[a].id));
     }
     let bid = match plan.bid {
-        Some(Card::Province(p)) => engine.rules.province_name(p as usize).to_string(),
+        Some(Card::Province(p)) => engine.rules.province_name(p.index()).to_string(),
         Some(Card::Chest(v)) => v.to_string(),
         None => "-".into(),
     };
@@ -265,7 +265,7 @@ pub fn order(engine: &Engine, st: &GameState) -> String {
     if !bids.is_empty() {
         let _ = write!(out, "\nbids: {}", bids.join(", "));
     }
-    let t: Vec<&str> = st.turn_order.iter().map(|&s| engine.rules.seat_name(s as usize)).collect();
+    let t: Vec<&str> = st.turn_order.iter().map(|&s| engine.rules.seat_name(s.index())).collect();
     let _ = write!(out, "\nturn order: {}", if t.is_empty() { "not set yet".to_string() } else { t.join(", ") });
     out
 }

@@ -11,7 +11,7 @@ use mlua::{FromLuaMulti, IntoLuaMulti, Lua, Table, Value};
 use super::raw::{LStr, Many, RestInts, Spec, fast};
 
 use super::Shared;
-use crate::core::{Ask, Card, Choice, Event, GameState, Pile, Seat};
+use crate::core::{Ask, Card, Choice, Event, GameState, Pile, ProvinceId, Seat};
 use crate::rules::Rules;
 
 /// The longest narration line (`game.log`) and question text (`game.ask`).
@@ -57,17 +57,17 @@ impl Shared {
     }
 
     pub(super) fn seat(&self, st: &GameState, what: &str, s: i64) -> mlua::Result<usize> {
-        if s < 1 || s as usize > st.seats() {
-            return Err(rt(format!("game.{what}: seat {s} does not exist (1..{})", st.seats())));
+        match Seat::from_number(s, st.seats()) {
+            Some(seat) => Ok(seat.index()),
+            None => Err(rt(format!("game.{what}: seat {s} does not exist (1..{})", st.seats()))),
         }
-        Ok(s as usize - 1)
     }
 
     fn prov(&self, st: &GameState, what: &str, p: i64) -> mlua::Result<usize> {
-        if p < 1 || p as usize > st.provinces.len() {
-            return Err(rt(format!("game.{what}: province {p} does not exist (1..{})", st.provinces.len())));
+        match ProvinceId::from_number(p, st.provinces.len()) {
+            Some(id) => Ok(id.index()),
+            None => Err(rt(format!("game.{what}: province {p} does not exist (1..{})", st.provinces.len()))),
         }
-        Ok(p as usize - 1)
     }
 
     fn kind(&self, what: &str, k: &str) -> mlua::Result<usize> {
@@ -112,22 +112,22 @@ impl Shared {
 
 /// Removes a province's card from its former owner's plan (the planned
 /// action there is lost) and records the change of hands.
-fn change_owner(sh: &Shared, st: &mut GameState, p: usize, to: Option<u8>) {
+fn change_owner(sh: &Shared, st: &mut GameState, p: usize, to: Option<Seat>) {
     let from = st.provinces[p].owner;
     if from == to {
         return;
     }
     if let Some(f) = from
-        && let Some(plan) = &mut st.players[f as usize].plan
+        && let Some(plan) = &mut st.players[f.index()].plan
     {
         for slot in plan.slots.iter_mut() {
-            if *slot == Some(Card::Province(p as u16)) {
+            if *slot == Some(Card::Province(ProvinceId::new(p))) {
                 *slot = None;
             }
         }
     }
     st.provinces[p].owner = to;
-    sh.event(Event::OwnerChange { province: p as u16, from, to });
+    sh.event(Event::OwnerChange { province: ProvinceId::new(p), from, to });
 }
 
 fn reg<A, R, F>(lua: &Lua, t: &Table, sh: &Rc<Shared>, name: &'static str, f: F) -> mlua::Result<()>
@@ -206,7 +206,7 @@ fn take_group(sh: &Shared, st: &mut GameState, input: &mut Pile, seat: i64, from
         Some(p) => {
             let p = sh.prov(st, "throw", p)?;
             let prov = &mut st.provinces[p];
-            if prov.owner != Some(s as u8) || prov.armies < n {
+            if prov.owner != Some(Seat::new(s)) || prov.armies < n {
                 return Err(rt(format!("game.throw: seat {} has {} armies in {}, cannot throw {n}", s + 1, prov.armies, sh.name(p))));
             }
             prov.armies -= n;
@@ -248,13 +248,13 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
     fast(lua, &t, sh, "owner", |sh, p: i64| {
         let st = sh.lent()?;
         let p = sh.prov(st, "owner", p)?;
-        Ok(st.provinces[p].owner.map(|s| i64::from(s) + 1))
+        Ok(st.provinces[p].owner)
     })?;
     // owner (or nil), armies, unrest markers, number of buildings.
     fast(lua, &t, sh, "province", |sh, p: i64| {
         let st = sh.lent()?;
         let pr = &st.provinces[sh.prov(st, "province", p)?];
-        Ok((pr.owner.map(|s| i64::from(s) + 1), pr.armies, pr.unrest, pr.building_count()))
+        Ok((pr.owner, pr.armies, pr.unrest, pr.building_count()))
     })?;
     fast(lua, &t, sh, "armies", |sh, p: i64| {
         let st = sh.lent()?;
@@ -314,7 +314,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         let s = sh.seat(st, "special", s)?;
         Ok(st.special_of(s).map(|x| i64::from(x) + 1))
     })?;
-    fast(lua, &t, sh, "turn_order", |sh, ()| Ok(many(sh.lent()?.turn_order.iter().map(|&s| i64::from(s) + 1))))?;
+    fast(lua, &t, sh, "turn_order", |sh, ()| Ok(many(sh.lent()?.turn_order.iter().map(|&s| s.number()))))?;
     fast(lua, &t, sh, "peasant_supply", |sh, ()| Ok(sh.lent()?.peasants))?;
     fast(lua, &t, sh, "unrest_supply", |sh, ()| Ok(sh.lent()?.unrest))?;
     fast(lua, &t, sh, "building_supply", |sh, k: LStr| {
@@ -331,19 +331,19 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
     fast(lua, &t, sh, "own_targets", |sh, (p, seat): (i64, i64)| {
         let st = sh.lent()?;
         let p = sh.prov(st, "own_targets", p)?;
-        let s = Some(sh.seat(st, "own_targets", seat)? as u8);
+        let s = Some(Seat::new(sh.seat(st, "own_targets", seat)?));
         Ok(many(sh.rules.map.provinces[p].neighbours.iter().copied().filter(|&n| st.in_play[n] && st.provinces[n].owner == s).map(|n| n as i64 + 1)))
     })?;
     fast(lua, &t, sh, "other_targets", |sh, (p, seat): (i64, i64)| {
         let st = sh.lent()?;
         let p = sh.prov(st, "other_targets", p)?;
-        let s = Some(sh.seat(st, "other_targets", seat)? as u8);
+        let s = Some(Seat::new(sh.seat(st, "other_targets", seat)?));
         Ok(many(sh.rules.map.provinces[p].neighbours.iter().copied().filter(|&n| st.in_play[n] && st.provinces[n].owner != s).map(|n| n as i64 + 1)))
     })?;
     // Counts for scoring: provinces and buildings a seat holds.
     fast(lua, &t, sh, "holdings", |sh, seat: i64| {
         let st = sh.lent()?;
-        let s = Some(sh.seat(st, "holdings", seat)? as u8);
+        let s = Some(Seat::new(sh.seat(st, "holdings", seat)?));
         let (mut provinces, mut buildings) = (0i64, 0i64);
         for p in st.provinces.iter().filter(|p| p.owner == s) {
             provinces += 1;
@@ -365,7 +365,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
                 && p.has(k)
                 && sh.rules.map.provinces[i].region == r
             {
-                counts[o as usize] += 1;
+                counts[o.index()] += 1;
             }
         }
         Ok(many(counts))
@@ -420,7 +420,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         let s = sh.seat(st, "deploy", s)?;
         let p = sh.prov(st, "deploy", p)?;
         let n = sh.count("deploy", n)?;
-        if st.provinces[p].owner != Some(s as u8) {
+        if st.provinces[p].owner != Some(Seat::new(s)) {
             return Err(rt(format!("game.deploy: {} is not held by seat {}", sh.name(p), s + 1)));
         }
         if st.players[s].supply < n {
@@ -437,7 +437,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         let from = sh.prov(st, "move", from)?;
         let to = sh.prov(st, "move", to)?;
         let n = sh.count("move", n)?;
-        if st.provinces[from].owner != Some(s as u8) || st.provinces[to].owner != Some(s as u8) {
+        if st.provinces[from].owner != Some(Seat::new(s)) || st.provinces[to].owner != Some(Seat::new(s)) {
             return Err(rt(format!("game.move: seat {} must hold both {} and {}", s + 1, sh.name(from), sh.name(to))));
         }
         if !sh.rules.map.adjacent(from, to) {
@@ -550,7 +550,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         if st.tray.seats[s] < n {
             return Err(rt(format!("game.tray_to_province: the tray holds {} cubes of seat {}, not {n}", st.tray.seats[s], s + 1)));
         }
-        if st.provinces[p].owner != Some(s as u8) {
+        if st.provinces[p].owner != Some(Seat::new(s)) {
             return Err(rt(format!("game.tray_to_province: {} is not held by seat {}", sh.name(p), s + 1)));
         }
         st.tray.seats[s] -= n;
@@ -580,7 +580,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         if st.provinces[p].armies > 0 {
             return Err(rt(format!("game.conquer: {} still holds {} armies", sh.name(p), st.provinces[p].armies)));
         }
-        change_owner(sh, st, p, Some(s as u8));
+        change_owner(sh, st, p, Some(Seat::new(s)));
         Ok(())
     })?;
     // The province becomes neutral: armies to the owner's supply, buildings
@@ -590,7 +590,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         let p = sh.prov(st, "neutralize", p)?;
         let prov = st.provinces[p];
         if let Some(o) = prov.owner {
-            st.players[o as usize].supply += prov.armies;
+            st.players[o.index()].supply += prov.armies;
         }
         for k in 0..st.buildings.len() {
             if prov.has(k) {
@@ -613,7 +613,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         Ok(match bid {
             None => (Value::Nil, Value::Nil),
             Some(Card::Chest(v)) => (Value::String(lua.create_string("chest")?), Value::Integer(i64::from(v))),
-            Some(Card::Province(p)) => (Value::String(lua.create_string("province")?), Value::Integer(i64::from(p) + 1)),
+            Some(Card::Province(p)) => (Value::String(lua.create_string("province")?), Value::Integer(p.number())),
         })
     })?;
     // The order in which the seats choose their turn-order spaces: every
@@ -628,7 +628,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
             if std::mem::replace(&mut seen[s], true) {
                 return Err(rt(format!("game.set_choosing_order: seat {} is listed twice", s + 1)));
             }
-            out.push(s as u8);
+            out.push(Seat::new(s));
         }
         if out.len() != n {
             return Err(rt(format!("game.set_choosing_order: every seat once ({n} seats, {} given)", out.len())));
@@ -724,7 +724,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         let st = sh.lent()?;
         let p = sh.prov(st, "battle", p)?;
         let kind = sh.text("battle", kind.as_bytes(), 64)?;
-        sh.script_event("battle", Event::Battle { kind, province: p as u16 })
+        sh.script_event("battle", Event::Battle { kind, province: ProvinceId::new(p) })
     })?;
     // Adds `amount` (default 1) to the statistic `key` for `seat` (nil: the
     // whole game). What `shogun lab` reports beyond the final position comes
@@ -732,7 +732,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
     fast(lua, &t, sh, "tally", |sh, (key, seat, amount): (LStr, Option<i64>, Option<i64>)| {
         let st = sh.lent()?;
         let seat = match seat {
-            Some(s) => Some(sh.seat(st, "tally", s)? as Seat),
+            Some(s) => Some(Seat::new(sh.seat(st, "tally", s)?)),
             None => None,
         };
         let key = key.to_str()?;
@@ -755,7 +755,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
         let mut options = Vec::new();
         if let Some(ps) = spec.ints("provinces")? {
             for p in ps {
-                options.push(Choice::Province(sh.prov(st, "ask", p)? as u16));
+                options.push(Choice::Province(ProvinceId::new(sh.prov(st, "ask", p)?)));
             }
         }
         if let Some(c) = spec.ints("counts")? {
@@ -782,7 +782,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
             return Err(rt("game.ask: only one question per call".into()));
         }
         scratch.ask = Some(Ask {
-            seat: seat as u8,
+            seat: Seat::new(seat),
             kind: match spec.string("kind")? {
                 Some(s) => sh.text("ask", s.as_bytes(), 64)?,
                 None => "choice".into(),

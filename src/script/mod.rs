@@ -11,6 +11,7 @@ mod api;
 mod bytecode;
 mod eval;
 mod guard;
+mod ids;
 mod raw;
 mod value;
 
@@ -22,7 +23,7 @@ use std::rc::Rc;
 use mlua::chunk::ChunkMode;
 use mlua::{Function, IntoLuaMulti, Lua, LuaOptions, LuaSerdeExt, StdLib, Table, Value};
 
-use crate::core::{Ask, Choice, Event, GameRng, GameState, MAX_SEATS, Pile};
+use crate::core::{Ask, Choice, Event, GameRng, GameState, MAX_SEATS, Pile, ProvinceId, Seat};
 use crate::rules::{Diagnostics, Rules};
 use crate::tower::TowerModel;
 
@@ -343,7 +344,7 @@ fn pile_table(lua: &Lua, p: &Pile) -> mlua::Result<Table> {
     let t = lua.create_table()?;
     for (s, n) in p.seats.iter().enumerate() {
         if *n > 0 {
-            t.raw_set(s + 1, *n)?;
+            t.raw_set(Seat::new(s), *n)?;
         }
     }
     t.raw_set("peasants", p.peasants)?;
@@ -358,7 +359,7 @@ fn table_pile(t: &Table) -> mlua::Result<Pile> {
             return Err(mlua::Error::RuntimeError(format!("a tower returned the count {v}")));
         }
         match k {
-            Value::Integer(s) if s >= 1 && (s as usize) <= MAX_SEATS => p.seats[s as usize - 1] = v as u16,
+            Value::Integer(n) if let Some(s) = Seat::from_number(n, MAX_SEATS) => p.seats[s.index()] = v as u16,
             Value::String(ref name) if name.to_str()? == "peasants" => p.peasants = v as u16,
             other => return Err(mlua::Error::RuntimeError(format!("a tower returned the key {other:?} (expected seat numbers and `peasants`)"))),
         }
@@ -784,8 +785,15 @@ impl Runtime {
 
     /// Carries out a planned action through the rules' `perform` handler
     /// (which voids it when the province card was lost).
-    pub fn call_action(&self, state: &mut GameState, events: &mut Vec<Event>, action: usize, seat: usize, province: usize) -> Result<CallResult, ScriptError> {
-        self.invoke(state, events, &self.handlers.perform, (seat as i64 + 1, province as i64 + 1, action as i64 + 1))
+    pub fn call_action(
+        &self,
+        state: &mut GameState,
+        events: &mut Vec<Event>,
+        action: usize,
+        seat: Seat,
+        province: ProvinceId,
+    ) -> Result<CallResult, ScriptError> {
+        self.invoke(state, events, &self.handlers.perform, (seat, province, action as i64 + 1))
     }
 
     /// The rules' ranking: each seat's rank (1 = first) from its points and
@@ -824,13 +832,13 @@ impl Runtime {
             }
         };
         let choice = match choice {
-            Choice::Province(p) => Value::Integer(i64::from(p) + 1),
+            Choice::Province(p) => Value::Integer(p.number()),
             Choice::Count(n) => Value::Integer(i64::from(n)),
             Choice::Space(s) => Value::Integer(i64::from(s) + 1),
             Choice::Pass | Choice::Deck | Choice::Redraw => Value::Nil,
         };
         let data = value::to_lua(&self.lua, &ask.data).map_err(|e| ScriptError::from_lua(&e))?;
-        self.invoke(state, events, f, (i64::from(ask.seat) + 1, choice, data))
+        self.invoke(state, events, f, (ask.seat, choice, data))
     }
 
     pub fn call_phase(&self, state: &mut GameState, events: &mut Vec<Event>, which: PhaseHandler) -> Result<CallResult, ScriptError> {

@@ -77,7 +77,7 @@ pub fn perform(
 ) -> Vec<Event> {
     let a = action(engine, action_id);
     let p = province(engine, province_name);
-    assert_eq!(st.provinces[p].owner, Some(seat as u8), "{province_name} must be held by the seat");
+    assert_eq!(st.provinces[p].owner, Some(Seat::new(seat)), "{province_name} must be held by the seat");
     let event = event.map(|id| engine.rules.cards.events.iter().position(|e| e.id == id).expect("event id"));
     let special = special.map(|id| engine.rules.cards.specials.iter().position(|c| c.id == id).expect("special id"));
     shogun_lab::play::stage_action(engine, st, seat, a, p, event, special).unwrap_or_else(|e| panic!("{e}"))
