@@ -329,21 +329,16 @@ impl Checker<'_> {
             }
         }
         let cards = &engine.rules.cards;
+        // Piles in the notation's words (`A=2 peasants=1`).
         let pile_text = |p: &Pile| -> String {
-            let mut v: Vec<String> = (0..st.seats()).filter(|&s| p.seats[s] > 0).map(|s| format!("{}={}", engine.rules.seat_name(s), p.seats[s])).collect();
-            if p.peasants > 0 {
-                v.push(format!("peasants={}", p.peasants));
-            }
-            if v.is_empty() { "nothing".into() } else { v.join(" ") }
+            let mut out = String::new();
+            crate::play::edit::write_pile(&n, p, &mut out);
+            out.trim_start().to_string()
         };
         let want_pile = |m: &BTreeMap<String, u16>| -> Result<Pile, String> {
             let mut pile = Pile::default();
             for (k, c) in m {
-                if k == "peasants" {
-                    pile.peasants = *c;
-                } else {
-                    pile.seats[n.seat(k).map_err(|m| format!("{here}: {m}"))?] = *c;
-                }
+                n.pile_count(&mut pile, k, *c).map_err(|m| format!("{here}: {m}"))?;
             }
             Ok(pile)
         };

@@ -335,12 +335,7 @@ impl Notated for Edit {
                     return Err(syntax(line, "force SEAT=n... [peasants=n]"));
                 }
                 for (k, v) in pairs {
-                    let c: u16 = number(&k, &v)?;
-                    if k == "peasants" {
-                        pile.peasants = c;
-                    } else {
-                        pile.seats[n.seat(&k)?] = c;
-                    }
+                    n.pile_count(&mut pile, &k, number(&k, &v)?)?;
                 }
                 Ok(Edit::Force(pile))
             }
@@ -362,8 +357,7 @@ impl Notated for Edit {
                                 }
                                 place = Place::Tower(l - 1);
                             }
-                            "peasants" => pile.peasants = number(&k, &v)?,
-                            _ => pile.seats[n.seat(&k).map_err(|_| syntax(&k, "a seat, `peasants` or (for the tower) `level`"))?] = number(&k, &v)?,
+                            _ => n.pile_count(&mut pile, &k, number(&k, &v)?).map_err(|_| syntax(&k, "a seat, `peasants` or (for the tower) `level`"))?,
                         }
                     }
                     return Ok(Edit::Pile { place, pile });
@@ -476,7 +470,7 @@ impl Notated for Edit {
 
 /// ` A=3 B=1 peasants=2`: the seats holding cubes, and the peasants (also
 /// when nothing else is there, so the text is never empty).
-fn write_pile(n: &Notation, pile: &Pile, out: &mut String) {
+pub(crate) fn write_pile(n: &Notation, pile: &Pile, out: &mut String) {
     let mut any = false;
     for s in 0..n.seats {
         if pile.seats[s] > 0 {
@@ -541,6 +535,16 @@ impl Notation<'_> {
             let ids: Vec<&str> = events.iter().map(|e| e.id.as_str()).collect();
             syntax(id, &format!("an event id ({})", ids.join(", ")))
         })
+    }
+
+    /// Sets one count of a pile from its text: `peasants`, or a seat.
+    pub fn pile_count(&self, pile: &mut Pile, key: &str, count: u16) -> Result<(), NotationError> {
+        if key == "peasants" {
+            pile.peasants = count;
+        } else {
+            pile.seats[self.seat(key)?] = count;
+        }
+        Ok(())
     }
 
     /// A special card by id.
