@@ -85,6 +85,27 @@ fn force_is_checked_against_what_can_be_thrown() {
     assert_eq!(r.state().forced_throws.len(), 1);
 }
 
+/// A force accepted when typed (it is under what any throw could land) may
+/// still be impossible at the throw that comes: `force B=9 D=0` at seed 1
+/// meets a neutral battle where 2 of B's cubes can land. The command that
+/// reaches it fails with a clear message, no Lua traceback, and leaves
+/// everything as it was (issue 13, item 4).
+#[test]
+fn a_force_the_next_throw_cannot_honour_fails_cleanly_and_changes_nothing() {
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 1);
+    run(&mut r, &["next", "force B=9 D=0", "seat A greedy"]);
+    let before = (r.state().clone(), r.game().cursor(), r.game().len(), r.lines().len(), r.prompt());
+    let err = r.exec("end").unwrap_err();
+    assert!(err.starts_with("`force B=9` cannot be honoured by the throw of `"), "{err}");
+    assert!(err.contains("9 cubes of seat 2 should land, but only 2 are thrown or inside the tower"), "{err}");
+    assert!(err.contains("`undo` back past the `force` takes it back"), "{err}");
+    assert!(!err.contains("traceback") && !err.contains(".lua:"), "no Lua traceback: {err}");
+    assert_eq!((r.state().clone(), r.game().cursor(), r.game().len(), r.lines().len(), r.prompt()), before, "the failed `end` changed nothing");
+    // Taking the force back lets the game go on.
+    run(&mut r, &["undo", "seat A greedy", "end"]);
+    assert_eq!(r.state().phase, shogun_lab::core::Phase::GameOver);
+}
+
 /// The board table stays aligned whatever the buildings column holds, and
 /// counts agree with their nouns (issue 13, item 7).
 #[test]

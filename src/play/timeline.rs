@@ -53,6 +53,13 @@ pub struct Moment {
     pub entry: Option<(Entry, String)>,
 }
 
+/// The timeline at one moment (`Game::checkpoint`).
+pub struct Checkpoint {
+    cursor: usize,
+    players: Vec<Player>,
+    tail: Vec<Moment>,
+}
+
 /// A save file: the configuration and the log of decisions and edits.
 #[derive(Serialize, Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -317,6 +324,21 @@ impl Game {
             }
         }
         Ok(all)
+    }
+
+    /// The timeline as it stands (the position, the bots' generators and
+    /// what `redo` would bring back), to go back to when a command fails
+    /// part way: the REPL's commands are all or nothing.
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint { cursor: self.cursor, players: self.players().to_vec(), tail: self.moments[self.cursor + 1..].to_vec() }
+    }
+
+    /// Puts the timeline back as it stood at `c` (taken from this game).
+    pub fn rollback(&mut self, c: Checkpoint) {
+        self.moments.truncate(c.cursor + 1);
+        self.moments.extend(c.tail);
+        self.cursor = c.cursor;
+        self.moments[c.cursor].players = c.players;
     }
 
     pub fn undo(&mut self, n: usize) -> Result<usize, PlayError> {

@@ -15,8 +15,8 @@ use std::path::Path;
 
 use crate::bots::Bot;
 use crate::core::*;
-use crate::engine::Engine;
-use crate::play::{Edit, Entry, Game, GameSpec, Notation, Player, SaveFile, SavedEntry, Stop, Until};
+use crate::engine::{Engine, EngineError};
+use crate::play::{Edit, Entry, Game, GameSpec, Notation, PlayError, Player, SaveFile, SavedEntry, Stop, Until};
 
 /// What a game in the REPL is made from.
 #[derive(Clone, Debug)]
@@ -242,14 +242,19 @@ impl Repl {
     /// Applies a decision; returns the lines it made that the viewer may read.
     fn decide(&mut self, d: Decision) -> Result<Vec<String>, String> {
         let mark = self.game.cursor();
-        self.game.decide(d).map_err(|e| e.to_string())?;
+        if let Err(e) = self.game.decide(d.clone()) {
+            return Err(self.failure(e, Some(&d)));
+        }
         Ok(self.since(mark))
     }
 
     /// Lets bots and chance play until `until`, or until a human must act.
     fn advance(&mut self, until: Until) -> Result<String, String> {
         let mark = self.game.cursor();
-        let (_, stop) = self.game.advance(until).map_err(|e| e.to_string())?;
+        let (_, stop) = match self.game.advance(until) {
+            Ok(done) => done,
+            Err(e) => return Err(self.failure(e, None)),
+        };
         let out = self.since(mark);
         let mut text = out.join("\n");
         let who = self.waiting();
@@ -263,6 +268,29 @@ impl Repl {
             text = "nothing to do".into();
         }
         Ok(text)
+    }
+
+    /// Why a decision failed, in words. A forced throw the throw cannot
+    /// honour (the force is checked when typed only against what any throw
+    /// could land) is named as such, without the rules' traceback: the
+    /// same decision, `d` or the bot's next, goes through on a copy without
+    /// the force. The caller puts the timeline back (`exec`).
+    fn failure(&self, e: PlayError, d: Option<&Decision>) -> String {
+        let st = self.state();
+        let (PlayError::Engine(EngineError::Script(why)), Some(want)) = (&e, st.forced_throws.first()) else { return e.to_string() };
+        let engine = &self.game.engine;
+        let Some(d) = d.cloned().or_else(|| crate::play::driver::next_decision(engine, st, &mut self.game.players().to_vec())) else { return e.to_string() };
+        let mut free = st.clone();
+        free.forced_throws.clear();
+        if engine.apply(&mut free, &d).is_err() {
+            return e.to_string();
+        }
+        let force = self.notation().text(&Edit::Force(*want));
+        format!(
+            "`{force}` cannot be honoured by the throw of `{}`: {}; nothing changed, and the force stays queued for the next throw (`undo` back past the `force` takes it back)",
+            self.notation().text(&d),
+            why.message
+        )
     }
 
     /// Who must act now, in words.
@@ -314,7 +342,16 @@ impl Repl {
     pub fn exec(&mut self, line: &str) -> Result<String, String> {
         let was_over = self.state().phase == Phase::GameOver;
         let at = (self.game.cursor(), self.game.len());
-        let mut text = self.exec_command(line)?;
+        // All or nothing: a command that fails part way (a bot's decision
+        // failing after others were made) leaves the timeline as it was.
+        let checkpoint = self.game.checkpoint();
+        let mut text = match self.exec_command(line) {
+            Ok(text) => text,
+            Err(e) => {
+                self.game.rollback(checkpoint);
+                return Err(e);
+            }
+        };
         let mut more = Vec::new();
         if !was_over && self.state().phase == Phase::GameOver {
             more.push(self.summary()?);
