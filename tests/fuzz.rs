@@ -110,4 +110,11 @@ fn a_short_soak_finds_nothing() {
     {
         assert!(text.contains(line), "missing {line:?} in\n{text}");
     }
+    // Standard error is a pipe here, not a terminal: progress comes as a
+    // plain line at each tenth of the run, not as a bar's control codes.
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("/21 games, ")).collect();
+    assert_eq!(lines.len(), 9, "{err}");
+    assert!(lines[0].starts_with("3/21 games, ") && lines[8].starts_with("19/21 games, "), "{err}");
+    assert!(!err.contains('\u{1b}'), "{err}");
 }

@@ -70,17 +70,10 @@ fn ladder_cmd(args: LadderArgs) -> Result<(), String> {
     settings.jobs = args.jobs;
     let lspec = LadderSpec { arm, levels: args.levels.clone(), settings };
     let total = args.games * (args.levels.len() as u64 - 1);
-    let bar = super::games_bar(total);
+    let bar = super::Progress::games(total);
     let started = std::time::Instant::now();
-    let rungs = ladder::ladder(&lspec, &|done| {
-        if let Some(b) = &bar {
-            b.set_position(done);
-        }
-    })
-    .map_err(|e| e.to_string())?;
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    let rungs = ladder::ladder(&lspec, &|done| bar.set(done)).map_err(|e| e.to_string())?;
+    bar.finish();
     eprintln!("{total} games in {:.1} s", started.elapsed().as_secs_f64());
     println!("ruleset {name}, {} players, seeds {}..{}", args.players, args.seed, args.seed + args.games - 1);
     print!("{}", ladder::table(&rungs, args.players));

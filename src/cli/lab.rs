@@ -243,7 +243,7 @@ fn output(report: &Report, out: &Output) -> Result<(), String> {
 fn run(args: LabArgs) -> Result<(), String> {
     let lab = build(&args, &|k| std::env::var(k).ok())?;
     let total = (lab.header.range.1 - lab.header.range.0) * lab.arms.len() as u64 * lab.header.conditions.len() as u64;
-    let bar = super::games_bar(total);
+    let bar = super::Progress::games(total);
     let mut file = match &args.jsonl {
         Some(p) => {
             let mut f = crate::files::AtomicFile::create(p)?;
@@ -259,15 +259,9 @@ fn run(args: LabArgs) -> Result<(), String> {
         Ok(())
     };
     let started = std::time::Instant::now();
-    let progress = |done: u64| {
-        if let Some(b) = &bar {
-            b.set_position(done);
-        }
-    };
+    let progress = |done: u64| bar.set(done);
     let agg = lab::run(&lab, &mut sink, &progress).map_err(|e| e.to_string())?;
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    bar.finish();
     let secs = started.elapsed().as_secs_f64();
     let played = agg.games() * lab.arms.len() as u64 * lab.header.conditions.len() as u64;
     eprintln!(

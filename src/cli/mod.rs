@@ -311,18 +311,51 @@ fn fill_bots(names: &[String], players: u8) -> Result<Vec<String>, String> {
     crate::bots::fill_seats(names, players, false, "--bots")
 }
 
-/// A progress bar over `total` games on standard error, when it is a
-/// terminal (logs get the summary only). Used by every long run.
-fn games_bar(total: u64) -> Option<indicatif::ProgressBar> {
-    use std::io::IsTerminal;
-    std::io::stderr().is_terminal().then(|| {
-        let b = indicatif::ProgressBar::new(total);
-        b.set_style(
-            indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} games, {per_sec}, ETA {eta}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        b
-    })
+/// Progress over `total` games on standard error, used by every long run:
+/// a bar on a terminal; elsewhere (a CI log, a pipe) a plain line at each
+/// tenth of the run, so a log still shows that the run is alive and how
+/// fast it goes.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    total: u64,
+    started: std::time::Instant,
+    /// Tenths already reported as plain lines.
+    tenths: std::cell::Cell<u64>,
+}
+
+impl Progress {
+    fn games(total: u64) -> Progress {
+        use std::io::IsTerminal;
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let b = indicatif::ProgressBar::new(total);
+            b.set_style(
+                indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} games, {per_sec}, ETA {eta}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            b
+        });
+        Progress { bar, total, started: std::time::Instant::now(), tenths: std::cell::Cell::new(0) }
+    }
+
+    /// `done` games of `total` are played.
+    fn set(&self, done: u64) {
+        if let Some(b) = &self.bar {
+            b.set_position(done);
+            return;
+        }
+        let tenths = done.saturating_mul(10) / self.total.max(1);
+        if tenths > self.tenths.get() && done < self.total {
+            self.tenths.set(tenths);
+            let secs = self.started.elapsed().as_secs_f64();
+            eprintln!("{done}/{} games, {:.0} games/s, {secs:.0} s", self.total, done as f64 / secs.max(1e-9));
+        }
+    }
+
+    fn finish(self) {
+        if let Some(b) = self.bar {
+            b.finish_and_clear();
+        }
+    }
 }
 
 fn run(args: RunArgs) -> Result<(), String> {

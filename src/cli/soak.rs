@@ -163,7 +163,7 @@ pub fn command(args: SoakArgs) -> Result<(), String> {
         towers.len(),
         BOT_SETS.len()
     );
-    let bar = super::games_bar(args.games);
+    let bar = super::Progress::games(args.games);
     // Two engines per ruleset: the second play of a game never shares a VM
     // with the first, and each engine has played other games before.
     let mut engines: [HashMap<RulesetKey, Engine>; 2] = [HashMap::new(), HashMap::new()];
@@ -224,13 +224,9 @@ pub fn command(args: SoakArgs) -> Result<(), String> {
         ] {
             *tally.by.entry(k).or_default() += 1;
         }
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
+        bar.set(g + 1);
     }
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    bar.finish();
     println!("soak: {} games, each played twice, in {:.1} s", tally.games, started.elapsed().as_secs_f64());
     println!("  decisions:              {} per play (invariants checked after every one)", tally.decisions);
     println!("  refused decisions:      {} of {} tried; {} changed the state", tally.refused, tally.probes, tally.changed);
