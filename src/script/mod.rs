@@ -12,6 +12,7 @@ mod bytecode;
 mod eval;
 mod guard;
 mod ids;
+mod lend;
 mod raw;
 mod value;
 

@@ -18,6 +18,7 @@ use std::rc::Rc;
 use mlua::{Lua, Table, ffi};
 
 use super::Shared;
+use super::lend::{Call, Host};
 
 /// A host function body: reads its arguments from the stack, pushes its
 /// results, returns how many.
@@ -373,25 +374,13 @@ pub(super) fn fast<A, R, F>(lua: &Lua, t: &Table, sh: &Rc<Shared>, name: &'stati
 where
     A: RawArgs,
     R: RawRet,
-    F: Fn(&Shared, A) -> mlua::Result<R> + 'static,
+    F: Fn(Host<'_>, A) -> mlua::Result<R> + 'static,
 {
     let body: Box<Box<RawBody>> = Box::new(Box::new(move |sh: &Shared, l: *mut ffi::lua_State| {
-        if sh.in_tower.get() {
-            return Err("game.* is not available inside a tower model (it gets the cubes and a `random` function)".into());
-        }
-        if sh.busy.replace(true) {
-            return Err(format!("game.{name} was called while another game.* call was running"));
-        }
-        struct Done<'a>(&'a std::cell::Cell<bool>);
-        impl Drop for Done<'_> {
-            fn drop(&mut self) {
-                self.0.set(false);
-            }
-        }
-        let _done = Done(&sh.busy);
+        let mut call = Call::enter(sh, name)?;
         // SAFETY: called by the trampoline with the function's own stack.
         let args = unsafe { A::read(l, 1, name)? };
-        let results = f(sh, args).map_err(message)?;
+        let results = f(call.host(), args).map_err(message)?;
         // SAFETY: as above.
         unsafe { results.push(l) }
     }));
@@ -468,32 +457,30 @@ pub(super) fn cache_effects(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Resu
 /// names the hook (the answer is nil). Checks the arguments as the full
 /// lookup does, in the same order.
 fn effects_slot(sh: &Shared, l: *mut ffi::lua_State) -> Result<Option<usize>, String> {
-    if sh.in_tower.get() {
-        return Err("game.* is not available inside a tower model (it gets the cubes and a `random` function)".into());
-    }
-    if sh.busy.get() {
-        return Err("game.effects was called while another game.* call was running".into());
-    }
-    let st = sh.lent().map_err(message)?;
-    // SAFETY: the running C function's own arguments.
-    let (hook, seat, action) = unsafe { <(LStr, Option<i64>, Option<i64>)>::read(l, 1, "effects")? };
-    let cache = sh.effects_cache_raw.borrow();
-    let cache = cache.as_ref().expect("set at start-up");
-    let Some(h) = cache.hooks.iter().position(|(p, _)| *p == hook.ptr).or_else(|| cache.hooks.iter().position(|(_, n)| n == hook.as_bytes())) else {
-        return Ok(None);
-    };
-    let special = match seat {
-        Some(s) => st.special_of(sh.seat(st, "effects", s).map_err(message)?),
-        None => None,
-    };
-    let a = match action {
-        Some(a) if a >= 1 && (a as usize) < cache.actions => a as usize,
-        Some(a) => return Err(format!("game.effects: action {a} does not exist")),
-        None => 0,
-    };
-    let e = st.event.map_or(0, |e| e as usize + 1);
-    let c = special.map_or(0, |c| c as usize + 1);
-    Ok(Some(((h * cache.events + e) * cache.specials + c) * cache.actions + a))
+    let mut call = Call::enter(sh, "effects")?;
+    let slot = call.host().with_state(|sh, st| {
+        let rt = mlua::Error::RuntimeError;
+        // SAFETY: the running C function's own arguments.
+        let (hook, seat, action) = unsafe { <(LStr, Option<i64>, Option<i64>)>::read(l, 1, "effects") }.map_err(rt)?;
+        let cache = sh.effects_cache_raw.borrow();
+        let cache = cache.as_ref().expect("set at start-up");
+        let Some(h) = cache.hooks.iter().position(|(p, _)| *p == hook.ptr).or_else(|| cache.hooks.iter().position(|(_, n)| n == hook.as_bytes())) else {
+            return Ok(None);
+        };
+        let special = match seat {
+            Some(s) => st.special_of(sh.seat(st, "effects", s)?),
+            None => None,
+        };
+        let a = match action {
+            Some(a) if a >= 1 && (a as usize) < cache.actions => a as usize,
+            Some(a) => return Err(rt(format!("game.effects: action {a} does not exist"))),
+            None => 0,
+        };
+        let e = st.event.map_or(0, |e| e as usize + 1);
+        let c = special.map_or(0, |c| c as usize + 1);
+        Ok(Some(((h * cache.events + e) * cache.specials + c) * cache.actions + a))
+    });
+    slot.map_err(message)
 }
 
 unsafe extern "C-unwind" fn effects_entry(l: *mut ffi::lua_State) -> c_int {

@@ -1,0 +1,204 @@
+//! Moving pieces and amounts: war chests, rice, points, armies, buildings,
+//! unrest and province cards. Every change moves pieces between places.
+
+use std::rc::Rc;
+
+use mlua::{Lua, Table};
+
+use super::{MAX_AMOUNT, rt};
+use crate::core::{Card, Event, GameState, ProvinceId, Seat};
+use crate::script::Shared;
+use crate::script::raw::{LStr, fast};
+
+/// Removes a province's card from its former owner's plan (the planned
+/// action there is lost) and records the change of hands.
+fn change_owner(sh: &Shared, st: &mut GameState, p: usize, to: Option<Seat>) {
+    let from = st.provinces[p].owner;
+    if from == to {
+        return;
+    }
+    if let Some(f) = from
+        && let Some(plan) = &mut st.players[f.index()].plan
+    {
+        for slot in plan.slots.iter_mut() {
+            if *slot == Some(Card::Province(ProvinceId::new(p))) {
+                *slot = None;
+            }
+        }
+    }
+    st.provinces[p].owner = to;
+    sh.event(Event::OwnerChange { province: ProvinceId::new(p), from, to });
+}
+
+/// Registers the pieces part of `game`.
+pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
+    fast(lua, t, sh, "pay", |host, (s, n): (i64, i64)| {
+        host.with_state_mut("pay", |sh, st| {
+            let s = sh.seat(st, "pay", s)?;
+            if n < 0 || st.players[s].chests < n {
+                return Err(rt(format!("game.pay: seat {} has {} war chests, cannot pay {n}", s + 1, st.players[s].chests)));
+            }
+            st.players[s].chests -= n;
+            Ok(())
+        })
+    })?;
+    fast(lua, t, sh, "gain", |host, (s, n): (i64, i64)| {
+        host.with_state_mut("gain", |sh, st| {
+            let s = sh.seat(st, "gain", s)?;
+            if n < 0 {
+                return Err(rt(format!("game.gain: cannot gain {n} war chests")));
+            }
+            st.players[s].chests =
+                st.players[s].chests.checked_add(n).filter(|&c| c <= MAX_AMOUNT).ok_or_else(|| rt(format!("game.gain: {n} war chests is out of range")))?;
+            Ok(())
+        })
+    })?;
+    fast(lua, t, sh, "add_rice", |host, (s, n): (i64, i64)| {
+        host.with_state_mut("add_rice", |sh, st| {
+            let s = sh.seat(st, "add_rice", s)?;
+            st.players[s].rice =
+                st.players[s].rice.checked_add(n).filter(|&r| r <= MAX_AMOUNT).ok_or_else(|| rt(format!("game.add_rice: {n} rice is out of range")))?.max(0);
+            Ok(st.players[s].rice)
+        })
+    })?;
+    fast(lua, t, sh, "set_rice", |host, (s, n): (i64, i64)| {
+        host.with_state_mut("set_rice", |sh, st| {
+            let s = sh.seat(st, "set_rice", s)?;
+            if n > MAX_AMOUNT {
+                return Err(rt(format!("game.set_rice: {n} rice is out of range")));
+            }
+            st.players[s].rice = n.max(0);
+            Ok(())
+        })
+    })?;
+    fast(lua, t, sh, "add_points", |host, (s, n): (i64, i64)| {
+        host.with_state_mut("add_points", |sh, st| {
+            let s = sh.seat(st, "add_points", s)?;
+            st.players[s].points = st.players[s]
+                .points
+                .checked_add(n)
+                .filter(|p| p.abs() <= MAX_AMOUNT)
+                .ok_or_else(|| rt(format!("game.add_points: {n} points is out of range")))?;
+            Ok(())
+        })
+    })?;
+    // Supply -> province (the seat's own).
+    fast(lua, t, sh, "deploy", |host, (s, p, n): (i64, i64, i64)| {
+        host.with_state_mut("deploy", |sh, st| {
+            let s = sh.seat(st, "deploy", s)?;
+            let p = sh.prov(st, "deploy", p)?;
+            let n = sh.count("deploy", n)?;
+            if st.provinces[p].owner != Some(Seat::new(s)) {
+                return Err(rt(format!("game.deploy: {} is not held by seat {}", sh.name(p), s + 1)));
+            }
+            if st.players[s].supply < n {
+                return Err(rt(format!("game.deploy: seat {} has {} cubes in supply, not {n}", s + 1, st.players[s].supply)));
+            }
+            st.players[s].supply -= n;
+            st.provinces[p].armies += n;
+            Ok(())
+        })
+    })?;
+    // Province -> adjacent own province.
+    fast(lua, t, sh, "move", |host, (s, from, to, n): (i64, i64, i64, i64)| {
+        host.with_state_mut("move", |sh, st| {
+            let s = sh.seat(st, "move", s)?;
+            let from = sh.prov(st, "move", from)?;
+            let to = sh.prov(st, "move", to)?;
+            let n = sh.count("move", n)?;
+            if st.provinces[from].owner != Some(Seat::new(s)) || st.provinces[to].owner != Some(Seat::new(s)) {
+                return Err(rt(format!("game.move: seat {} must hold both {} and {}", s + 1, sh.name(from), sh.name(to))));
+            }
+            if !sh.rules.map.adjacent(from, to) {
+                return Err(rt(format!("game.move: {} and {} are not adjacent", sh.name(from), sh.name(to))));
+            }
+            if st.provinces[from].armies < n {
+                return Err(rt(format!("game.move: {} has {} armies, not {n}", sh.name(from), st.provinces[from].armies)));
+            }
+            st.provinces[from].armies -= n;
+            st.provinces[to].armies += n;
+            Ok(())
+        })
+    })?;
+    fast(lua, t, sh, "build", |host, (p, k): (i64, LStr)| {
+        host.with_state_mut("build", |sh, st| {
+            let p = sh.prov(st, "build", p)?;
+            let k = sh.kind("build", k.to_str()?)?;
+            let prov = &st.provinces[p];
+            if prov.has(k) {
+                return Err(rt(format!("game.build: {} already has a {}", sh.name(p), sh.rules.rules.components.buildings[k].name)));
+            }
+            if prov.building_count() >= sh.rules.map.provinces[p].spaces {
+                return Err(rt(format!("game.build: {} has no free building space", sh.name(p))));
+            }
+            if st.buildings[k] == 0 {
+                return Err(rt(format!("game.build: no {} left in the supply", sh.rules.rules.components.buildings[k].name)));
+            }
+            st.buildings[k] -= 1;
+            st.provinces[p].buildings |= 1 << k;
+            Ok(())
+        })
+    })?;
+    // Adds up to n unrest markers (as many as the supply has); returns how many.
+    fast(lua, t, sh, "add_unrest", |host, (p, n): (i64, i64)| {
+        host.with_state_mut("add_unrest", |sh, st| {
+            let p = sh.prov(st, "add_unrest", p)?;
+            let n = sh.count("add_unrest", n)?.min(st.unrest);
+            st.unrest -= n;
+            st.provinces[p].unrest += n;
+            Ok(n)
+        })
+    })?;
+    fast(lua, t, sh, "remove_unrest", |host, (p, n): (i64, Option<i64>)| {
+        host.with_state_mut("remove_unrest", |sh, st| {
+            let p = sh.prov(st, "remove_unrest", p)?;
+            let have = st.provinces[p].unrest;
+            let n = match n {
+                Some(n) => sh.count("remove_unrest", n)?.min(have),
+                None => have,
+            };
+            st.provinces[p].unrest -= n;
+            st.unrest += n;
+            Ok(n)
+        })
+    })?;
+    // The seat takes the province card (from the deck or another seat).
+    // The province must be empty of armies.
+    fast(lua, t, sh, "conquer", |host, (p, s): (i64, i64)| {
+        host.with_state_mut("conquer", |sh, st| {
+            let p = sh.prov(st, "conquer", p)?;
+            let s = sh.seat(st, "conquer", s)?;
+            if !st.in_play[p] {
+                return Err(rt(format!("game.conquer: {} is out of play", sh.name(p))));
+            }
+            if st.provinces[p].armies > 0 {
+                return Err(rt(format!("game.conquer: {} still holds {} armies", sh.name(p), st.provinces[p].armies)));
+            }
+            change_owner(sh, st, p, Some(Seat::new(s)));
+            Ok(())
+        })
+    })?;
+    // The province becomes neutral: armies to the owner's supply, buildings
+    // and unrest to the supply, card to the deck.
+    fast(lua, t, sh, "neutralize", |host, p: i64| {
+        host.with_state_mut("neutralize", |sh, st| {
+            let p = sh.prov(st, "neutralize", p)?;
+            let prov = st.provinces[p];
+            if let Some(o) = prov.owner {
+                st.players[o.index()].supply += prov.armies;
+            }
+            for k in 0..st.buildings.len() {
+                if prov.has(k) {
+                    st.buildings[k] += 1;
+                }
+            }
+            st.unrest += prov.unrest;
+            st.provinces[p].armies = 0;
+            st.provinces[p].buildings = 0;
+            st.provinces[p].unrest = 0;
+            change_owner(sh, st, p, None);
+            Ok(())
+        })
+    })?;
+    Ok(())
+}

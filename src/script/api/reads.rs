@@ -1,0 +1,126 @@
+//! Reading the game: seats, provinces, supplies, the calendar, targets and
+//! counts for scoring. Nothing here changes the state.
+
+use std::rc::Rc;
+
+use mlua::{Lua, Table};
+
+use super::{many, rt};
+use crate::core::Seat;
+use crate::script::Shared;
+use crate::script::raw::{LStr, fast};
+
+/// Registers the reads part of `game`.
+pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
+    fast(lua, t, sh, "seats", |host, ()| host.with_state(|_, st| Ok(st.seats())))?;
+    fast(lua, t, sh, "year", |host, ()| host.with_state(|_, st| Ok(st.year + 1)))?;
+    fast(lua, t, sh, "season", |host, ()| host.with_state(|_, st| Ok(st.season + 1)))?;
+    fast(lua, t, sh, "owner", |host, p: i64| {
+        host.with_state(|sh, st| {
+            let p = sh.prov(st, "owner", p)?;
+            Ok(st.provinces[p].owner)
+        })
+    })?;
+    // owner (or nil), armies, unrest markers, number of buildings.
+    fast(lua, t, sh, "province", |host, p: i64| {
+        host.with_state(|sh, st| {
+            let pr = &st.provinces[sh.prov(st, "province", p)?];
+            Ok((pr.owner, pr.armies, pr.unrest, pr.building_count()))
+        })
+    })?;
+    fast(lua, t, sh, "armies", |host, p: i64| host.with_state(|sh, st| Ok(st.provinces[sh.prov(st, "armies", p)?].armies)))?;
+    fast(lua, t, sh, "unrest", |host, p: i64| host.with_state(|sh, st| Ok(st.provinces[sh.prov(st, "unrest", p)?].unrest)))?;
+    fast(lua, t, sh, "in_play", |host, p: i64| host.with_state(|sh, st| Ok(st.in_play[sh.prov(st, "in_play", p)?])))?;
+    fast(lua, t, sh, "has", |host, (p, k): (i64, LStr)| host.with_state(|sh, st| Ok(st.provinces[sh.prov(st, "has", p)?].has(sh.kind("has", k.to_str()?)?))))?;
+    fast(lua, t, sh, "buildings", |host, p: i64| host.with_state(|sh, st| Ok(st.provinces[sh.prov(st, "buildings", p)?].building_count())))?;
+    fast(lua, t, sh, "free_spaces", |host, p: i64| {
+        host.with_state(|sh, st| {
+            let p = sh.prov(st, "free_spaces", p)?;
+            Ok(sh.rules.map.provinces[p].spaces.saturating_sub(st.provinces[p].building_count()))
+        })
+    })?;
+    fast(lua, t, sh, "supply", |host, s: i64| host.with_state(|sh, st| Ok(st.players[sh.seat(st, "supply", s)?].supply)))?;
+    fast(lua, t, sh, "chests", |host, s: i64| host.with_state(|sh, st| Ok(st.players[sh.seat(st, "chests", s)?].chests)))?;
+    fast(lua, t, sh, "rice", |host, s: i64| host.with_state(|sh, st| Ok(st.players[sh.seat(st, "rice", s)?].rice)))?;
+    fast(lua, t, sh, "points", |host, s: i64| host.with_state(|sh, st| Ok(st.players[sh.seat(st, "points", s)?].points)))?;
+    fast(lua, t, sh, "provinces_of", |host, s: i64| {
+        host.with_state(|sh, st| {
+            let s = sh.seat(st, "provinces_of", s)?;
+            Ok(many(st.provinces_of(s).map(|p| p as i64 + 1)))
+        })
+    })?;
+    fast(lua, t, sh, "province_count", |host, s: i64| {
+        host.with_state(|sh, st| {
+            let s = sh.seat(st, "province_count", s)?;
+            Ok(st.provinces_of(s).count())
+        })
+    })?;
+    fast(lua, t, sh, "event", |host, ()| host.with_state(|_, st| Ok(st.event.map(|e| i64::from(e) + 1))))?;
+    fast(lua, t, sh, "year_events", |host, ()| host.with_state(|_, st| Ok(many(st.year_events.iter().map(|&e| i64::from(e) + 1)))))?;
+    fast(lua, t, sh, "special", |host, s: i64| {
+        host.with_state(|sh, st| {
+            let s = sh.seat(st, "special", s)?;
+            Ok(st.special_of(s).map(|x| i64::from(x) + 1))
+        })
+    })?;
+    fast(lua, t, sh, "turn_order", |host, ()| host.with_state(|_, st| Ok(many(st.turn_order.iter().map(|&s| s.number())))))?;
+    fast(lua, t, sh, "peasant_supply", |host, ()| host.with_state(|_, st| Ok(st.peasants)))?;
+    fast(lua, t, sh, "unrest_supply", |host, ()| host.with_state(|_, st| Ok(st.unrest)))?;
+    fast(lua, t, sh, "building_supply", |host, k: LStr| host.with_state(|sh, st| Ok(st.buildings[sh.kind("building_supply", k.to_str()?)?])))?;
+    // Neighbours of `p` that are in play (where an army may go).
+    fast(lua, t, sh, "targets", |host, p: i64| {
+        host.with_state(|sh, st| {
+            let p = sh.prov(st, "targets", p)?;
+            Ok(many(sh.rules.map.provinces[p].neighbours.iter().copied().filter(|&n| st.in_play[n]).map(|n| n as i64 + 1)))
+        })
+    })?;
+    // The same, only those held by `seat`, or only those not held by it.
+    fast(lua, t, sh, "own_targets", |host, (p, seat): (i64, i64)| {
+        host.with_state(|sh, st| {
+            let p = sh.prov(st, "own_targets", p)?;
+            let s = Some(Seat::new(sh.seat(st, "own_targets", seat)?));
+            Ok(many(sh.rules.map.provinces[p].neighbours.iter().copied().filter(|&n| st.in_play[n] && st.provinces[n].owner == s).map(|n| n as i64 + 1)))
+        })
+    })?;
+    fast(lua, t, sh, "other_targets", |host, (p, seat): (i64, i64)| {
+        host.with_state(|sh, st| {
+            let p = sh.prov(st, "other_targets", p)?;
+            let s = Some(Seat::new(sh.seat(st, "other_targets", seat)?));
+            Ok(many(sh.rules.map.provinces[p].neighbours.iter().copied().filter(|&n| st.in_play[n] && st.provinces[n].owner != s).map(|n| n as i64 + 1)))
+        })
+    })?;
+    // Counts for scoring: provinces and buildings a seat holds.
+    fast(lua, t, sh, "holdings", |host, seat: i64| {
+        host.with_state(|sh, st| {
+            let s = Some(Seat::new(sh.seat(st, "holdings", seat)?));
+            let (mut provinces, mut buildings) = (0i64, 0i64);
+            for p in st.provinces.iter().filter(|p| p.owner == s) {
+                provinces += 1;
+                buildings += i64::from(p.building_count());
+            }
+            Ok((provinces, buildings))
+        })
+    })?;
+    // Buildings of `kind` in `region`, one count per seat.
+    fast(lua, t, sh, "region_buildings", |host, (region, kind): (i64, LStr)| {
+        host.with_state(|sh, st| {
+            let k = sh.kind("region_buildings", kind.to_str()?)?;
+            if region < 1 || region as usize > sh.rules.map.regions.len() {
+                return Err(rt(format!("game.region_buildings: region {region} does not exist")));
+            }
+            let r = region as usize - 1;
+            let mut counts = vec![0i64; st.seats()];
+            for (i, p) in st.provinces.iter().enumerate() {
+                if let Some(o) = p.owner
+                    && p.has(k)
+                    && sh.rules.map.provinces[i].region == r
+                {
+                    counts[o.index()] += 1;
+                }
+            }
+            Ok(many(counts))
+        })
+    })?;
+
+    Ok(())
+}
