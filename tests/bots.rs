@@ -247,3 +247,42 @@ fn mcts_plays_every_variant_under_every_tower() {
     }
     assert!(games >= 7 * 4, "{games} games");
 }
+
+/// Bots read what the pack declares in rules.yaml's `bots:` section, not
+/// handler names or params of the base pack: a pack that declares other
+/// values gets other play, and one that declares nothing is refused.
+#[test]
+fn bots_play_by_what_the_pack_declares() {
+    let names = vec!["greedy".to_string(); 4];
+    let game = |engine: &Engine| play_game(engine, 4, 5, SetupMode::Preset, &names, |_| {}).unwrap();
+    let base = game(&engine());
+    // The same declaration, copied: the same game.
+    let (pack, map) = copy_data("bots-same");
+    assert_eq!(game(&engine_from(&pack, &map)), base);
+    // Attacks not declared: greedy plans none.
+    let (pack, map) = copy_data("bots-no-attack");
+    edit(&pack.join("rules.yaml"), "    move_attack: move_attack\n", "");
+    let engine = engine_from(&pack, &map);
+    assert_eq!(engine.rules.bots.actions[action(&engine, "attack_a")], shogun_lab::rules::ActionKind::Other);
+    assert_ne!(game(&engine), base, "a move card unknown to the bots changes their play");
+    // Moves leave more behind: a param of the pack's own, named for the bots.
+    let (pack, map) = copy_data("bots-cautious");
+    edit(&pack.join("rules.yaml"), "armies_left_behind: armies_left_behind", "armies_left_behind: bot_reserve");
+    edit(&pack.join("rules.yaml"), "params:\n", "params:\n  bot_reserve: 3\n");
+    let engine = engine_from(&pack, &map);
+    assert_eq!(engine.rules.bots.armies_left_behind, 3);
+    assert_ne!(game(&engine), base, "a larger reserve changes greedy's moves");
+    // Refused, with the place and what is missing.
+    let (pack, _) = copy_data("bots-missing");
+    let text = std::fs::read_to_string(pack.join("rules.yaml")).unwrap();
+    let (head, tail) = text.split_once("\nbots:\n").unwrap();
+    std::fs::write(pack.join("rules.yaml"), format!("{head}\n{}", &tail[tail.find("\nlua:").unwrap()..])).unwrap();
+    let err = shogun_lab::rules::load(&pack, &root().join("maps/sun.yaml")).unwrap_err().to_string();
+    assert!(err.contains("rules.yaml:1:1: error: no `bots:` section") && err.contains("armies_left_behind"), "{err}");
+    let (pack, _) = copy_data("bots-wrong");
+    edit(&pack.join("rules.yaml"), "    collect_rice: rice\n", "    harvest: rice\n");
+    edit(&pack.join("rules.yaml"), "neutral_peasants: neutral_peasants", "neutral_peasants: peasants_for_neutrals");
+    let err = shogun_lab::rules::load(&pack, &root().join("maps/sun.yaml")).unwrap_err().to_string();
+    assert!(err.contains("bots.actions: no action card has the handler `harvest`"), "{err}");
+    assert!(err.contains("bots.neutral_peasants: `peasants_for_neutrals` is not a whole number under params"), "{err}");
+}

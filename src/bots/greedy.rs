@@ -39,9 +39,9 @@ fn move_data(view: &SeatView, key: &str) -> Option<usize> {
     view.ask().and_then(|a| a.data.get(key)).and_then(|v| v.as_u64()).and_then(|q| q.checked_sub(1)).map(|q| q as usize)
 }
 
-/// Armies a move must leave behind (rules.yaml params.armies_left_behind).
+/// Armies a move must leave behind (as the pack declares to the bots).
 fn left_behind(engine: &Engine) -> i64 {
-    engine.rules.rules.params.get("armies_left_behind").and_then(|v| v.as_i64()).unwrap_or(1)
+    engine.rules.bots.armies_left_behind
 }
 
 /// Cubes defending `q` against `seat`: 0 for a neutral province (its

@@ -137,36 +137,12 @@ pub fn decide(engine: &Engine, st: &GameState, seat: usize, bot: &mut dyn Bot) -
     }
 }
 
-/// What kind of action an action card is, from its Lua handler's name
-/// (bots of the base game know these; unknown handlers are `Other`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum ActionKind {
-    Build(usize),
-    Taxes,
-    Rice,
-    Deploy,
-    DeployMove,
-    MoveAttack,
-    Other,
-}
+pub(crate) use crate::rules::ActionKind;
 
+/// What kind of action an action card is, as the pack declares it to the
+/// bots (rules.yaml `bots.actions`).
 pub(crate) fn action_kind(engine: &Engine, a: usize) -> ActionKind {
-    let card = &engine.rules.cards.actions[a];
-    match card.handler.as_str() {
-        "build" => card
-            .params
-            .get("building")
-            .and_then(|v| v.as_str())
-            .and_then(|k| engine.rules.building_index(k))
-            .map(ActionKind::Build)
-            .unwrap_or(ActionKind::Other),
-        "collect_taxes" => ActionKind::Taxes,
-        "collect_rice" => ActionKind::Rice,
-        "deploy" => ActionKind::Deploy,
-        "deploy_move" => ActionKind::DeployMove,
-        "move_attack" => ActionKind::MoveAttack,
-        _ => ActionKind::Other,
-    }
+    engine.rules.bots.actions[a]
 }
 
 /// Whether a province could carry out an action of this kind (roughly:
@@ -178,7 +154,7 @@ pub(crate) fn feasible(engine: &Engine, st: &SeatView, seat: usize, a: usize, ki
     match kind {
         ActionKind::Build(k) => !prov.has(k) && prov.building_count() < spaces && st.buildings()[k] > 0 && chests >= card.cost,
         ActionKind::Deploy | ActionKind::DeployMove => chests >= card.cost && st.supply(seat) >= 5,
-        ActionKind::MoveAttack => prov.armies >= 2,
+        ActionKind::MoveAttack => i64::from(prov.armies) > engine.rules.bots.armies_left_behind,
         ActionKind::Taxes | ActionKind::Rice | ActionKind::Other => true,
     }
 }

@@ -44,7 +44,7 @@ impl WinTable {
     }
 
     fn simulate(engine: &Engine) -> WinTable {
-        let peasants = engine.rules.rules.params.get("neutral_peasants").and_then(|v| v.as_u64()).unwrap_or(1).min(u64::from(u16::MAX)) as u16;
+        let peasants = engine.rules.bots.neutral_peasants;
         let tower = engine.tower();
         let rt = engine.runtime();
         let mut p = Vec::with_capacity(MAX_ATTACK * (MAX_DEFEND + 1));

@@ -36,6 +36,8 @@ pub struct LuaSource {
 /// Everything the engine needs to know about the game, fully validated.
 #[derive(Debug, Clone)]
 pub struct Rules {
+    /// What bots know of the rules (`bots:` in rules.yaml, resolved).
+    pub bots: BotRules,
     pub rules: RulesFile,
     pub cards: CardsFile,
     pub map: Map,
@@ -49,6 +51,32 @@ pub struct Rules {
     pub variants: Vec<LoadedVariant>,
     /// Problems that do not stop a game (shown by `shogun check`).
     pub warnings: Vec<Diagnostic>,
+}
+
+/// What bots know of the rules, resolved from rules.yaml's `bots:` section
+/// (`pack::BotInfo`): bots read these, never handler names or params.
+#[derive(Debug, Clone)]
+pub struct BotRules {
+    /// What each action card does, in cards.yaml's order.
+    pub actions: Vec<ActionKind>,
+    /// Armies a move must leave behind.
+    pub armies_left_behind: i64,
+    /// Peasants thrown for a neutral province.
+    pub neutral_peasants: u16,
+}
+
+/// What an action card does, as bots see it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ActionKind {
+    /// Builds the building with this index.
+    Build(usize),
+    Taxes,
+    Rice,
+    Deploy,
+    DeployMove,
+    MoveAttack,
+    /// Not declared to the bots.
+    Other,
 }
 
 impl Rules {
@@ -198,6 +226,7 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
     let map = Map::from_file(&map_file, &mut diags);
     check_rules(&rules, &mut diags);
     check_cards(&cards, &rules.value, &mut diags);
+    let bots = check_bots(&rules, &cards.value, &mut diags);
     if let Some(map) = &map {
         check_presets(map, &map_file, &rules.value, &mut diags);
     }
@@ -209,13 +238,14 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
         }
     }
     lua.extend(variant_lua);
-    let Some(map) = map else {
+    let (Some(map), Some(bots)) = (map, bots) else {
         return Err(diags);
     };
     if diags.has_errors() {
         return Err(diags);
     }
     Ok(Rules {
+        bots,
         rules: rules.value,
         cards: cards.value,
         map,
@@ -228,6 +258,71 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
         variants: loaded,
         warnings: diags.0,
     })
+}
+
+/// Reads and checks the `bots:` section against the cards and params.
+fn check_bots(f: &yaml::YamlFile<RulesFile>, cards: &CardsFile, d: &mut Diagnostics) -> Option<BotRules> {
+    let r = &f.value;
+    let p = &f.path;
+    let Some(b) = &r.bots else {
+        d.error(
+            p,
+            (1, 1),
+            "no `bots:` section: bots need `actions` (what each action handler does) and the params holding `armies_left_behind` and `neutral_peasants` (see scripts/base/rules.yaml)",
+        );
+        return None;
+    };
+    let mut ok = true;
+    for handler in b.actions.keys() {
+        if !cards.actions.iter().any(|a| &a.handler == handler) {
+            d.warning(p, f.pos.key(&format!("bots/actions/{handler}")), format!("bots.actions: no action card has the handler `{handler}`"));
+        }
+    }
+    let mut actions = Vec::with_capacity(cards.actions.len());
+    for a in &cards.actions {
+        actions.push(match b.actions.get(&a.handler) {
+            None => ActionKind::Other,
+            Some(pack::BotAction::Build) => {
+                let building = a.params.get("building").and_then(|v| v.as_str());
+                match building.and_then(|k| r.components.buildings.iter().position(|x| x.id == k)) {
+                    Some(k) => ActionKind::Build(k),
+                    None => {
+                        d.error(
+                            p,
+                            f.pos.of(&format!("bots/actions/{}", a.handler)),
+                            format!("bots.actions: `{}` builds, but action `{}` has no params.building naming a building kind", a.handler, a.id),
+                        );
+                        ok = false;
+                        ActionKind::Other
+                    }
+                }
+            }
+            Some(pack::BotAction::Taxes) => ActionKind::Taxes,
+            Some(pack::BotAction::Rice) => ActionKind::Rice,
+            Some(pack::BotAction::Deploy) => ActionKind::Deploy,
+            Some(pack::BotAction::DeployMove) => ActionKind::DeployMove,
+            Some(pack::BotAction::MoveAttack) => ActionKind::MoveAttack,
+        });
+    }
+    let mut param = |key: &str, name: &str, max: i64| -> Option<i64> {
+        match r.params.get(name).and_then(|v| v.as_i64()) {
+            Some(v) if (0..=max).contains(&v) => Some(v),
+            Some(v) => {
+                d.error(p, f.pos.of(&format!("params/{name}")), format!("params.{name} is {v}, expected 0..={max} (bots.{key} names it)"));
+                None
+            }
+            None => {
+                d.error(p, f.pos.of(&format!("bots/{key}")), format!("bots.{key}: `{name}` is not a whole number under params"));
+                None
+            }
+        }
+    };
+    let left = param("armies_left_behind", &b.armies_left_behind, MAX_COUNT);
+    let peasants = param("neutral_peasants", &b.neutral_peasants, i64::from(u16::MAX));
+    match (left, peasants) {
+        (Some(armies_left_behind), Some(n)) if ok => Some(BotRules { actions, armies_left_behind, neutral_peasants: n as u16 }),
+        _ => None,
+    }
 }
 
 /// The largest count or award the rules may give (chests, points): far

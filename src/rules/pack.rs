@@ -35,6 +35,42 @@ pub struct RulesFile {
     /// Free-form numbers for scripts (variants add their own here).
     #[serde(default)]
     pub params: BTreeMap<String, serde_json::Value>,
+    /// What bots know of these rules (required; optional here only so
+    /// that its absence gets a message of its own).
+    #[serde(default)]
+    pub bots: Option<BotInfo>,
+}
+
+/// What the bots know of the rules: they read nothing else of the pack's
+/// handler names and params. Checked at load (`rules::check_bots`).
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct BotInfo {
+    /// Action handler name -> what an action card with that handler does.
+    /// Cards whose handler is not listed are played without a plan.
+    pub actions: BTreeMap<String, BotAction>,
+    /// The param (under `params`) holding the armies a move leaves behind.
+    pub armies_left_behind: String,
+    /// The param holding the peasants thrown for a neutral province.
+    pub neutral_peasants: String,
+}
+
+/// What an action does, in the words bots plan with.
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BotAction {
+    /// Builds the building the card's `params.building` names.
+    Build,
+    /// Collects war chests from the province.
+    Taxes,
+    /// Collects rice from the province.
+    Rice,
+    /// Deploys armies from the supply into the province.
+    Deploy,
+    /// Deploys armies, which may then move on.
+    DeployMove,
+    /// Moves armies from the province, attacking where it is not the seat's.
+    MoveAttack,
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone, Copy)]
