@@ -130,6 +130,11 @@ pub fn fill_seats(names: &[String], players: u8, allow_human: bool, flag: &str) 
 /// be chance or terminal). For simultaneous planning, pass the seat to plan.
 pub fn decide(engine: &Engine, st: &GameState, seat: usize, bot: &mut dyn Bot) -> Decision {
     let view = SeatView::new(st, seat);
+    // A script's question: its options are read in place (`legal` would
+    // copy them, with the kind and prompt).
+    if let Some(ask) = &st.ask {
+        return Decision::Choose { seat: Seat::new(seat), choice: bot.choose(engine, &view, seat, &ask.kind, &ask.options) };
+    }
     match engine.legal(st) {
         Legal::Plan { .. } => Decision::Plan { seat: Seat::new(seat), plan: bot.plan(engine, &view, seat) },
         Legal::Choose { kind, options, .. } => Decision::Choose { seat: Seat::new(seat), choice: bot.choose(engine, &view, seat, &kind, &options) },
@@ -172,7 +177,8 @@ pub(crate) fn comply(engine: &Engine, seat_view: &SeatView, seat: usize, plan: &
     if !engine.must_fill() {
         return;
     }
-    let view = seat_view.state();
+    // The seat's own hand and chests are public to it: no redacted copy.
+    let view = seat_view;
     if plan.bid.is_none() {
         let left = engine.unplaced(view, seat, plan);
         let chest = left.iter().copied().filter(|c| matches!(c, Card::Chest(_)) && engine.can_bid(view, seat, *c)).min_by_key(|c| match c {
@@ -182,17 +188,21 @@ pub(crate) fn comply(engine: &Engine, seat_view: &SeatView, seat: usize, plan: &
         plan.bid = chest.or_else(|| left.iter().copied().find(|c| matches!(c, Card::Province(_))));
     }
     engine.fill_skips(view, seat, plan);
-    let chests = view.players[seat].chests;
+    let chests = view.chests(seat);
+    let kinds: Vec<ActionKind> = (0..plan.slots.len()).map(|a| action_kind(engine, a)).collect();
     let mut order: Vec<usize> = (0..plan.slots.len()).collect();
-    order.sort_by_key(|&a| forbid.action(action_kind(engine, a)));
+    order.sort_by_key(|&a| forbid.action(kinds[a]));
+    // The province cards not placed yet, in hand order; each placement
+    // below takes one out.
+    let mut left: Vec<usize> =
+        engine.unplaced(view, seat, plan).into_iter().filter_map(|c| if let Card::Province(p) = c { Some(p.index()) } else { None }).collect();
     for a in order {
         if plan.slots[a].is_some() {
             continue;
         }
-        let left: Vec<usize> =
-            engine.unplaced(view, seat, plan).into_iter().filter_map(|c| if let Card::Province(p) = c { Some(p.index()) } else { None }).collect();
-        let kind = action_kind(engine, a);
-        let Some(&p) = left.iter().find(|&&p| !feasible(engine, seat_view, seat, a, kind, p, chests)).or(left.first()) else { break };
+        let kind = kinds[a];
+        let Some(i) = left.iter().position(|&p| !feasible(engine, seat_view, seat, a, kind, p, chests)).or((!left.is_empty()).then_some(0)) else { break };
+        let p = left.remove(i);
         plan.slots[a] = Some(Card::Province(ProvinceId::new(p)));
     }
 }

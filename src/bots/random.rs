@@ -36,12 +36,14 @@ impl Bot for RandomBot {
             if free.is_empty() || self.rng.chance(0.2) {
                 continue;
             }
-            let fits: Vec<usize> = free.iter().copied().filter(|&p| feasible(engine, view, seat, a, kinds[a], p, chests)).collect();
-            if fits.is_empty() {
+            let fits = |p: &usize| feasible(engine, view, seat, a, kinds[a], *p, chests);
+            let n = free.iter().filter(|p| fits(p)).count();
+            if n == 0 {
                 continue;
             }
-            let p = fits[self.rng.below(fits.len() as u32) as usize];
-            free.retain(|&q| q != p);
+            let k = self.rng.below(n as u32) as usize;
+            let Some(i) = free.iter().enumerate().filter(|(_, p)| fits(p)).nth(k).map(|(i, _)| i) else { continue };
+            let p = free.remove(i);
             chests -= engine.rules.cards.actions[a].cost;
             slots[a] = Some(Card::Province(ProvinceId::new(p)));
         }

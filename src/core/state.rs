@@ -432,6 +432,46 @@ impl<'a> SeatView<'a> {
     }
 }
 
+/// What a seat's hand and bid depend on: the provinces (public) and a
+/// seat's war chests. Both a state and a seat's view have them, so the
+/// planning helpers (`Engine::hand`, `unplaced`, `can_bid`, `fill_skips`)
+/// work on either without copying a redacted state.
+pub trait Holdings {
+    fn province_states(&self) -> &[ProvinceState];
+    fn chests_of(&self, seat: usize) -> i64;
+    /// The provinces `seat` holds (indices).
+    fn held_by(&self, seat: usize) -> impl Iterator<Item = usize> + '_ {
+        self.province_states().iter().enumerate().filter(move |(_, p)| p.owner == Some(Seat::new(seat))).map(|(i, _)| i)
+    }
+}
+
+impl Holdings for GameState {
+    fn province_states(&self) -> &[ProvinceState] {
+        &self.provinces
+    }
+    fn chests_of(&self, seat: usize) -> i64 {
+        self.players[seat].chests
+    }
+}
+
+impl Holdings for SeatView<'_> {
+    fn province_states(&self) -> &[ProvinceState] {
+        self.st.provinces.as_slice()
+    }
+    fn chests_of(&self, seat: usize) -> i64 {
+        self.st.players[seat].chests
+    }
+}
+
+impl<T: Holdings + ?Sized> Holdings for &T {
+    fn province_states(&self) -> &[ProvinceState] {
+        (**self).province_states()
+    }
+    fn chests_of(&self, seat: usize) -> i64 {
+        (**self).chests_of(seat)
+    }
+}
+
 /// Who must act now.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Actor {

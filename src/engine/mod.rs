@@ -269,8 +269,8 @@ impl Engine {
     }
 
     /// The cards a seat may put on its player board now.
-    pub fn hand(&self, st: &GameState, seat: usize) -> Vec<Card> {
-        let mut v: Vec<Card> = st.provinces_of(seat).map(|p| Card::Province(ProvinceId::new(p))).collect();
+    pub fn hand(&self, st: &impl Holdings, seat: usize) -> Vec<Card> {
+        let mut v: Vec<Card> = st.held_by(seat).map(|p| Card::Province(ProvinceId::new(p))).collect();
         v.extend(self.rules.rules.components.chest_cards.iter().map(|&c| Card::Chest(c as u8)));
         v
     }
@@ -341,15 +341,15 @@ impl Engine {
 
     /// Whether `card` may lie on `seat`'s bid space (a chest bid is at most
     /// the chests held).
-    pub fn can_bid(&self, st: &GameState, seat: usize, card: Card) -> bool {
+    pub fn can_bid(&self, st: &impl Holdings, seat: usize, card: Card) -> bool {
         match card {
-            Card::Chest(v) => i64::from(v) <= st.players[seat].chests,
+            Card::Chest(v) => i64::from(v) <= st.chests_of(seat),
             Card::Province(_) => true,
         }
     }
 
     /// The cards of `seat`'s hand that `plan` does not use.
-    pub fn unplaced(&self, st: &GameState, seat: usize, plan: &Plan) -> Vec<Card> {
+    pub fn unplaced(&self, st: &impl Holdings, seat: usize, plan: &Plan) -> Vec<Card> {
         let mut hand = self.hand(st, seat);
         hand.retain(|c| plan.bid != Some(*c) && !plan.slots.contains(&Some(*c)));
         hand
@@ -358,7 +358,7 @@ impl Engine {
     /// Puts the unused war-chest cards on empty action spaces, where they
     /// mean "skip" (when the rules want spaces filled). The choices that
     /// matter (the bid, province cards) stay with the player.
-    pub fn fill_skips(&self, st: &GameState, seat: usize, plan: &mut Plan) {
+    pub fn fill_skips(&self, st: &impl Holdings, seat: usize, plan: &mut Plan) {
         if !self.must_fill() {
             return;
         }
@@ -410,14 +410,7 @@ impl Engine {
     /// Applies a decision and runs the game on to the next decision.
     /// On any error the state is left exactly as it was.
     pub fn apply(&self, st: &mut GameState, d: &Decision) -> Result<Vec<Event>, EngineError> {
-        let limit = self.rules.rules.limits.decisions_per_game;
-        if st.decisions >= limit {
-            return Err(EngineError::Broken(format!(
-                "the game has taken {} decisions without ending (limits.decisions_per_game in {})",
-                st.decisions,
-                self.rules.rules_path.display()
-            )));
-        }
+        self.within_limit(st)?;
         // The copy reuses the buffers of the state the last apply replaced.
         let spare = self.spare.borrow_mut().take();
         let mut next = match spare {
@@ -427,13 +420,8 @@ impl Engine {
             }
             None => st.clone(),
         };
-        next.decisions += 1;
         let mut ev = Vec::new();
-        let result = self
-            .step(&mut next, d, &mut ev)
-            .and_then(|()| self.advance(&mut next, &mut ev))
-            .and_then(|()| if self.checks(&next) { invariants::check(&self.rules, &next).map_err(EngineError::Broken) } else { Ok(()) });
-        match result {
+        match self.decide_in_place(&mut next, d, &mut ev) {
             Ok(()) => {
                 let old = std::mem::replace(st, next);
                 *self.spare.borrow_mut() = Some(old);
@@ -444,6 +432,41 @@ impl Engine {
                 Err(e)
             }
         }
+    }
+
+    /// `apply` without the copy that makes it atomic: after an error the
+    /// state is half-changed and must be thrown away. Only for runs that
+    /// discard a game that failed (`play::play_game`: bench, the lab,
+    /// `run`, soak); everything that keeps a state after an error (the
+    /// REPL, scenarios, edits, previews) uses `apply`.
+    pub fn apply_discarding_on_error(&self, st: &mut GameState, d: &Decision) -> Result<Vec<Event>, EngineError> {
+        self.within_limit(st)?;
+        let mut ev = Vec::new();
+        self.decide_in_place(st, d, &mut ev)?;
+        Ok(ev)
+    }
+
+    fn within_limit(&self, st: &GameState) -> Result<(), EngineError> {
+        let limit = self.rules.rules.limits.decisions_per_game;
+        if st.decisions >= limit {
+            return Err(EngineError::Broken(format!(
+                "the game has taken {} decisions without ending (limits.decisions_per_game in {})",
+                st.decisions,
+                self.rules.rules_path.display()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The decision, the game run on to the next one, the invariants.
+    fn decide_in_place(&self, st: &mut GameState, d: &Decision, ev: &mut Vec<Event>) -> Result<(), EngineError> {
+        st.decisions += 1;
+        self.step(st, d, ev)?;
+        self.advance(st, ev)?;
+        if self.checks(st) {
+            invariants::check(&self.rules, st).map_err(EngineError::Broken)?;
+        }
+        Ok(())
     }
 
     fn step(&self, st: &mut GameState, d: &Decision, ev: &mut Vec<Event>) -> Result<(), EngineError> {

@@ -144,11 +144,15 @@ pub struct Driver<'e> {
     pub engine: &'e Engine,
     pub state: GameState,
     pub players: Vec<Player>,
+    /// Whether a failed decision leaves `state` as it was (the default).
+    /// `play_game` turns it off: it throws a failed game away, so the copy
+    /// that makes each decision atomic would be wasted.
+    atomic: bool,
 }
 
 impl<'e> Driver<'e> {
     pub fn new(engine: &'e Engine, state: GameState, players: Vec<Player>) -> Driver<'e> {
-        Driver { engine, state, players }
+        Driver { engine, state, players, atomic: true }
     }
 
     /// A new game (before setup) with players by name (`human` or a bot).
@@ -158,7 +162,7 @@ impl<'e> Driver<'e> {
         }
         let state = engine.new_game_with(players, seed, setup)?;
         let players = Player::all(names, seed).map_err(EngineError::Setup)?;
-        Ok(Driver { engine, state, players })
+        Ok(Driver { engine, state, players, atomic: true })
     }
 
     /// Applies one decision (anyone's); returns its events.
@@ -183,7 +187,7 @@ impl<'e> Driver<'e> {
                 return Ok(if self.engine.actor(&self.state) == Actor::Terminal { Stop::GameOver } else { Stop::Human });
             };
             let asked = self.state.ask.as_ref().map(|a| a.kind.clone());
-            let events = self.engine.apply(&mut self.state, &d)?;
+            let events = if self.atomic { self.engine.apply(&mut self.state, &d)? } else { self.engine.apply_discarding_on_error(&mut self.state, &d)? };
             observe(&Step { decision: &d, asked: asked.as_deref(), events: &events, after: &self.state }, &self.players);
             steps += 1;
         }
@@ -202,6 +206,7 @@ pub fn play_game(
     mut observe: impl FnMut(&Step),
 ) -> Result<GameState, EngineError> {
     let mut d = Driver::start(engine, players, seed, setup, names)?;
+    d.atomic = false;
     if d.players.iter().any(Player::is_human) {
         return Err(EngineError::Setup("play_game plays bots only".into()));
     }
