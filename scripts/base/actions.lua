@@ -2,6 +2,10 @@
 -- action there in full, or skips it whole when it cannot (RULES.md).
 
 local game, note, modify = game, note, modify
+-- Host functions called on every action, kept in file-level locals: a
+-- read through the sealed `game` table goes through its metatable.
+local unrest_in, armies_in, supply_of, pay, own_targets, other_targets, chests_of, owner_of, gain, add_unrest, add_rice, effects_on =
+  game.unrest, game.armies, game.supply, game.pay, game.own_targets, game.other_targets, game.chests, game.owner, game.gain, game.add_unrest, game.add_rice, game.effects
 
 shogun.action("build", function(seat, p, a)
   local card = CARDS.actions[a]
@@ -10,12 +14,12 @@ shogun.action("build", function(seat, p, a)
   if game.has(p, kind) then return skip(seat, p, "already has a " .. kind, "built_already") end
   if game.free_spaces(p) < 1 then return skip(seat, p, "no free building space", "no_space") end
   if game.building_supply(kind) < 1 then return skip(seat, p, "no " .. kind .. " left", "no_building_left") end
-  if game.chests(seat) < cost then return skip(seat, p, "cannot pay " .. cost, "cannot_pay") end
-  game.pay(seat, cost)
+  if chests_of(seat) < cost then return skip(seat, p, "cannot pay " .. cost, "cannot_pay") end
+  pay(seat, cost)
   game.build(p, kind)
   if NARRATE then note("%s builds a %s in %s for %d", seat_name(seat), kind, pname(p), cost) end
   local calm = modify_at("after_build", 0, seat, p, a)
-  if calm > 0 and game.unrest(p) > 0 then
+  if calm > 0 and unrest_in(p) > 0 then
     local removed = game.remove_unrest(p, calm)
     if NARRATE then note("unrest in %s calms: %s removed", pname(p), count(removed, "marker")) end
   end
@@ -24,14 +28,14 @@ end)
 -- Collecting in a province with unrest starts a revolt first (reading 2);
 -- the yield comes only if the province is still held. Then 1 unrest marker.
 local function collect(seat, p, a, field, hook, what)
-  local unrest = game.unrest(p)
+  local unrest = unrest_in(p)
   if unrest > 0 and not revolt(seat, p, unrest, "collecting " .. what) then return end
   local amount = modify_at(hook, MAP.provinces[p][field], seat, p, a)
-  if field == "tax" then game.gain(seat, amount) else game.add_rice(seat, amount) end
-  local added = game.add_unrest(p, RULES.params.unrest_per_collection)
+  if field == "tax" then gain(seat, amount) else add_rice(seat, amount) end
+  local added = add_unrest(p, RULES.params.unrest_per_collection)
   if NARRATE then
     note("%s collects %d %s in %s%s", seat_name(seat), amount, what, pname(p),
-      added > 0 and string.format(" (unrest now %d)", game.unrest(p)) or "")
+      added > 0 and string.format(" (unrest now %d)", unrest_in(p)) or "")
   end
 end
 
@@ -42,11 +46,11 @@ local function deploy(seat, p, a)
   local card = CARDS.actions[a]
   local n = modify_at("deploy_armies", card.params.armies, seat, p, a)
   local cost = modify_at("action_cost", card.cost, seat, p, a)
-  if game.chests(seat) < cost then skip(seat, p, "cannot pay " .. cost, "cannot_pay") return nil end
-  if game.supply(seat) < n then skip(seat, p, "only " .. game.supply(seat) .. " cubes in supply", "no_cubes") return nil end
-  game.pay(seat, cost)
+  if chests_of(seat) < cost then skip(seat, p, "cannot pay " .. cost, "cannot_pay") return nil end
+  if supply_of(seat) < n then skip(seat, p, "only " .. supply_of(seat) .. " cubes in supply", "no_cubes") return nil end
+  pay(seat, cost)
   game.deploy(seat, p, n)
-  if NARRATE then note("%s deploys %d in %s for %d (now %d)", seat_name(seat), n, pname(p), cost, game.armies(p)) end
+  if NARRATE then note("%s deploys %d in %s for %d (now %d)", seat_name(seat), n, pname(p), cost, armies_in(p)) end
   return n
 end
 
@@ -56,7 +60,7 @@ shogun.action("deploy", function(seat, p, a) deploy(seat, p, a) end)
 shogun.action("deploy_move", function(seat, p, a)
   local n = deploy(seat, p, a)
   if not n then return end
-  local own = { game.own_targets(p, seat) }
+  local own = { own_targets(p, seat) }
   if #own == 0 then return end
   game.ask {
     seat = seat, kind = "deploy_move", cont = "deploy_move_to", provinces = own, pass = true,
@@ -76,7 +80,7 @@ end)
 
 local function move_count(seat, n, data)
   local to = data.to
-  local owner = game.owner(to)
+  local owner = owner_of(to)
   if owner == seat then
     game.move(seat, data.from, to, n)
     if NARRATE then note("%s moves %d from %s to %s", seat_name(seat), n, pname(data.from), pname(to)) end
@@ -89,10 +93,10 @@ end
 
 shogun.action("move_attack", function(seat, p, a)
   local behind = RULES.params.armies_left_behind
-  if game.armies(p) <= behind then return skip(seat, p, "needs more than " .. count(behind, "army", "armies") .. " to move", "too_few_armies") end
-  local targets = { game.own_targets(p, seat) }
-  local guards = game.effects("can_attack", seat, a)
-  for _, q in ipairs({ game.other_targets(p, seat) }) do
+  if armies_in(p) <= behind then return skip(seat, p, "needs more than " .. count(behind, "army", "armies") .. " to move", "too_few_armies") end
+  local targets = { own_targets(p, seat) }
+  local guards = effects_on("can_attack", seat, a)
+  for _, q in ipairs({ other_targets(p, seat) }) do
     if guards == nil or apply_effects(guards, true, { seat = seat, province = p, target = q, action = a }) then
       targets[#targets + 1] = q
     end
@@ -106,7 +110,7 @@ shogun.action("move_attack", function(seat, p, a)
 end)
 
 shogun.continuation("move_target", function(seat, to, data)
-  local most = game.armies(data.from) - RULES.params.armies_left_behind
+  local most = armies_in(data.from) - RULES.params.armies_left_behind
   local next = { from = data.from, to = to, action = data.action }
   if most == 1 then return move_count(seat, 1, next) end
   game.ask {

@@ -3,6 +3,10 @@
 -- counts what lands (RULES.md, "Battles and the tower").
 
 local game, note, modify = game, note, modify
+-- Host functions called on every action, kept in file-level locals: a
+-- read through the sealed `game` table goes through its metatable.
+local tray_to_supply, tray_to_province, tally, tray_peasants_to_supply, throw_cubes, unrest_in, peasant_supply, neutralize, conquer, armies_in, supply_of, effects_on =
+  game.tray_to_supply, game.tray_to_province, game.tally, game.tray_peasants_to_supply, game.throw_cubes, game.unrest, game.peasant_supply, game.neutralize, game.conquer, game.armies, game.supply, game.effects
 
 -- Battle outcomes as statistics (game.tally) from the side of the player
 -- who fought: the attacker in attacks, the owner in revolts.
@@ -47,9 +51,9 @@ end
 -- the supply has). `ctx` builds the modifiers' context, called only when
 -- an effect acts.
 local function extra(hook, seat, action, ctx, ...)
-  local effects = game.effects(hook, seat, action)
+  local effects = effects_on(hook, seat, action)
   if effects == nil then return 0 end
-  return math.max(0, math.min(apply_effects(effects, 0, ctx(...)), game.supply(seat)))
+  return math.max(0, math.min(apply_effects(effects, 0, ctx(...)), supply_of(seat)))
 end
 local function attacker_ctx(seat, to, from, action) return { seat = seat, province = to, source = from, action = action } end
 local function defender_ctx(defender, to, seat, action) return { seat = defender, province = to, attacker = seat, action = action } end
@@ -59,29 +63,29 @@ function attack(seat, defender, from, to, n, action)
   game.battle("attack", to)
   local xa = extra("attacker_extra", seat, action, attacker_ctx, seat, to, from, action)
   local xd = extra("defender_extra", defender, action, defender_ctx, defender, to, seat, action)
-  local dn = game.armies(to)
-  local unrest = game.unrest(to) > 0
+  local dn = armies_in(to)
+  local unrest = unrest_in(to) > 0
   if NARRATE then
     note("%s attacks %s (%s, %s) from %s with %d%s%s", seat_name(seat), pname(to), seat_name(defender), count(dn, "army", "armies"),
       pname(from), n, xa > 0 and string.format(" +%d from supply", xa) or "",
       xd > 0 and string.format("; %s adds %d from supply", seat_name(defender), xd) or "")
   end
-  local p, a, d = game.throw_cubes(0, seat, from, n, defender, to, dn, seat, nil, xa, defender, nil, xd)
+  local p, a, d = throw_cubes(0, seat, from, n, defender, to, dn, seat, nil, xa, defender, nil, xd)
   if unrest then note("%s has unrest: the peasants take no side", pname(to)) end
   local outcome, a_left, d_left = battle_outcome("attack", a, d, p, unrest)
-  game.tally("battles.attack." .. (WON[outcome] or outcome), seat)
+  tally("battles.attack." .. (WON[outcome] or outcome), seat)
   -- Counted cubes that do not stay in the province go back to the supplies.
-  game.tray_to_supply(seat, a - a_left)
-  game.tray_to_supply(defender, d - d_left)
+  tray_to_supply(seat, a - a_left)
+  tray_to_supply(defender, d - d_left)
   if outcome == "attacker" then
-    game.conquer(to, seat)
-    game.tray_to_province(seat, to, a_left)
+    conquer(to, seat)
+    tray_to_province(seat, to, a_left)
     if NARRATE then note("%s wins %d:%d and holds %s with %d", seat_name(seat), a, d + (unrest and 0 or p), pname(to), a_left) end
   elseif outcome == "defender" then
-    game.tray_to_province(defender, to, d_left)
+    tray_to_province(defender, to, d_left)
     if NARRATE then note("%s defends %d:%d and keeps %s with %d", seat_name(defender), d + (unrest and 0 or p), a, pname(to), d_left) end
   else
-    game.neutralize(to)
+    neutralize(to)
     if d == 0 then
       if NARRATE then note("no defending army landed: %s becomes neutral", pname(to)) end
     else
@@ -89,46 +93,46 @@ function attack(seat, defender, from, to, n, action)
     end
   end
   -- Peasants who counted go back to the general supply.
-  if not unrest then game.tray_peasants_to_supply() end
+  if not unrest then tray_peasants_to_supply() end
 end
 
 -- `seat` enters neutral province `to` with `n` armies from `from`.
 function neutral_battle(seat, from, to, n, action)
   game.battle("neutral", to)
   local xa = extra("attacker_extra", seat, action, attacker_ctx, seat, to, from, action)
-  local k = math.max(0, math.min(modify_at("neutral_peasants", RULES.params.neutral_peasants, seat, to, action), game.peasant_supply()))
-  local unrest = game.unrest(to) > 0
+  local k = math.max(0, math.min(modify_at("neutral_peasants", RULES.params.neutral_peasants, seat, to, action), peasant_supply()))
+  local unrest = unrest_in(to) > 0
   if NARRATE then
     note("%s enters neutral %s from %s with %d%s against %s", seat_name(seat), pname(to), pname(from), n,
       xa > 0 and string.format(" +%d from supply", xa) or "", count(k, "peasant"))
   end
-  local p, a = game.throw_cubes(k, seat, from, n, seat, nil, xa)
+  local p, a = throw_cubes(k, seat, from, n, seat, nil, xa)
   local outcome, a_left = battle_outcome("neutral", a, 0, p, unrest)
-  game.tally("battles.neutral." .. (WON[outcome] or outcome), seat)
-  game.tray_to_supply(seat, a - a_left)
+  tally("battles.neutral." .. (WON[outcome] or outcome), seat)
+  tray_to_supply(seat, a - a_left)
   if outcome == "attacker" then
-    game.conquer(to, seat)
-    game.tray_to_province(seat, to, a_left)
+    conquer(to, seat)
+    tray_to_province(seat, to, a_left)
     if NARRATE then note("%s takes %s with %d", seat_name(seat), pname(to), a_left) end
   else
     if NARRATE then note("%s stays neutral (%d:%d)", pname(to), a, unrest and 0 or p) end
   end
-  if not unrest then game.tray_peasants_to_supply() end
+  if not unrest then tray_peasants_to_supply() end
 end
 
 -- Peasants rise in `p` against its owner `seat`. Returns true if he holds it.
 function revolt(seat, p, peasants, why)
   game.battle("revolt", p)
-  local k = math.min(peasants, game.peasant_supply())
-  local dn = game.armies(p)
+  local k = math.min(peasants, peasant_supply())
+  local dn = armies_in(p)
   if NARRATE then note("revolt in %s (%s): %s against %s", pname(p), why, count(k, "peasant"), count(dn, "army", "armies")) end
-  local q, d = game.throw_cubes(k, seat, p, dn)
+  local q, d = throw_cubes(k, seat, p, dn)
   local outcome, _, d_left = battle_outcome("revolt", 0, d, q, false)
-  game.tally((why == "winter" and "battles.winter_revolt." or "battles.collection_revolt.") .. (HELD[outcome] or outcome), seat)
-  game.tray_peasants_to_supply()
-  game.tray_to_supply(seat, d - d_left)
+  tally((why == "winter" and "battles.winter_revolt." or "battles.collection_revolt.") .. (HELD[outcome] or outcome), seat)
+  tray_peasants_to_supply()
+  tray_to_supply(seat, d - d_left)
   if outcome == "attacker" then
-    game.neutralize(p)
+    neutralize(p)
     if NARRATE then
       if q == d then
         note("the revolt ties %d:%d, and a tie goes to the peasants: %s becomes neutral", q, d, pname(p))
@@ -138,7 +142,7 @@ function revolt(seat, p, peasants, why)
     end
     return false
   end
-  game.tray_to_province(seat, p, d_left)
+  tray_to_province(seat, p, d_left)
   if NARRATE then note("%s puts down the revolt %d:%d and keeps %s with %d", seat_name(seat), d, q, pname(p), d_left) end
   return true
 end

@@ -14,6 +14,10 @@ shogun.hooks {
   "winter_rice_loss", -- rice each player loses in winter
 }
 
+-- Host functions called on every action, kept in file-level locals: a
+-- read through the sealed `game` table goes through its metatable.
+local effects_of, tally, log = game.effects, game.tally, game.log
+
 -- Names for narration, looked up once while the pack loads.
 local seat_names, province_names = {}, {}
 for i, s in ipairs(RULES.seats) do seat_names[i] = s.name end
@@ -23,7 +27,7 @@ function pname(p) return province_names[p] end
 -- Narrates a line of the transcript (skipped when nobody reads it:
 -- NARRATE is false in bulk runs).
 function note(fmt, ...)
-  if NARRATE then game.log(string.format(fmt, ...)) end
+  if NARRATE then log(string.format(fmt, ...)) end
 end
 
 -- "1 army", "2 armies", "0 peasants": a count with its noun in the right
@@ -37,13 +41,13 @@ end
 -- effects from RULES.effects), filtered by the effects' `actions`.
 -- ctx: {seat=, province=, action=, ...} (whatever the modifiers need).
 function modify(hook, value, ctx)
-  return apply_effects(game.effects(hook, ctx.seat, ctx.action), value, ctx)
+  return apply_effects(effects_of(hook, ctx.seat, ctx.action), value, ctx)
 end
 
 -- `modify` for the common context (seat, province, action), made only when
 -- an effect acts: most of the time none does, and the table is not needed.
 function modify_at(hook, value, seat, province, action)
-  local effects = game.effects(hook, seat, action)
+  local effects = effects_of(hook, seat, action)
   if effects == nil then return value end
   return apply_effects(effects, value, { seat = seat, province = province, action = action })
 end
@@ -62,6 +66,6 @@ end
 -- word for statistics (`skipped.REASON` in `shogun lab`), `why` the
 -- narration.
 function skip(seat, p, why, reason)
-  game.tally("skipped." .. (reason or "other"), seat)
+  tally("skipped." .. (reason or "other"), seat)
   note("%s cannot act in %s: %s (skipped)", seat_name(seat), pname(p), why)
 end
