@@ -220,3 +220,42 @@ fn a_player_with_cards_fills_the_bid_space_and_the_action_spaces() {
     let said = events.iter().any(|e| matches!(e, Event::Note(t) if t.contains(&format!("A the province card {}", engine.rules.province_name(last)))));
     assert!(said, "{events:?}");
 }
+
+/// `set` voids at once a planned action whose province card leaves the
+/// seat's hands (as the rules do when a card changes hands), and leaves
+/// the seat's other planned actions alone.
+#[test]
+fn set_voids_a_planned_action_whose_card_changes_hands() {
+    use shogun_lab::bots::{self, Greedy};
+    let engine = engine();
+    let n = Notation::new(&engine, 4);
+    let mut st = started(&engine, 4, 1);
+    engine.apply(&mut st, &Decision::Chance).unwrap(); // lay out the round
+    assert_eq!(st.phase, Phase::Planning);
+    let d = bots::decide(&engine, &st, 0, &mut Greedy::new(1));
+    engine.apply(&mut st, &d).unwrap();
+    let planned = |st: &GameState| st.players[0].plan.as_ref().unwrap().slots.clone();
+    let before = planned(&st);
+    let mut cards = before.iter().filter_map(|c| if let Some(Card::Province(p)) = c { Some(p.index()) } else { None });
+    let (first, second) = (cards.next().unwrap(), cards.next().unwrap());
+    for (p, line) in
+        [(first, format!("set {} owner=B", engine.rules.province_name(first))), (second, format!("set {} owner=none", engine.rules.province_name(second)))]
+    {
+        let e: Edit = n.parse(&line).unwrap();
+        e.apply(&engine, &mut st).unwrap_or_else(|err| panic!("{line}: {err}"));
+        let slots = planned(&st);
+        assert!(!slots.contains(&Some(Card::Province(ProvinceId::new(p)))), "{line}: the card's action is void at once");
+    }
+    let after = planned(&st);
+    for (a, (b, c)) in before.iter().zip(&after).enumerate() {
+        let moved = [first, second].iter().any(|&p| *b == Some(Card::Province(ProvinceId::new(p))));
+        assert_eq!(*c, if moved { None } else { *b }, "action space {a}");
+    }
+    // An edit that leaves the owner alone keeps the plan.
+    let other = st.players[0].plan.as_ref().unwrap().slots.iter().find_map(|c| if let Some(Card::Province(p)) = c { Some(p.index()) } else { None });
+    if let Some(p) = other {
+        let e: Edit = n.parse(&format!("set {} armies=2", engine.rules.province_name(p))).unwrap();
+        e.apply(&engine, &mut st).unwrap();
+        assert_eq!(planned(&st), after);
+    }
+}

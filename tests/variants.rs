@@ -277,7 +277,9 @@ fn ranking_bids_and_voiding_are_the_packs_rules() {
     assert_eq!(common::engine().standings(&st).unwrap(), [(0, 1), (3, 2), (2, 3), (1, 4)].map(|(s, r)| (Seat::new(s), r)), "base: points, then chests");
     // A planned action on a province card lost before its turn is void
     // (the pack's perform handler): stage A's taxes in Settsu, then hand
-    // Settsu to B before the action runs.
+    // Settsu to B before the action runs. `set` voids it at once, as the
+    // host API does when a card changes hands; with the card put back on
+    // A's board the perform handler voids it when its turn comes.
     let engine = common::engine();
     let mut st = started(&engine, 4, 1);
     let (settsu, taxes) = (province(&engine, "Settsu"), action(&engine, "taxes"));
@@ -289,7 +291,8 @@ fn ranking_bids_and_voiding_are_the_packs_rules() {
     }
     let n = shogun_lab::play::Notation::of(&engine, &st);
     n.parse::<shogun_lab::play::Edit>("set Settsu owner=B").unwrap().apply(&engine, &mut st).unwrap();
-    assert_eq!(st.players[0].plan, Some(plan), "the card stays on A's board");
+    assert_eq!(st.players[0].plan.as_ref().unwrap().slots[taxes], None, "`set` voids the planned action at once");
+    st.players[0].plan = Some(plan);
     st.action_row = vec![taxes as u8];
     st.actions_revealed = 1;
     st.turn_order = Seat::all(4).collect();

@@ -325,6 +325,16 @@ impl GameState {
         self.special_row.get(space as usize).copied().flatten()
     }
 
+    /// Voids the actions `seat` planned with province `p`'s card (the card
+    /// left its hands): those action spaces are empty from now on.
+    pub fn void_planned(&mut self, seat: Seat, p: ProvinceId) {
+        if let Some(plan) = &mut self.players[seat.index()].plan {
+            for slot in plan.slots.iter_mut().filter(|s| **s == Some(Card::Province(p))) {
+                *slot = None;
+            }
+        }
+    }
+
     pub fn provinces_of(&self, seat: usize) -> impl Iterator<Item = usize> + '_ {
         self.provinces.iter().enumerate().filter(move |(_, p)| p.owner == Some(Seat::new(seat))).map(|(i, _)| i)
     }

@@ -17,7 +17,8 @@ use crate::engine::{Engine, EngineError};
 pub enum Edit {
     /// A province's owner (`Some(None)`: neutral), armies, unrest and
     /// buildings (by kind); what is not given stays (armies default to 1
-    /// when the owner changes).
+    /// when the owner changes). Actions the former owner planned with the
+    /// province's card are void at once.
     Province { province: usize, owner: Option<Option<usize>>, armies: Option<u16>, unrest: Option<u16>, buildings: Option<Vec<usize>> },
     /// A seat's war chests, rice and points, and the cubes in his supply:
     /// the difference goes into (or comes out of) the tower's first level,
@@ -309,8 +310,13 @@ fn set_province(
         }
     }
     next.provinces[p].buildings = mask;
-    // A planned action on a card that changed hands is void when its turn
-    // comes: the rules' `perform` handler checks who holds the province.
+    // A planned action on a card that changed hands is void at once, as
+    // when the rules move a card (`game.conquer`, `game.neutralize`).
+    if let Some(o) = cur.owner
+        && next.provinces[p].owner != Some(o)
+    {
+        next.void_planned(o, ProvinceId::new(p));
+    }
     crate::engine::check_invariants(&engine.rules, &next).map_err(EditError::Refused)?;
     *st = next;
     Ok(())

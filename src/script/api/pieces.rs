@@ -6,7 +6,7 @@ use std::rc::Rc;
 use mlua::{Lua, Table};
 
 use super::{MAX_AMOUNT, rt};
-use crate::core::{Card, Event, GameState, ProvinceId, Seat};
+use crate::core::{Event, GameState, ProvinceId, Seat};
 use crate::script::Shared;
 use crate::script::raw::{LStr, fast};
 
@@ -17,14 +17,8 @@ fn change_owner(sh: &Shared, st: &mut GameState, p: usize, to: Option<Seat>) {
     if from == to {
         return;
     }
-    if let Some(f) = from
-        && let Some(plan) = &mut st.players[f.index()].plan
-    {
-        for slot in plan.slots.iter_mut() {
-            if *slot == Some(Card::Province(ProvinceId::new(p))) {
-                *slot = None;
-            }
-        }
+    if let Some(f) = from {
+        st.void_planned(f, ProvinceId::new(p));
     }
     st.provinces[p].owner = to;
     sh.event(Event::OwnerChange { province: ProvinceId::new(p), from, to });
