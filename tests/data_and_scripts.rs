@@ -74,8 +74,8 @@ fn bad_map_data_is_reported_with_locations() {
     edit(&map, "borders: [Wakasa, Omi, Mino, Hida, Kaga]", "borders: [Wakasa, Omii, Mino, Hida, Kaga]");
     edit(
         &map,
-        "{name: Noto, region: brown, tax: 5, rice: 2, spaces: 2, borders: [Etchu, Kaga]",
-        "{name: Noto, region: brown, tax: 5, rice: 2, spaces: 4, borders: [Etchu]",
+        "{name: Noto, region: brown, tax: 5, rice: 2, spaces: 2, lon: 136.9, lat: 37.1, borders: [Etchu, Kaga]",
+        "{name: Noto, region: brown, tax: 5, rice: 2, spaces: 4, lon: 136.9, lat: 37.1, borders: [Etchu]",
     );
     edit(&map, "  3: [Izumo,", "  3: [Izumoo,");
     let msg = load_errors(&pack, &map);

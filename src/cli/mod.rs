@@ -62,8 +62,14 @@ pub enum Command {
         after_help = "Examples:\n  shogun check                      # everything shipped\n  shogun check maps/moon.yaml variants/hard-winter\n  shogun check my-pack/"
     )]
     Check(CheckArgs),
-    /// Print a map: provinces by region, values, neighbours, exclusions.
-    #[command(after_help = "Examples:\n  shogun map --map moon\n  shogun map --map sun --players 3")]
+    /// Print a map: provinces by region, values, neighbours, exclusions;
+    /// or draw it as a picture (`--svg FILE`).
+    #[command(
+        after_help = "Examples:\n  shogun map --map moon\n  shogun map --map sun --players 3\n  shogun map --svg sun.svg                  # open it in a browser\n  shogun map --map moon --players 3 --svg moon.svg\n\n\
+The picture places each province at the map's `lon`/`lat` (degrees east and north; see the map's provenance): \
+land borders are lines, sea routes dashed, regions tinted, the number in a province is its tax. \
+In the REPL, `board --svg FILE` draws the game as a seat sees it (owners, armies, buildings, unrest)."
+    )]
     Map(MapArgs),
     /// Play one seeded game under two rulesets and show where they part.
     #[command(
@@ -216,6 +222,9 @@ pub struct MapArgs {
     /// Mark the provinces out of play with this many players.
     #[arg(long)]
     pub players: Option<u8>,
+    /// Write a picture of the map (SVG) to FILE instead of printing it.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
 }
 
 fn check(args: CheckArgs) -> Result<(), String> {
@@ -251,6 +260,17 @@ fn map_view(args: MapArgs) -> Result<(), String> {
     let rules = rules::load(&layout.base_pack(), &path).map_err(|d| d.to_string())?;
     let m = &rules.map;
     let out: Vec<usize> = args.players.and_then(|n| m.out_of_play.get(&n).cloned()).unwrap_or_default();
+    if let Some(file) = &args.svg {
+        let in_play: Vec<bool> = (0..m.provinces.len()).map(|p| !out.contains(&p)).collect();
+        let subtitle = match args.players {
+            Some(n) => format!("{}\nout of play with {n} players: greyed", path.display()),
+            None => path.display().to_string(),
+        };
+        let svg = crate::repl::picture::Picture { rules: &rules, state: None, in_play, subtitle }.svg()?;
+        crate::files::write_atomic(file, svg.as_bytes())?;
+        println!("wrote {}: the {} map, {} provinces (open it in a browser)", file.display(), m.name, m.provinces.len());
+        return Ok(());
+    }
     println!("{} ({}): {} provinces in {} regions", m.title, m.name, m.provinces.len(), m.regions.len());
     if let Some(n) = m.assumption_notice() {
         println!("{n}");

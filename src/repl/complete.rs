@@ -96,7 +96,11 @@ fn arguments(w: &Words, cmd: &str, args: &[&str]) -> Vec<String> {
         "choose" | "c" | "space" => {
             w.answers.iter().filter_map(|a| a.strip_prefix(&format!("{} ", args.last().copied().unwrap_or(cmd)))).map(String::from).collect()
         }
-        "board" if n == 0 => w.regions.clone(),
+        "board" if n == 0 => {
+            let mut v = w.regions.clone();
+            v.push("--svg".into());
+            v
+        }
         "player" if n == 0 => w.seats.clone(),
         "view" if n == 0 => {
             let mut v = w.seats.clone();

@@ -5,6 +5,7 @@
 mod complete;
 mod decide;
 mod flow;
+pub mod picture;
 mod plan;
 mod term;
 pub mod views;
@@ -73,7 +74,12 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
         "edit the secret plan of the human seat to plan (one space, or all at once), then lock it in with `plan done` (`plan done anyway` for a plan with no province card); each edit shows the ledger: the war chests action by action in the order of the row (the rules' own handlers on your view; the event and specials are not counted before they are drawn), what would be skipped and why, the bids you may make and what is not placed yet; after `undo` the draft comes back",
         "plan taxes Settsu",
     ),
-    ("board", "board [region]", "provinces by region: owner, armies, unrest, buildings", "board red"),
+    (
+        "board",
+        "board [region] | board --svg FILE",
+        "provinces by region: owner, armies, unrest, buildings; `--svg FILE` writes a picture of the board as you see it (open it in a browser: provinces where they lie, borders, dashed sea routes, owners' colours, armies, buildings, unrest, regions tinted)",
+        "board --svg board.svg",
+    ),
     ("province", "province NAME", "one province in detail, with its neighbours' owners and armies", "province Settsu"),
     (
         "odds",
@@ -409,10 +415,7 @@ impl Repl {
                 self.choose(rest)
             }
             "plan" => self.plan(&args),
-            "board" => {
-                let (st, _, _) = self.viewed();
-                views::board(&self.game.engine, &st, args.first().copied())
-            }
+            "board" => self.board(&args),
             "province" | "p" => {
                 let p = self.notation().province(rest).map_err(|e| e.to_string())?;
                 Ok(views::province(&self.game.engine, self.state(), p))
@@ -508,6 +511,31 @@ impl Repl {
                 let names: Vec<String> = COMMANDS.iter().map(|c| c.0.to_string()).collect();
                 Err(format!("unknown command `{other}`{} (`help` lists them)", crate::rules::map::suggest(other, names.iter())))
             }
+        }
+    }
+
+    /// `board [region]`, `board --svg FILE`.
+    fn board(&self, args: &[&str]) -> Result<String, String> {
+        let (st, _, _) = self.viewed();
+        match args {
+            ["--svg"] => Err("board --svg needs a file to write, e.g. board --svg board.svg".into()),
+            ["--svg", file] => {
+                let seen = match self.eyes() {
+                    Some(s) => format!("as {} sees it", self.engine().rules.seat_name(s)),
+                    None => "in the god view".into(),
+                };
+                // The prompt's words without the brackets: when, who acts.
+                let when = self.prompt();
+                let when = when.trim_end().trim_end_matches('>').trim_end().trim_start_matches('[').trim_end_matches(']').replace(" · god view", "");
+                let subtitle = format!("seed {}, rules {}\n{when}, {seen}", self.config.seed, self.engine().rules.ruleset_name());
+                let picture = picture::Picture { rules: &self.engine().rules, state: Some(&st), in_play: st.in_play.clone(), subtitle };
+                let svg = picture.svg()?;
+                crate::files::write_atomic(Path::new(file), svg.as_bytes())?;
+                Ok(format!("wrote {file}: the board {seen}, {} provinces (open it in a browser)", st.provinces.len()))
+            }
+            [region] => views::board(&self.game.engine, &st, Some(region)),
+            [] => views::board(&self.game.engine, &st, None),
+            _ => Err("usage: board [region] | board --svg FILE".into()),
         }
     }
 

@@ -36,6 +36,12 @@ pub struct ProvinceRow {
     pub spaces: i64,
     #[serde(default)]
     pub borders: Vec<String>,
+    /// Where the province lies, for pictures of the board: degrees east
+    /// and north (every province gives both, or none does).
+    #[serde(default)]
+    pub lon: Option<f64>,
+    #[serde(default)]
+    pub lat: Option<f64>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -58,6 +64,8 @@ pub struct Province {
     pub sea_routes: Vec<usize>,
     /// Borders and sea routes together, sorted by province index.
     pub neighbours: Vec<usize>,
+    /// Degrees east and north, when the map gives positions.
+    pub at: Option<(f64, f64)>,
 }
 
 #[derive(Clone, Debug)]
@@ -86,6 +94,12 @@ impl Map {
         }
         let pairs: Vec<String> = self.assumed_sea_routes.iter().map(|&(a, b)| format!("{}-{}", self.provinces[a].name, self.provinces[b].name)).collect();
         Some(format!("notice: map `{}` assumes {} sea route(s) not known from a source ({}); see its provenance", self.name, pairs.len(), pairs.join(", ")))
+    }
+
+    /// Every province's position (degrees east, north), when the map
+    /// gives them (the loader makes it all or none).
+    pub fn positions(&self) -> Option<Vec<(f64, f64)>> {
+        self.provinces.iter().map(|p| p.at).collect()
     }
 
     pub fn adjacent(&self, a: usize, b: usize) -> bool {
@@ -165,6 +179,7 @@ impl Map {
                 }
                 out
             };
+            let at = position(p, i, diags, path, pos);
             let borders = resolve(&p.borders, "borders", diags);
             let sea_routes = Vec::new();
             let neighbours = borders.clone();
@@ -177,7 +192,19 @@ impl Map {
                 borders,
                 sea_routes,
                 neighbours,
+                at,
             });
+        }
+        // Positions: every province has one, or none has.
+        let placed = provinces.iter().filter(|p| p.at.is_some()).count();
+        if placed > 0 && placed < provinces.len() {
+            for (i, p) in m.provinces.iter().enumerate().filter(|(_, p)| p.lon.is_none() && p.lat.is_none()) {
+                diags.error(
+                    path,
+                    pos.of(&format!("provinces/{i}/name")),
+                    format!("province `{}` has no position, but {placed} other provinces have one: give every province `lon:` and `lat:`, or none", p.name),
+                );
+            }
         }
         // Land borders must be stated on both sides.
         for (i, p) in provinces.iter().enumerate() {
@@ -310,6 +337,30 @@ impl Map {
             presets,
             assumed_sea_routes,
         })
+    }
+}
+
+/// A province's position from its `lon` and `lat` (degrees east and
+/// north), both given or neither; an error names the field and its line.
+fn position(p: &ProvinceRow, i: usize, diags: &mut Diagnostics, path: &Path, pos: &super::yaml::Positions) -> Option<(f64, f64)> {
+    let at = |field: &str| pos.of(&format!("provinces/{i}/{field}"));
+    let mut ok = true;
+    for (field, v, limit) in [("lon", p.lon, 180.0), ("lat", p.lat, 90.0)] {
+        if let Some(v) = v
+            && !(v.is_finite() && v.abs() <= limit)
+        {
+            diags.error(path, at(field), format!("province `{}`: {field} is {v}, expected degrees from -{limit} to {limit}", p.name));
+            ok = false;
+        }
+    }
+    match (p.lon, p.lat) {
+        (Some(lon), Some(lat)) => ok.then_some((lon, lat)),
+        (None, None) => None,
+        (Some(_), None) | (None, Some(_)) => {
+            let (has, lacks) = if p.lon.is_some() { ("lon", "lat") } else { ("lat", "lon") };
+            diags.error(path, at(has), format!("province `{}` gives `{has}` but not `{lacks}`: a position needs both (degrees east and north)", p.name));
+            None
+        }
     }
 }
 
