@@ -239,6 +239,36 @@ fn hot_seat_passes_the_keyboard_and_hides_the_last_players_secrets() {
     assert!(seen.contains("plan: made (secret)") || seen.contains("A plan bid:"), "{seen}");
 }
 
+/// `winter?` reads what the rules' winter handler did from a copy of the
+/// game, not from its words: the same figures under a pack whose winter
+/// narration is reworded, and figures that follow the rice a seat holds
+/// and an effect on the loss (issue 13, item 11).
+#[test]
+fn winter_forecast_reads_the_game_not_the_narration() {
+    let forecast = |rules: Option<std::path::PathBuf>, edits: &[&str]| -> String {
+        let spec = GameSpec { map: "sun".into(), data: Some(root()), rules, ..GameSpec::default() };
+        let mut r = Repl::new(Config { spec, players: 4, seed: 3, seats: ["human", "greedy", "greedy", "greedy"].map(String::from).to_vec() }).unwrap();
+        run(&mut r, &["next", "next", "next"]);
+        run(&mut r, edits);
+        r.exec("winter?").unwrap()
+    };
+    let (pack, _) = copy_data("winter-words");
+    edit(
+        &pack.join("winter.lua"),
+        "note(\"%s %s, has %d for %s: short %d -> %s, +%s each\"",
+        "note(\"winter hits %s (%s): %d rice kept, %s, %d short, %s, %s more peasants\"",
+    );
+    edit(&pack.join("winter.lua"), "note(\"revolts drawn for %s: %s\"", "note(\"cards drawn against %s: %s\"");
+    let plain = forecast(None, &["set A rice=5", "set B rice=2"]);
+    assert_eq!(forecast(Some(pack), &["set A rice=5", "set B rice=2"]), plain, "the narration's words do not matter");
+    // A holds 5: under #1 (loss 5) nothing is left, under #9 (loss 2) 3 are.
+    assert!(plain.contains("A: holds 5, needs 8") && plain.contains("B: holds 2, needs 8"), "{plain}");
+    let under = |id: &str| plain.split(&format!("#{id} ")).nth(1).unwrap().lines().take(3).collect::<Vec<_>>().join("\n");
+    assert!(under("1").contains("A: loses 5 of the 5 held, 0 left of 8 needed, short 8 -> 3 revolts"), "{plain}");
+    assert!(under("9").contains("A: loses 2 of the 5 held, 3 left of 8 needed, short 5 -> 2 revolts"), "{plain}");
+    assert!(under("9").contains("B: loses 2 of the 2 held, 0 left of 8 needed, short 8 -> 3 revolts"), "{plain}");
+}
+
 /// Item 11: `winter?`, the specials' texts in `order`, and the summary at
 /// the end (points by source add up to the points).
 #[test]
@@ -249,8 +279,11 @@ fn winter_forecast_order_and_summary() {
     for &e in &r.state().year_events {
         let card = &r.engine().rules.cards.events[e as usize];
         let at = out.find(&format!("#{} {} (rice loss {})", card.id, card.name, card.rice_loss)).unwrap_or_else(|| panic!("{out}"));
-        assert!(out[at..].lines().nth(1).unwrap().contains("owed, has 0 for 8 provinces: short 8"), "{out}");
+        // 0 rice against 8 needed: short 8, which the supply table answers
+        // with 3 revolts.
+        assert!(out[at..].lines().nth(1).unwrap().contains("A: loses 0 of the 0 held, 0 left of 8 needed, short 8 -> 3 revolts"), "{out}");
     }
+    assert!(out.contains("A: holds 0, needs 8 in winter (1 rice for each of 8 provinces)"), "{out}");
     assert!(!out.contains("revolts drawn"), "no random draws in a forecast: {out}");
     let order = r.exec("order").unwrap();
     for c in &r.engine().rules.cards.specials {

@@ -231,3 +231,107 @@ fn terminal_lists_matches_and_ctrl_c_drops_a_lua_chunk() {
     p.exp_eof().unwrap();
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// The REPL at a pseudo-terminal, with its own history folder.
+fn terminal(tag: &str, args: &[&str]) -> (rexpect::session::PtySession, std::path::PathBuf) {
+    let home = std::env::temp_dir().join(format!("shogun-pty-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_shogun"));
+    cmd.args(args).env("SHOGUN_DATA", root()).env("HOME", &home).env("XDG_DATA_HOME", home.join("data")).env("TERM", "xterm").env("NO_COLOR", "1");
+    let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+    p.exp_string("`help` lists the commands").unwrap();
+    prompt(&mut p);
+    (p, home)
+}
+
+/// Waits for the next prompt (the line editor drops keys typed before it
+/// is ready); returns what came before it.
+fn prompt(p: &mut rexpect::session::PtySession) -> String {
+    p.exp_string("] > ").unwrap()
+}
+
+/// What a second Tab lists after `typed` at a fresh prompt (the line is
+/// then dropped with Ctrl-C; `status` marks the end of the listing).
+fn tab_list(p: &mut rexpect::session::PtySession, typed: &str) -> String {
+    p.send(&format!("{typed}\t\t")).unwrap();
+    p.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    p.send_control('c').unwrap();
+    let raw = p.exp_string("\x1b[?2004l").unwrap();
+    prompt(p);
+    // The listing: the lines under the typed line, before it is redrawn.
+    let start = raw.find("\r\n").map(|i| i + 2).unwrap_or_else(|| panic!("no listing: {raw:?}"));
+    let end = raw[start..].find("\x1b[?2026h").map(|i| start + i).unwrap_or(raw.len());
+    raw[start..end].to_string()
+}
+
+/// Hot seat at a terminal (issue 13, item 11): when A's plan is locked in,
+/// the keyboard passes to B: a pause until B presses Enter, then the screen
+/// and the line history are cleared, and the view is B's.
+#[test]
+fn hot_seat_pauses_to_pass_the_keyboard_through_a_pty() {
+    let (mut p, home) = terminal("hot-seat", &["play", "--seed", "3", "--seats", "human,human,greedy,greedy"]);
+    p.send_line("end").unwrap();
+    p.exp_string("A, B to plan").unwrap();
+    prompt(&mut p);
+    p.send_line("plan auto").unwrap();
+    p.exp_string("A's plan (not locked in)").unwrap();
+    prompt(&mut p);
+    p.send_line("plan done").unwrap();
+    p.exp_string("-- pass the keyboard to B (yellow): the view is B's from now on and shows nothing of A's secrets --").unwrap();
+    p.exp_string("B presses Enter to go on").unwrap();
+    p.send_line("").unwrap();
+    // The screen is cleared, and B is told what to do.
+    p.exp_string("\x1b[2J\x1b[H").unwrap();
+    p.exp_string("B to plan").unwrap();
+    prompt(&mut p);
+    // The line history is empty: the up arrow brings back none of A's lines.
+    p.send("\x1b[A").unwrap();
+    p.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    p.send_line("").unwrap();
+    let seen = prompt(&mut p);
+    assert!(!seen.contains("plan done") && !seen.contains("plan auto"), "A's lines came back: {seen:?}");
+    p.send_line("status").unwrap();
+    p.exp_string("viewing as: B").unwrap();
+    prompt(&mut p);
+    p.send_line("player A").unwrap();
+    p.exp_string("plan: made (secret)").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_eof().unwrap();
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// `plan` completion at a terminal (issue 13, item 9): after an action,
+/// only the planner's own provinces not placed yet; after `plan`, only the
+/// actions still free.
+#[test]
+fn plan_tab_completion_offers_own_provinces_and_free_actions_through_a_pty() {
+    let (mut p, home) = terminal("plan-tab", &["play", "--seed", "3"]);
+    p.send_line("end").unwrap();
+    p.exp_string("A to plan").unwrap();
+    prompt(&mut p);
+    let own = ["Awa-Shikoku", "Kaga", "Kii", "Noto", "Omi", "Settsu", "Tamba", "Yamato"];
+    let listed = tab_list(&mut p, "plan taxes ");
+    for name in own {
+        assert!(listed.contains(name), "{name} missing: {listed:?}");
+    }
+    for other in ["Kozuke", "Etchu", "Mimasaka", "Kai"] {
+        assert!(!listed.contains(other), "{other} is not A's: {listed:?}");
+    }
+    // Tab completes a unique start.
+    p.send("plan taxes Ta\t").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("taxes Tamba").unwrap();
+    p.exp_string("bids you may make").unwrap();
+    prompt(&mut p);
+    let listed = tab_list(&mut p, "plan rice ");
+    assert!(listed.contains("Settsu") && !listed.contains("Tamba"), "Tamba is placed: {listed:?}");
+    let listed = tab_list(&mut p, "plan ");
+    assert!(listed.contains("rice") && listed.contains("deploy5") && listed.contains("done"), "{listed:?}");
+    assert!(!listed.contains("taxes"), "taxes is planned: {listed:?}");
+    p.send_line("quit").unwrap();
+    p.exp_eof().unwrap();
+    let _ = std::fs::remove_dir_all(&home);
+}

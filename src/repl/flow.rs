@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::{Repl, Viewer};
+use super::{Repl, Viewer, views};
 use crate::core::*;
 use crate::play::{Entry, Until};
 
@@ -113,16 +113,29 @@ impl Repl {
     /// `winter?`: rice held and needed per seat, and what the winter would
     /// do under each event that may still be the year's last, by the rules'
     /// own winter handler on a copy of what the viewer knows (nothing
-    /// collected before the winter is counted).
+    /// collected before the winter is counted). What it did is read from
+    /// the copy, not from its narration: rice before and after, and the
+    /// revolts fought (questions on the way, such as the order of a
+    /// seat's revolts, take their first option).
     pub(super) fn winter_forecast(&self) -> Result<String, String> {
         let e = &self.game.engine;
         let (known, _) = self.known();
         if matches!(known.phase, Phase::Setup | Phase::Draft | Phase::Preload | Phase::GameOver) {
             return Err("winter?: no winter to forecast now".into());
         }
+        let per = e.rules.rules.winter.rice_per_province;
+        let needed = |q: usize| known.provinces_of(q).count() as i64 * per;
         let mut out = String::from("rice now:");
-        for s in 0..known.seats() {
-            let _ = write!(out, "\n  {}: {} rice for {} provinces", e.rules.seat_name(s), known.players[s].rice, known.provinces_of(s).count());
+        for q in 0..known.seats() {
+            let _ = write!(
+                out,
+                "\n  {}: holds {}, needs {} in winter ({} rice for each of {})",
+                e.rules.seat_name(q),
+                known.players[q].rice,
+                needed(q),
+                per,
+                views::count(known.provinces_of(q).count() as i64, "province", "provinces")
+            );
         }
         if known.year_events.is_empty() {
             out.push_str("\nno event of this year is left to set the winter's loss");
@@ -131,27 +144,25 @@ impl Repl {
         out.push_str("\nif the winter came now (rice collected before it is not counted), by the event left last:");
         for &ev in &known.year_events {
             let card = &e.rules.cards.events[ev as usize];
-            let mut s = known.clone();
-            s.ask = None;
-            s.year_events = vec![ev];
-            if s.turn_order.is_empty() {
-                s.turn_order = Seat::all(s.seats()).collect();
-            }
-            let mut events = Vec::new();
             let _ = write!(out, "\n  #{} {} (rice loss {}):", card.id, card.name, card.rice_loss);
-            match e.runtime().call_phase(&mut s, &mut events, crate::script::PhaseHandler::Winter) {
-                Ok(_) => {
-                    // The supply lines, before any revolt is drawn or fought.
-                    let cut = events.iter().position(|x| matches!(x, Event::Battle { .. })).unwrap_or(events.len());
-                    let mut text = String::new();
-                    crate::transcript::render(e, s.seats(), &events[..cut], &mut text);
-                    let seats: Vec<String> = (0..s.seats()).map(|q| format!("{} ", e.rules.seat_name(q))).collect();
-                    for line in text.lines().map(str::trim).filter(|l| seats.iter().any(|n| l.starts_with(n.as_str()))) {
-                        let _ = write!(out, "\n    {line}");
+            match winter_preview(e, &known, ev) {
+                Ok(w) => {
+                    for q in 0..known.seats() {
+                        let (held, left) = (known.players[q].rice, w.rice[q]);
+                        let short = (needed(q) - left).max(0);
+                        let _ = write!(
+                            out,
+                            "\n    {}: loses {} of the {held} held, {left} left of {} needed{} -> {}",
+                            e.rules.seat_name(q),
+                            held - left,
+                            needed(q),
+                            if short > 0 { format!(", short {short}") } else { String::new() },
+                            views::count(w.revolts[q], "revolt", "revolts")
+                        );
                     }
                 }
                 Err(err) => {
-                    let _ = write!(out, "\n    (the winter handler failed: {err})");
+                    let _ = write!(out, "\n    (the winter handler failed: {})", err.message);
                 }
             }
         }
@@ -211,4 +222,40 @@ impl Repl {
         }
         Ok(out)
     }
+}
+
+/// What the rules' winter handler does to each seat, on a copy of `known`
+/// with `event` as the year's last: each seat's rice after it, and the
+/// battles fought in the seat's provinces (in winter: its revolts), read
+/// from the copy and the handler's events, never from its narration.
+pub struct WinterPreview {
+    pub rice: Vec<i64>,
+    pub revolts: Vec<i64>,
+}
+
+pub fn winter_preview(e: &crate::engine::Engine, known: &GameState, event: u8) -> Result<WinterPreview, crate::script::ScriptError> {
+    let mut s = known.clone();
+    s.ask = None;
+    s.year_events = vec![event];
+    if s.turn_order.is_empty() {
+        s.turn_order = Seat::all(s.seats()).collect();
+    }
+    let mut events = Vec::new();
+    let mut asked = e.runtime().call_phase(&mut s, &mut events, crate::script::PhaseHandler::Winter)?.ask;
+    // A question on the way (which revolt first) takes its first option,
+    // as many times as the rules allow in one action.
+    for _ in 0..e.rules.rules.limits.questions_per_action {
+        let Some(ask) = asked.take() else { break };
+        let Some(&first) = ask.options.first() else { break };
+        asked = e.runtime().call_continuation(&mut s, &mut events, &ask, first)?.ask;
+    }
+    let mut revolts = vec![0; s.seats()];
+    for ev in &events {
+        if let Event::Battle { province, .. } = ev
+            && let Some(owner) = known.provinces[province.index()].owner
+        {
+            revolts[owner.index()] += 1;
+        }
+    }
+    Ok(WinterPreview { rice: s.players.iter().map(|p| p.rice).collect(), revolts })
 }
