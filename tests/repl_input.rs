@@ -204,13 +204,7 @@ fn completion_follows_the_command_and_the_question() {
 /// unfinished Lua chunk (issue 13, items 12 and 13).
 #[test]
 fn terminal_lists_matches_and_ctrl_c_drops_a_lua_chunk() {
-    let home = std::env::temp_dir().join(format!("shogun-pty-input-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&home);
-    std::fs::create_dir_all(&home).unwrap();
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_shogun"));
-    cmd.env("SHOGUN_DATA", root()).env("HOME", &home).env("XDG_DATA_HOME", home.join("data")).env("TERM", "xterm").env("NO_COLOR", "1");
-    let mut p = rexpect::session::spawn_command(cmd, Some(15_000)).unwrap();
-    p.exp_string("`help` lists the commands").unwrap();
+    let (mut p, home) = terminal("input", &[]);
     p.send("province Ka\t\t").unwrap();
     p.flush().unwrap();
     p.exp_string("Kaga").unwrap();
