@@ -52,6 +52,27 @@ fn fuzz(target: Target) {
     eprintln!("fuzz {}: {} seeds, {n} mutations in {:.1?}", target.name(), seeds.len(), started.elapsed());
 }
 
+/// Every input libFuzzer found (docs/fuzzing.md, the long run) stays a
+/// test: `tests/fixtures/fuzz/TARGET/*` run through their target.
+#[test]
+fn libfuzzer_findings_stay_fixed() {
+    let dir = common::root().join("tests/fixtures/fuzz");
+    let mut fuzzer = Fuzzer::new(&common::root()).unwrap();
+    let mut n = 0;
+    for target in TARGETS {
+        let Ok(files) = std::fs::read_dir(dir.join(target.name())) else { continue };
+        for file in files {
+            let path = file.unwrap().path();
+            let input = std::fs::read(&path).unwrap();
+            if let Err(finding) = fuzzer.run(target, &input) {
+                panic!("{}: {finding}", path.display());
+            }
+            n += 1;
+        }
+    }
+    assert!(n >= 1, "no findings read from {}", dir.display());
+}
+
 #[test]
 fn fuzz_map() {
     fuzz(Target::Map);
