@@ -153,7 +153,7 @@ fn a_script_error_leaves_the_state_untouched() {
 fn perform_expecting_error(engine: &Engine, st: &mut GameState) -> EngineError {
     let (a, p) = (action(engine, "taxes"), province(engine, "Settsu"));
     let before = st.clone();
-    let err = shogun_lab::play::stage_action(engine, st, 0, a, p, None, None).unwrap_err();
+    let err = shogun_lab::play::stage_action(engine, st, Seat::new(0), a, ProvinceId::new(p), None, None).unwrap_err();
     assert_eq!(*st, before, "the failed call changed the state");
     let EngineError::Script(e) = &err else { panic!("{err}") };
     assert!(e.file.ends_with("actions.lua"), "{e}");

@@ -160,7 +160,8 @@ fn taxes_with(tag: &str, handler: &str) -> String {
     let mut st = started(&engine, 4, 1);
     let before = st.clone();
     let (a, p) = (action(&engine, "taxes"), province(&engine, "Settsu"));
-    let err = shogun_lab::play::stage_action(&engine, &mut st, 0, a, p, None, None).unwrap_err();
+    let err =
+        shogun_lab::play::stage_action(&engine, &mut st, shogun_lab::core::Seat::new(0), a, shogun_lab::core::ProvinceId::new(p), None, None).unwrap_err();
     assert_eq!(st, before, "a failed call changed the state");
     err.to_string()
 }

@@ -153,7 +153,7 @@ fn a_variant_lua_error_names_its_file_and_leaves_the_state_untouched() {
     let mut st = started(&engine, 4, 1);
     let before = st.clone();
     let p = province(&engine, "Settsu");
-    let err = shogun_lab::play::stage_action(&engine, &mut st, 0, action(&engine, "taxes"), p, None, None).unwrap_err();
+    let err = shogun_lab::play::stage_action(&engine, &mut st, Seat::new(0), action(&engine, "taxes"), ProvinceId::new(p), None, None).unwrap_err();
     let EngineError::Script(e) = err else { panic!("{err}") };
     assert!(e.file.ends_with("broken/v.lua") && e.line == 3 && e.message.contains("variant broke"), "{e}");
     assert_eq!(st, before);

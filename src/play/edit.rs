@@ -19,11 +19,11 @@ pub enum Edit {
     /// buildings (by kind); what is not given stays (armies default to 1
     /// when the owner changes). Actions the former owner planned with the
     /// province's card are void at once.
-    Province { province: usize, owner: Option<Option<usize>>, armies: Option<u16>, unrest: Option<u16>, buildings: Option<Vec<usize>> },
+    Province { province: ProvinceId, owner: Option<Option<Seat>>, armies: Option<u16>, unrest: Option<u16>, buildings: Option<Vec<usize>> },
     /// A seat's war chests, rice and points, and the cubes in his supply:
     /// the difference goes into (or comes out of) the tower's first level,
     /// where cubes lie stuck in a real game.
-    Seat { seat: usize, chests: Option<i64>, rice: Option<i64>, points: Option<i64>, supply: Option<u16> },
+    Seat { seat: Seat, chests: Option<i64>, rice: Option<i64>, points: Option<i64>, supply: Option<u16> },
     /// Exactly these cubes lie in the tray or on a level of the tower; the
     /// difference comes from (or goes back to) the seats' supplies and the
     /// general peasant supply.
@@ -32,7 +32,7 @@ pub enum Edit {
     Force(Pile),
     /// A test position: `seat` performs `action` in `province` now, with
     /// the event and special card given in force (see `stage_action`).
-    Perform { seat: usize, action: usize, province: usize, event: Option<usize>, special: Option<usize> },
+    Perform { seat: Seat, action: usize, province: ProvinceId, event: Option<usize>, special: Option<usize> },
 }
 
 /// Where a pile of cubes lies off the board.
@@ -78,7 +78,7 @@ impl Edit {
                 if let Some(n) = supply {
                     set_supply(engine, &mut next, *seat, *n)?;
                 }
-                let p = &mut next.players[*seat];
+                let p = &mut next.players[seat.index()];
                 for (field, v) in [(&mut p.chests, chests), (&mut p.rice, rice), (&mut p.points, points)] {
                     if let Some(v) = v {
                         *field = *v;
@@ -106,8 +106,9 @@ impl Edit {
 
 /// Moves cubes between `seat`'s supply and the tower's first level until
 /// the supply holds `n`.
-fn set_supply(engine: &Engine, st: &mut GameState, seat: usize, n: u16) -> Result<(), EditError> {
-    let name = engine.rules.seat_name(seat);
+fn set_supply(engine: &Engine, st: &mut GameState, seat: Seat, n: u16) -> Result<(), EditError> {
+    let name = engine.rules.seat_name(seat.index());
+    let seat = seat.index();
     let have = st.players[seat].supply;
     let Some(level) = st.tower.first_mut() else {
         return refused(format!(
@@ -237,20 +238,21 @@ fn check_force(engine: &Engine, st: &GameState, want: &Pile) -> Result<(), EditE
 fn set_province(
     engine: &Engine,
     st: &mut GameState,
-    p: usize,
-    owner: Option<Option<usize>>,
+    id: ProvinceId,
+    owner: Option<Option<Seat>>,
     armies: Option<u16>,
     unrest: Option<u16>,
     buildings: Option<&[usize]>,
 ) -> Result<(), EditError> {
     let mut next = st.clone();
+    let p = id.index();
     let name = engine.rules.province_name(p).to_string();
     let cur = next.provinces[p];
-    let new_owner = owner.unwrap_or(cur.owner.map(|o| o.index()));
+    let new_owner = owner.unwrap_or(cur.owner);
     if new_owner.is_some() && !next.in_play[p] {
         return refused(format!("{name} is out of play with {} players", next.seats()));
     }
-    let new_armies = armies.unwrap_or(if new_owner == cur.owner.map(|o| o.index()) { cur.armies } else { 1 });
+    let new_armies = armies.unwrap_or(if new_owner == cur.owner { cur.armies } else { 1 });
     // Armies back to the old owner, then from the new owner's supply.
     if let Some(o) = cur.owner {
         next.players[o.index()].supply += cur.armies;
@@ -261,12 +263,13 @@ fn set_province(
             if new_armies == 0 {
                 return refused(format!("a held province needs at least one army ({name})"));
             }
-            if next.players[o].supply < new_armies {
-                return refused(format!("{} has only {} cubes in supply", engine.rules.seat_name(o), next.players[o].supply));
+            let player = &mut next.players[o.index()];
+            if player.supply < new_armies {
+                return refused(format!("{} has only {} cubes in supply", engine.rules.seat_name(o.index()), player.supply));
             }
-            next.players[o].supply -= new_armies;
+            player.supply -= new_armies;
             next.provinces[p].armies = new_armies;
-            next.provinces[p].owner = Some(Seat::new(o));
+            next.provinces[p].owner = Some(o);
         }
         None => {
             if armies.is_some_and(|a| a > 0) {
@@ -315,7 +318,7 @@ fn set_province(
     if let Some(o) = cur.owner
         && next.provinces[p].owner != Some(o)
     {
-        next.void_planned(o, ProvinceId::new(p));
+        next.void_planned(o, id);
     }
     crate::engine::check_invariants(&engine.rules, &next).map_err(EditError::Refused)?;
     *st = next;
@@ -379,13 +382,13 @@ impl Notated for Edit {
                             _ => return Err(syntax(&k, "a seat's chests, rice, points or supply")),
                         }
                     }
-                    return Ok(Edit::Seat { seat, chests, rice, points, supply });
+                    return Ok(Edit::Seat { seat: Seat::new(seat), chests, rice, points, supply });
                 }
-                let province = n.province(target)?;
+                let province = ProvinceId::new(n.province(target)?);
                 let (mut owner, mut armies, mut unrest, mut buildings) = (None, None, None, None);
                 for (k, v) in pairs {
                     match k.as_str() {
-                        "owner" => owner = Some(n.owner(&v)?),
+                        "owner" => owner = Some(n.owner(&v)?.map(Seat::new)),
                         "armies" => armies = Some(number(&k, &v)?),
                         "unrest" => unrest = Some(number(&k, &v)?),
                         "buildings" => {
@@ -402,7 +405,7 @@ impl Notated for Edit {
                 let (Some(seat), Some(action), Some(province)) = (words.next(), words.next(), words.next()) else {
                     return Err(syntax(line, usage));
                 };
-                let (seat, action, province) = (n.seat(seat)?, n.action(action)?, n.province(province)?);
+                let (seat, action, province) = (Seat::new(n.seat(seat)?), n.action(action)?, ProvinceId::new(n.province(province)?));
                 let (mut event, mut special) = (None, None);
                 for (k, v) in pairs(words)? {
                     match k.as_str() {
@@ -421,9 +424,9 @@ impl Notated for Edit {
         match self {
             Edit::Province { province, owner, armies, unrest, buildings } => {
                 out.push_str("set ");
-                out.push_str(n.province_name(*province));
+                out.push_str(n.province_name(province.index()));
                 if let Some(o) = owner {
-                    out.push_str(&format!(" owner={}", n.owner_name(*o)));
+                    out.push_str(&format!(" owner={}", n.owner_name(o.map(Seat::index))));
                 }
                 if let Some(a) = armies {
                     out.push_str(&format!(" armies={a}"));
@@ -438,7 +441,7 @@ impl Notated for Edit {
             }
             Edit::Seat { seat, chests, rice, points, supply } => {
                 out.push_str("set ");
-                out.push_str(n.seat_name(*seat));
+                out.push_str(n.seat_name(seat.index()));
                 for (k, v) in [("chests", chests), ("rice", rice), ("points", points), ("supply", &supply.map(i64::from))] {
                     if let Some(v) = v {
                         out.push_str(&format!(" {k}={v}"));
@@ -458,7 +461,12 @@ impl Notated for Edit {
                 write_pile(n, pile, out);
             }
             Edit::Perform { seat, action, province, event, special } => {
-                out.push_str(&format!("perform {} {} {}", n.seat_name(*seat), n.engine.rules.cards.actions[*action].id, n.province_name(*province)));
+                out.push_str(&format!(
+                    "perform {} {} {}",
+                    n.seat_name(seat.index()),
+                    n.engine.rules.cards.actions[*action].id,
+                    n.province_name(province.index())
+                ));
                 if let Some(e) = event {
                     out.push_str(&format!(" event={}", n.engine.rules.cards.events[*e].id));
                 }
@@ -496,15 +504,15 @@ pub(crate) fn write_pile(n: &Notation, pile: &Pile, out: &mut String) {
 pub fn stage_action(
     engine: &Engine,
     st: &mut GameState,
-    seat: usize,
+    seat: Seat,
     action: usize,
-    province: usize,
+    province: ProvinceId,
     event: Option<usize>,
     special: Option<usize>,
 ) -> Result<Vec<Event>, EngineError> {
     let err = |m: String| EngineError::Illegal(m);
-    if st.provinces[province].owner != Some(Seat::new(seat)) {
-        return Err(err(format!("{} does not hold {}", engine.rules.seat_name(seat), engine.rules.province_name(province))));
+    if st.provinces[province.index()].owner != Some(seat) {
+        return Err(err(format!("{} does not hold {}", engine.rules.seat_name(seat.index()), engine.rules.province_name(province.index()))));
     }
     if st.ask.is_some()
         || matches!(st.phase, Phase::Setup | Phase::Draft | Phase::Preload | Phase::GameOver | Phase::Actions { .. } | Phase::Winter | Phase::Score)
@@ -515,18 +523,18 @@ pub fn stage_action(
     let n = engine.rules.cards.actions.len();
     for (i, pl) in next.players.iter_mut().enumerate() {
         let mut plan = Plan { slots: vec![None; n], bid: None };
-        if i == seat {
-            plan.slots[action] = Some(Card::Province(ProvinceId::new(province)));
+        if i == seat.index() {
+            plan.slots[action] = Some(Card::Province(province));
         }
         pl.plan = Some(plan);
         pl.space = None;
     }
     next.event = event.map(|e| e as u8);
     next.special_row = (0..engine.rules.cards.specials.len() as u8).map(Some).collect();
-    next.players[seat].space = special.map(|k| k as u8);
+    next.players[seat.index()].space = special.map(|k| k as u8);
     next.action_row = vec![action as u8];
     next.actions_revealed = 1;
-    next.turn_order = vec![Seat::new(seat)];
+    next.turn_order = vec![seat];
     next.phase = Phase::Actions { card: 0, turn: 0 };
     let events = engine.resume(&mut next)?;
     *st = next;

@@ -80,7 +80,7 @@ pub fn perform(
     assert_eq!(st.provinces[p].owner, Some(Seat::new(seat)), "{province_name} must be held by the seat");
     let event = event.map(|id| engine.rules.cards.events.iter().position(|e| e.id == id).expect("event id"));
     let special = special.map(|id| engine.rules.cards.specials.iter().position(|c| c.id == id).expect("special id"));
-    shogun_lab::play::stage_action(engine, st, seat, a, p, event, special).unwrap_or_else(|e| panic!("{e}"))
+    shogun_lab::play::stage_action(engine, st, Seat::new(seat), a, ProvinceId::new(p), event, special).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Moves `n` peasants from the general supply into the tower's top level.
