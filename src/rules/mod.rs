@@ -151,77 +151,23 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
     let mut loaded = Vec::new();
     let mut variant_lua = Vec::new();
     if !variants.is_empty() {
-        let (Some(mut rv), Some(mut cv), Some(mut mv)) =
+        let (Some(rv), Some(cv), Some(mv)) =
             (value_of(&rules_path, &rt, &mut diags), value_of(&cards_path, &ct, &mut diags), value_of(map_path, &mt, &mut diags))
         else {
             return Err(diags);
         };
+        let mut docs = Docs { rules: rv, cards: cv, map: mv };
         for (dir, arg) in variants {
-            let Some((vf, lv)) = variant::read(dir, arg, &mut diags) else { continue };
-            if loaded.iter().any(|x: &LoadedVariant| x.name == lv.name) {
-                diags.error(&vf.path, (1, 1), format!("variant `{}` is applied twice", lv.name));
-                continue;
+            if let Some(lv) = apply_variant(dir, arg, &rules.value.name, &loaded, &mut docs, &mut variant_lua, &mut diags) {
+                loaded.push(lv);
             }
-            if vf.value.extends != rules.value.name {
-                diags.error(
-                    &vf.path,
-                    vf.pos.of("extends"),
-                    format!("variant `{}` extends `{}`, but the rules pack is `{}`", lv.name, vf.value.extends, rules.value.name),
-                );
-                continue;
-            }
-            let before = diags.0.len();
-            for (doc, ops, key) in
-                [(&mut rv, &vf.value.overlay.rules, "rules"), (&mut cv, &vf.value.overlay.cards, "cards"), (&mut mv, &vf.value.overlay.map, "map")]
-            {
-                for (i, op) in ops.iter().enumerate() {
-                    if let Err(msg) = variant::apply(doc, op, &lv.options) {
-                        diags.error(&vf.path, vf.pos.of(&format!("overlay/{key}/{i}")), format!("overlay on {key}: {msg}"));
-                    }
-                }
-            }
-            // The variant's options, for its scripts: RULES.params[name].
-            if let serde_yaml::Value::Mapping(m) = &mut rv {
-                let params = m.entry(serde_yaml::Value::String("params".into())).or_insert_with(|| serde_yaml::Value::Mapping(Default::default()));
-                if let serde_yaml::Value::Mapping(pm) = params {
-                    let mut opts = serde_yaml::Mapping::new();
-                    for (k, v) in &lv.options {
-                        opts.insert(serde_yaml::Value::String(k.clone()), serde_yaml::to_value(v).unwrap_or_default());
-                    }
-                    pm.insert(serde_yaml::Value::String(lv.name.clone()), serde_yaml::Value::Mapping(opts));
-                }
-            }
-            // Does the result still read as a rules pack and a map?
-            let check = |diags: &mut Diagnostics| {
-                if let Err(e) = serde_yaml::from_value::<RulesFile>(rv.clone()) {
-                    diags.error(&vf.path, vf.pos.of("overlay/rules"), format!("after this variant's overlays, rules.yaml no longer reads: {e}"));
-                }
-                if let Err(e) = serde_yaml::from_value::<CardsFile>(cv.clone()) {
-                    diags.error(&vf.path, vf.pos.of("overlay/cards"), format!("after this variant's overlays, cards.yaml no longer reads: {e}"));
-                }
-                if let Err(e) = serde_yaml::from_value::<map::MapFile>(mv.clone()) {
-                    diags.error(&vf.path, vf.pos.of("overlay/map"), format!("after this variant's overlays, the map no longer reads: {e}"));
-                }
-            };
-            if diags.0.len() == before {
-                check(&mut diags);
-            }
-            for (i, name) in vf.value.lua.iter().enumerate() {
-                match crate::files::inside(dir, name).and_then(|path| crate::files::read_text(&path).map(|source| (path, source))) {
-                    Ok((path, source)) => {
-                        variant_lua.push(LuaSource { name: path.display().to_string(), path, source, pack: lv.name.clone(), overrides: lv.overrides.clone() })
-                    }
-                    Err(e) => diags.error(&vf.path, vf.pos.of(&format!("lua/{i}")), format!("Lua file: {e}")),
-                }
-            }
-            loaded.push(lv);
         }
         if diags.has_errors() {
             return Err(diags);
         }
-        rules.value = serde_yaml::from_value(rv).expect("checked above");
-        cards.value = serde_yaml::from_value(cv).expect("checked above");
-        map_file.value = serde_yaml::from_value(mv).expect("checked above");
+        rules.value = serde_yaml::from_value(docs.rules).expect("checked above");
+        cards.value = serde_yaml::from_value(docs.cards).expect("checked above");
+        map_file.value = serde_yaml::from_value(docs.map).expect("checked above");
     }
     let map = Map::from_file(&map_file, &mut diags);
     check_rules(&rules, &mut diags);
@@ -258,6 +204,83 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
         variants: loaded,
         warnings: diags.0,
     })
+}
+
+/// The three documents a variant's overlays edit, untyped.
+struct Docs {
+    rules: serde_yaml::Value,
+    cards: serde_yaml::Value,
+    map: serde_yaml::Value,
+}
+
+/// Applies the variant in `dir` to `docs`: its overlays, its options as
+/// `RULES.params[name]`, its Lua files (onto `lua`). Returns the variant,
+/// or None when it is refused (the reasons go to `diags`).
+fn apply_variant(
+    dir: &Path,
+    arg: &VariantArg,
+    pack_name: &str,
+    loaded: &[LoadedVariant],
+    docs: &mut Docs,
+    lua: &mut Vec<LuaSource>,
+    diags: &mut Diagnostics,
+) -> Option<LoadedVariant> {
+    let (vf, lv) = variant::read(dir, arg, diags)?;
+    if loaded.iter().any(|x: &LoadedVariant| x.name == lv.name) {
+        diags.error(&vf.path, (1, 1), format!("variant `{}` is applied twice", lv.name));
+        return None;
+    }
+    if vf.value.extends != pack_name {
+        diags.error(&vf.path, vf.pos.of("extends"), format!("variant `{}` extends `{}`, but the rules pack is `{}`", lv.name, vf.value.extends, pack_name));
+        return None;
+    }
+    let before = diags.0.len();
+    for (doc, ops, key) in [
+        (&mut docs.rules, &vf.value.overlay.rules, "rules"),
+        (&mut docs.cards, &vf.value.overlay.cards, "cards"),
+        (&mut docs.map, &vf.value.overlay.map, "map"),
+    ] {
+        for (i, op) in ops.iter().enumerate() {
+            if let Err(msg) = variant::apply(doc, op, &lv.options) {
+                diags.error(&vf.path, vf.pos.of(&format!("overlay/{key}/{i}")), format!("overlay on {key}: {msg}"));
+            }
+        }
+    }
+    // The variant's options, for its scripts: RULES.params[name].
+    if let serde_yaml::Value::Mapping(m) = &mut docs.rules {
+        let params = m.entry(serde_yaml::Value::String("params".into())).or_insert_with(|| serde_yaml::Value::Mapping(Default::default()));
+        if let serde_yaml::Value::Mapping(pm) = params {
+            let mut opts = serde_yaml::Mapping::new();
+            for (k, v) in &lv.options {
+                opts.insert(serde_yaml::Value::String(k.clone()), serde_yaml::to_value(v).unwrap_or_default());
+            }
+            pm.insert(serde_yaml::Value::String(lv.name.clone()), serde_yaml::Value::Mapping(opts));
+        }
+    }
+    // Does the result still read as a rules pack and a map?
+    let check = |diags: &mut Diagnostics| {
+        if let Err(e) = serde_yaml::from_value::<RulesFile>(docs.rules.clone()) {
+            diags.error(&vf.path, vf.pos.of("overlay/rules"), format!("after this variant's overlays, rules.yaml no longer reads: {e}"));
+        }
+        if let Err(e) = serde_yaml::from_value::<CardsFile>(docs.cards.clone()) {
+            diags.error(&vf.path, vf.pos.of("overlay/cards"), format!("after this variant's overlays, cards.yaml no longer reads: {e}"));
+        }
+        if let Err(e) = serde_yaml::from_value::<map::MapFile>(docs.map.clone()) {
+            diags.error(&vf.path, vf.pos.of("overlay/map"), format!("after this variant's overlays, the map no longer reads: {e}"));
+        }
+    };
+    if diags.0.len() == before {
+        check(diags);
+    }
+    for (i, name) in vf.value.lua.iter().enumerate() {
+        match crate::files::inside(dir, name).and_then(|path| crate::files::read_text(&path).map(|source| (path, source))) {
+            Ok((path, source)) => {
+                lua.push(LuaSource { name: path.display().to_string(), path, source, pack: lv.name.clone(), overrides: lv.overrides.clone() })
+            }
+            Err(e) => diags.error(&vf.path, vf.pos.of(&format!("lua/{i}")), format!("Lua file: {e}")),
+        }
+    }
+    Some(lv)
 }
 
 /// Reads and checks the `bots:` section against the cards and params.
@@ -399,6 +422,28 @@ fn check_rules(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
             d.error(p, at(&format!("params/{key}")), format!("params.{key}: {what} (params are numbers, or maps of them, for scripts to read)"));
         }
     }
+    check_components(f, d);
+    check_tower(f, d);
+    check_calendar_and_winter(f, d);
+    let c = &r.components;
+    for k in r.scoring.region_majority.keys() {
+        if !c.buildings.iter().any(|b| &b.id == k) {
+            d.error(p, f.pos.key(&format!("scoring/region_majority/{k}")), format!("scoring.region_majority: `{k}` is not a building kind"));
+        }
+    }
+    let stages = ["event", "special", "variant"];
+    for (i, s) in r.modifier_order.iter().enumerate() {
+        if !stages.contains(&s.as_str()) {
+            d.error(p, at(&format!("modifier_order/{i}")), format!("modifier_order: unknown stage `{s}`, expected one of {}", stages.join(", ")));
+        }
+    }
+}
+
+/// The box: cubes, peasants, unrest markers, war-chest cards, buildings.
+fn check_components(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
+    let r = &f.value;
+    let p = &f.path;
+    let at = |path: &str| f.pos.of(path);
     let c = &r.components;
     for (key, v, lo, hi) in
         [("cubes_per_player", c.cubes_per_player, 1, 10_000), ("peasants", c.peasants, 0, 10_000), ("unrest_markers", c.unrest_markers, 0, 10_000)]
@@ -425,6 +470,14 @@ fn check_rules(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
             d.error(p, at(&format!("components/buildings/{i}/count")), format!("{} count is {}, expected 0..=10000", b.id, b.count));
         }
     }
+}
+
+/// The tower in use, every tower's spec, and the preload.
+fn check_tower(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
+    let r = &f.value;
+    let p = &f.path;
+    let at = |path: &str| f.pos.of(path);
+    let c = &r.components;
     let t = &r.tower;
     if !r.towers.contains_key(&t.use_) {
         let known: Vec<&str> = r.towers.keys().map(|s| s.as_str()).collect();
@@ -443,6 +496,13 @@ fn check_rules(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
     if t.preload.cubes_per_player > c.cubes_per_player || t.preload.peasants > c.peasants {
         d.error(p, at("tower/preload"), "tower.preload asks for more cubes or peasants than the box has");
     }
+}
+
+/// The calendar and the winter's supply table.
+fn check_calendar_and_winter(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
+    let r = &f.value;
+    let p = &f.path;
+    let at = |path: &str| f.pos.of(path);
     let cal = &r.calendar;
     if !(1..=20).contains(&cal.years) {
         d.error(p, at("calendar/years"), format!("calendar.years is {}, expected 1..=20", cal.years));
@@ -478,17 +538,6 @@ fn check_rules(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
     }
     if r.winter.rice_per_province < 0 {
         d.error(p, at("winter/rice_per_province"), "winter.rice_per_province must be >= 0");
-    }
-    for k in r.scoring.region_majority.keys() {
-        if !c.buildings.iter().any(|b| &b.id == k) {
-            d.error(p, f.pos.key(&format!("scoring/region_majority/{k}")), format!("scoring.region_majority: `{k}` is not a building kind"));
-        }
-    }
-    let stages = ["event", "special", "variant"];
-    for (i, s) in r.modifier_order.iter().enumerate() {
-        if !stages.contains(&s.as_str()) {
-            d.error(p, at(&format!("modifier_order/{i}")), format!("modifier_order: unknown stage `{s}`, expected one of {}", stages.join(", ")));
-        }
     }
 }
 

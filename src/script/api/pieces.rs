@@ -26,6 +26,15 @@ fn change_owner(sh: &Shared, st: &mut GameState, p: usize, to: Option<Seat>) {
 
 /// Registers the pieces part of `game`.
 pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
+    amounts(lua, t, sh)?;
+    armies(lua, t, sh)?;
+    buildings_and_unrest(lua, t, sh)?;
+    cards(lua, t, sh)?;
+    Ok(())
+}
+
+/// A seat's war chests, rice and points.
+fn amounts(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     fast(lua, t, sh, "pay", |host, (s, n): (i64, i64)| {
         host.with_state_mut("pay", |sh, st| {
             let s = sh.seat(st, "pay", s)?;
@@ -76,6 +85,11 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
             Ok(())
         })
     })?;
+    Ok(())
+}
+
+/// Armies from the supply onto the board and between provinces.
+fn armies(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     // Supply -> province (the seat's own).
     fast(lua, t, sh, "deploy", |host, (s, p, n): (i64, i64, i64)| {
         host.with_state_mut("deploy", |sh, st| {
@@ -114,6 +128,11 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
             Ok(())
         })
     })?;
+    Ok(())
+}
+
+/// Buildings and unrest markers, between the supplies and a province.
+fn buildings_and_unrest(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     fast(lua, t, sh, "build", |host, (p, k): (i64, LStr)| {
         host.with_state_mut("build", |sh, st| {
             let p = sh.prov(st, "build", p)?;
@@ -156,6 +175,11 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
             Ok(n)
         })
     })?;
+    Ok(())
+}
+
+/// Province cards changing hands.
+fn cards(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     // The seat takes the province card (from the deck or another seat).
     // The province must be empty of armies.
     fast(lua, t, sh, "conquer", |host, (p, s): (i64, i64)| {

@@ -12,9 +12,30 @@ use crate::script::raw::{LStr, fast};
 
 /// Registers the reads part of `game`.
 pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
+    calendar(lua, t, sh)?;
+    board(lua, t, sh)?;
+    players(lua, t, sh)?;
+    supplies(lua, t, sh)?;
+    targets(lua, t, sh)?;
+    counts(lua, t, sh)?;
+    Ok(())
+}
+
+/// The calendar and the order of play: seats, year, season, the event in
+/// force and the year's events, turn order.
+fn calendar(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     fast(lua, t, sh, "seats", |host, ()| host.with_state(|_, st| Ok(st.seats())))?;
     fast(lua, t, sh, "year", |host, ()| host.with_state(|_, st| Ok(st.year + 1)))?;
     fast(lua, t, sh, "season", |host, ()| host.with_state(|_, st| Ok(st.season + 1)))?;
+    fast(lua, t, sh, "event", |host, ()| host.with_state(|_, st| Ok(st.event.map(|e| i64::from(e) + 1))))?;
+    fast(lua, t, sh, "year_events", |host, ()| host.with_state(|_, st| Ok(many(st.year_events.iter().map(|&e| i64::from(e) + 1)))))?;
+    fast(lua, t, sh, "turn_order", |host, ()| host.with_state(|_, st| Ok(many(st.turn_order.iter().map(|&s| s.number())))))?;
+    Ok(())
+}
+
+/// One province: owner, armies, unrest, buildings, free spaces, whether
+/// it is in play.
+fn board(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     fast(lua, t, sh, "owner", |host, p: i64| {
         host.with_state(|sh, st| {
             let p = sh.prov(st, "owner", p)?;
@@ -39,6 +60,11 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
             Ok(sh.rules.map.provinces[p].spaces.saturating_sub(st.provinces[p].building_count()))
         })
     })?;
+    Ok(())
+}
+
+/// One seat: supply, war chests, rice, points, provinces, special card.
+fn players(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     fast(lua, t, sh, "supply", |host, s: i64| host.with_state(|sh, st| Ok(st.players[sh.seat(st, "supply", s)?].supply)))?;
     fast(lua, t, sh, "chests", |host, s: i64| host.with_state(|sh, st| Ok(st.players[sh.seat(st, "chests", s)?].chests)))?;
     fast(lua, t, sh, "rice", |host, s: i64| host.with_state(|sh, st| Ok(st.players[sh.seat(st, "rice", s)?].rice)))?;
@@ -55,18 +81,25 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
             Ok(st.provinces_of(s).count())
         })
     })?;
-    fast(lua, t, sh, "event", |host, ()| host.with_state(|_, st| Ok(st.event.map(|e| i64::from(e) + 1))))?;
-    fast(lua, t, sh, "year_events", |host, ()| host.with_state(|_, st| Ok(many(st.year_events.iter().map(|&e| i64::from(e) + 1)))))?;
     fast(lua, t, sh, "special", |host, s: i64| {
         host.with_state(|sh, st| {
             let s = sh.seat(st, "special", s)?;
             Ok(st.special_of(s).map(|x| i64::from(x) + 1))
         })
     })?;
-    fast(lua, t, sh, "turn_order", |host, ()| host.with_state(|_, st| Ok(many(st.turn_order.iter().map(|&s| s.number())))))?;
+    Ok(())
+}
+
+/// The general supplies: peasants, unrest markers, buildings of a kind.
+fn supplies(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     fast(lua, t, sh, "peasant_supply", |host, ()| host.with_state(|_, st| Ok(st.peasants)))?;
     fast(lua, t, sh, "unrest_supply", |host, ()| host.with_state(|_, st| Ok(st.unrest)))?;
     fast(lua, t, sh, "building_supply", |host, k: LStr| host.with_state(|sh, st| Ok(st.buildings[sh.kind("building_supply", k.to_str()?)?])))?;
+    Ok(())
+}
+
+/// Where armies may go from a province.
+fn targets(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     // Neighbours of `p` that are in play (where an army may go).
     fast(lua, t, sh, "targets", |host, p: i64| {
         host.with_state(|sh, st| {
@@ -89,6 +122,11 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
             Ok(many(sh.rules.map.provinces[p].neighbours.iter().copied().filter(|&n| st.in_play[n] && st.provinces[n].owner != s).map(|n| n as i64 + 1)))
         })
     })?;
+    Ok(())
+}
+
+/// Counts for scoring.
+fn counts(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     // Counts for scoring: provinces and buildings a seat holds.
     fast(lua, t, sh, "holdings", |host, seat: i64| {
         host.with_state(|sh, st| {
