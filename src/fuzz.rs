@@ -239,7 +239,15 @@ impl Fuzzer {
         let human = (mode / 3) as usize % players as usize;
         let bots = ["greedy", "random"];
         let seats: Vec<String> = (0..players as usize).map(|s| if s == human { "human".to_string() } else { bots[s % 2].to_string() }).collect();
-        let spec = GameSpec { data: Some(self.scratch.clone()), map: "sun".into(), rules: None, variants: Vec::new(), tower: None, setup: None };
+        let spec = GameSpec {
+            data: Some(self.scratch.clone()),
+            map: "sun".into(),
+            rules: None,
+            variants: Vec::new(),
+            tower: None,
+            setup: None,
+            check: Default::default(),
+        };
         let engine = match self.repl.take() {
             Some(r) if r.config.spec.data == spec.data && r.config.spec.variants.is_empty() && r.config.spec.map == "sun" => r.into_game().engine,
             _ => {

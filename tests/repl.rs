@@ -120,6 +120,36 @@ fn save_then_load_gives_the_identical_state() {
 }
 
 #[test]
+fn the_check_mode_survives_save_load_and_reload() {
+    use shogun_lab::engine::CheckMode;
+    let spec = GameSpec { map: "sun".into(), data: Some(root()), check: CheckMode::Sample, ..GameSpec::default() };
+    let seats = vec!["greedy".to_string(); 3];
+    let mut r = Repl::new(Config { spec, players: 3, seed: 4, seats: seats.clone() }).unwrap();
+    assert_eq!(r.engine().check_mode(), CheckMode::Sample);
+    r.exec("round").unwrap();
+    r.exec("reload").unwrap();
+    assert_eq!(r.engine().check_mode(), CheckMode::Sample, "reload keeps it");
+    let file = std::env::temp_dir().join(format!("shogun-save-check-{}.yaml", std::process::id()));
+    r.exec(&format!("save {}", file.display())).unwrap();
+    assert!(std::fs::read_to_string(&file).unwrap().contains("check: sample"));
+    let mut other = repl_with(None, &["greedy", "greedy", "greedy"], 1);
+    assert_eq!(other.engine().check_mode(), CheckMode::Every, "the default");
+    other.exec(&format!("load {}", file.display())).unwrap();
+    assert_eq!(other.engine().check_mode(), CheckMode::Sample, "load restores it");
+    // A save of the default says nothing (saves made before stay as they were).
+    let plain = std::env::temp_dir().join(format!("shogun-save-check-every-{}.yaml", std::process::id()));
+    repl_with(None, &["greedy", "greedy", "greedy"], 1).exec(&format!("save {}", plain.display())).unwrap();
+    assert!(!std::fs::read_to_string(&plain).unwrap().contains("check:"));
+    // An unknown mode in a save is refused with the file named.
+    std::fs::write(&file, std::fs::read_to_string(&file).unwrap().replace("check: sample", "check: often")).unwrap();
+    let err = other.exec(&format!("load {}", file.display())).unwrap_err();
+    assert!(err.contains("check: unknown check mode `often`"), "{err}");
+    assert_eq!(other.engine().check_mode(), CheckMode::Sample, "a refused load changes nothing");
+    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_file(&plain);
+}
+
+#[test]
 fn reload_replays_under_changed_rules_and_reports_the_divergence() {
     let (pack, _) = copy_data("reload");
     let mut r = repl_with(Some(&pack), &["greedy", "greedy", "greedy", "greedy"], 7);

@@ -33,3 +33,27 @@ fn four_players_seed_7() {
 fn five_players_seed_3() {
     snapshot!("game_5p_seed3", golden(5, 3, &["random", "greedy", "random", "greedy", "random"]));
 }
+
+/// `run --check MODE` says when the invariants are checked, and the mode
+/// changes no game (the default is every decision).
+#[test]
+fn run_states_its_check_mode_and_the_mode_changes_no_game() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "--seed", "5", "--bots", "random", "--transcript", "-"];
+        args.extend_from_slice(extra);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(&args).env("SHOGUN_DATA", common::root()).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let every = run(&[]);
+    assert_eq!(run(&["--check", "end"]), every);
+    assert_eq!(run(&["--check", "sample"]), every);
+    let summary = |extra: &[&str]| {
+        let mut args = vec!["run", "--seed", "5", "--bots", "random"];
+        args.extend_from_slice(extra);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(&args).env("SHOGUN_DATA", common::root()).output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(summary(&[]).contains("invariants checked after every decision"), "{}", summary(&[]));
+    assert!(summary(&["--check", "end"]).contains("invariants checked at the end of each game"));
+}

@@ -114,13 +114,14 @@ pub fn test(args: TestArgs) -> Result<(), String> {
 }
 
 pub fn diff(args: DiffArgs) -> Result<(), String> {
-    let OneGame { data, players, seed } = &args.game;
+    let OneGame { players, seed, .. } = &args.game;
     let (players, seed) = (*players, *seed);
-    let other = data.spec().arm(&args.against).map_err(|e| format!("--against: {e}"))?;
+    let spec = args.game.spec();
+    let other = spec.arm(&args.against).map_err(|e| format!("--against: {e}"))?;
     let bots = fill_bots(&args.seats.bots, players)?;
-    let a = data.engine()?;
+    let a = spec.engine()?;
     let b = other.engine()?;
-    let setup = data.spec().setup_mode(&a, players);
+    let setup = spec.setup_mode(&a, players);
     let (ta, sa) = crate::transcript::transcript_with(&a, players, seed, setup, &bots).map_err(|e| format!("{}: {e}", a.rules.ruleset_name()))?;
     let (tb, sb) = crate::transcript::transcript_with(&b, players, seed, setup, &bots).map_err(|e| format!("{}: {e}", b.rules.ruleset_name()))?;
     // The header names the ruleset; compare the games.

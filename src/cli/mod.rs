@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use crate::core::SetupMode;
-use crate::engine::Engine;
+use crate::engine::{CheckMode, Engine};
 use crate::play::{GameSpec, Layout};
 use crate::rules;
 
@@ -128,11 +128,23 @@ pub struct OneGame {
     /// Seed of the game's generator: the same seed, rules and bots give the same game.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// When the engine checks its invariants: after every decision, a
+    /// sample of them (every 16th and the end of the game), or only at the
+    /// end. A decision that breaks one is undone only where it is checked.
+    #[arg(long, default_value = "every", value_parser = ["every", "sample", "end"])]
+    pub check: String,
+}
+
+impl OneGame {
+    /// The ruleset with the check mode asked for.
+    pub fn spec(&self) -> GameSpec {
+        GameSpec { check: CheckMode::parse(&self.check).unwrap_or_default(), ..self.data.spec() }
+    }
 }
 
 impl Default for OneGame {
     fn default() -> Self {
-        OneGame { data: GameData { map: "sun".into(), ..GameData::default() }, players: 4, seed: 1 }
+        OneGame { data: GameData { map: "sun".into(), ..GameData::default() }, players: 4, seed: 1, check: "every".into() }
     }
 }
 
@@ -161,9 +173,9 @@ pub struct PlayArgs {
 
 fn play(args: PlayArgs) -> Result<(), String> {
     let given: Vec<String> = if args.seats.is_empty() { vec!["human".into(), "greedy".into()] } else { args.seats.clone() };
-    let OneGame { data, players, seed } = args.game;
+    let (spec, players, seed) = (args.game.spec(), args.game.players, args.game.seed);
     let seats = crate::bots::fill_seats(&given, players, true, "--seats")?;
-    let config = crate::repl::Config { spec: data.spec(), players, seed, seats };
+    let config = crate::repl::Config { spec, players, seed, seats };
     crate::repl::run(config, args.keep_going)
 }
 
@@ -314,6 +326,7 @@ impl GameData {
             variants: self.variants.clone(),
             tower: self.tower.clone(),
             setup: self.setup,
+            check: CheckMode::default(),
         }
     }
 
@@ -379,10 +392,11 @@ impl Progress {
 }
 
 fn run(args: RunArgs) -> Result<(), String> {
-    let OneGame { data, players, seed } = &args.game;
-    let engine = data.engine()?;
+    let OneGame { players, seed, .. } = &args.game;
+    let spec = args.game.spec();
+    let engine = spec.engine()?;
     let bots = fill_bots(&args.seats.bots, *players)?;
-    let setup = data.spec().setup_mode(&engine, *players);
+    let setup = spec.setup_mode(&engine, *players);
     let (text, summary) = crate::transcript::transcript_with(&engine, *players, *seed, setup, &bots).map_err(|e| e.to_string())?;
     match args.transcript.as_deref() {
         Some("-") => print!("{text}"),
@@ -394,6 +408,7 @@ fn run(args: RunArgs) -> Result<(), String> {
     } else if args.transcript.as_deref() != Some("-") {
         let scores: Vec<String> = summary.seats.iter().map(|s| format!("{} {} ({} pts, {} chests)", s.seat, s.bot, s.points, s.chests)).collect();
         println!("seed {seed}: winner {} — {}", summary.winner.join(", "), scores.join("; "));
+        println!("invariants checked {}", engine.check_mode().describe());
     }
     Ok(())
 }

@@ -86,6 +86,15 @@ impl CheckMode {
         }
     }
 
+    /// The word `parse` reads (saves, options).
+    pub fn word(self) -> &'static str {
+        match self {
+            CheckMode::Every => "every",
+            CheckMode::Sample => "sample",
+            CheckMode::End => "end",
+        }
+    }
+
     /// How the mode reads in a report.
     pub fn describe(self) -> String {
         match self {

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::core::SetupMode;
-use crate::engine::Engine;
+use crate::engine::{CheckMode, Engine};
 use crate::rules::{self, VariantArg};
 
 /// A data folder: `maps/`, `scripts/base/` (the base pack), `variants/`.
@@ -109,6 +109,8 @@ pub struct GameSpec {
     pub tower: Option<String>,
     /// `None`: the map's default for the player count.
     pub setup: Option<SetupMode>,
+    /// How often the engine checks its invariants (a save keeps it).
+    pub check: CheckMode,
 }
 
 impl GameSpec {
@@ -132,7 +134,9 @@ impl GameSpec {
     /// Loads and checks the rules; on failure, every problem found.
     pub fn engine(&self) -> Result<Engine, String> {
         let rules = self.rules()?;
-        Engine::with_options(rules, self.tower.as_deref(), crate::script::Limits::default()).map_err(|d| d.to_string())
+        let engine = Engine::with_options(rules, self.tower.as_deref(), crate::script::Limits::default()).map_err(|d| d.to_string())?;
+        engine.set_check(self.check);
+        Ok(engine)
     }
 
     /// Another ruleset on the same data, map and setup, from the words

@@ -78,6 +78,9 @@ pub struct SaveFile {
     pub players: u8,
     pub seed: u64,
     pub seats: Vec<String>,
+    /// How often the engine checks its invariants (`every` when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
     pub entries: Vec<SavedEntry>,
 }
 

@@ -16,7 +16,7 @@ use std::path::Path;
 
 use crate::bots::Bot;
 use crate::core::*;
-use crate::engine::{Engine, EngineError};
+use crate::engine::{CheckMode, Engine, EngineError};
 use crate::play::{Edit, Entry, Game, GameSpec, Notation, PlayError, Player, SaveFile, SavedEntry, Stop, Until};
 
 /// What a game in the REPL is made from.
@@ -739,6 +739,7 @@ impl Repl {
             players: self.config.players,
             seed: self.config.seed,
             seats: self.config.seats.clone(),
+            check: (spec.check != CheckMode::Every).then(|| spec.check.word().to_string()),
             entries: self.game.saved_entries(),
         };
         let text = serde_yaml::to_string(&file).map_err(|e| e.to_string())?;
@@ -762,6 +763,10 @@ impl Repl {
         spec.variants = file.variants.clone();
         spec.tower = file.tower.clone();
         spec.setup = Some(file.setup.parse().map_err(|e| format!("{}: {e}", path.display()))?);
+        spec.check = match &file.check {
+            Some(word) => CheckMode::parse(word).map_err(|e| format!("{}: check: {e}", path.display()))?,
+            None => CheckMode::Every,
+        };
         for (i, e) in file.entries.iter().enumerate() {
             if e.decide.is_some() == e.edit.is_some() {
                 return Err(format!("{}: entry {}: exactly one of `decide` or `edit`", path.display(), i + 1));

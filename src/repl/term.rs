@@ -64,11 +64,12 @@ fn banner(repl: &Repl) -> String {
         .map(|(i, _)| format!("{} ({})", e.rules.seat_name(i), e.rules.rules.seats[i].colour))
         .collect();
     format!(
-        "shogun-lab — {} players on the {} map, seed {}, rules {}\nyou play {}. `help` lists the commands; `next` moves the game on.",
+        "shogun-lab — {} players on the {} map, seed {}, rules {}; invariants checked {}\nyou play {}. `help` lists the commands; `next` moves the game on.",
         repl.config.players,
         e.rules.map.name,
         repl.config.seed,
         e.rules.ruleset_name(),
+        e.check_mode().describe(),
         if humans.is_empty() { "no seat (bots only)".into() } else { humans.join(", ") }
     )
 }
