@@ -61,7 +61,7 @@ fn a_changed_cost_changes_the_game() {
 fn a_changed_lua_rule_changes_the_game() {
     // Collecting no longer adds unrest: a one-line change in actions.lua.
     let (pack, map) = copy_data("lua");
-    edit(&pack.join("actions.lua"), "local added = add_unrest(p, RULES.params.unrest_per_collection)", "local added = 0");
+    edit(&pack.join("actions.lua"), "local added = add_unrest(p, unrest_per_collection)", "local added = 0");
     let engine = engine_from(&pack, &map);
     let mut st = started(&engine, 4, 1);
     perform(&engine, &mut st, 0, "taxes", "Settsu", None, None);

@@ -2,6 +2,9 @@
 -- action there in full, or skips it whole when it cannot (RULES.md).
 
 local game, note, modify = game, note, modify
+-- Numbers of the rules read on every action, once at load (RULES is final
+-- by then: variants change it before any script runs).
+local unrest_per_collection, armies_left_behind = RULES.params.unrest_per_collection, RULES.params.armies_left_behind
 -- Host functions called on every action, kept in file-level locals: a
 -- read through the sealed `game` table goes through its metatable.
 local unrest_in, armies_in, supply_of, pay, own_targets, other_targets, chests_of, owner_of, gain, add_unrest, add_rice, effects_on =
@@ -32,7 +35,7 @@ local function collect(seat, p, a, field, hook, what)
   if unrest > 0 and not revolt(seat, p, unrest, "collecting " .. what) then return end
   local amount = modify_at(hook, MAP.provinces[p][field], seat, p, a)
   if field == "tax" then gain(seat, amount) else add_rice(seat, amount) end
-  local added = add_unrest(p, RULES.params.unrest_per_collection)
+  local added = add_unrest(p, unrest_per_collection)
   if NARRATE then
     note("%s collects %d %s in %s%s", seat_name(seat), amount, what, pname(p),
       added > 0 and string.format(" (unrest now %d)", unrest_in(p)) or "")
@@ -92,7 +95,7 @@ local function move_count(seat, n, data)
 end
 
 shogun.action("move_attack", function(seat, p, a)
-  local behind = RULES.params.armies_left_behind
+  local behind = armies_left_behind
   if armies_in(p) <= behind then return skip(seat, p, "needs more than " .. count(behind, "army", "armies") .. " to move", "too_few_armies") end
   local targets = { own_targets(p, seat) }
   local guards = effects_on("can_attack", seat, a)
@@ -110,7 +113,7 @@ shogun.action("move_attack", function(seat, p, a)
 end)
 
 shogun.continuation("move_target", function(seat, to, data)
-  local most = armies_in(data.from) - RULES.params.armies_left_behind
+  local most = armies_in(data.from) - armies_left_behind
   local next = { from = data.from, to = to, action = data.action }
   if most == 1 then return move_count(seat, 1, next) end
   game.ask {

@@ -5,6 +5,7 @@
 local game, note, modify = game, note, modify
 -- Host functions called on every action, kept in file-level locals: a
 -- read through the sealed `game` table goes through its metatable.
+local max, min = math.max, math.min
 local tray_to_supply, tray_to_province, tally, tray_peasants_to_supply, throw_cubes, unrest_in, peasant_supply, neutralize, conquer, armies_in, supply_of, effects_on =
   game.tray_to_supply, game.tray_to_province, game.tally, game.tray_peasants_to_supply, game.throw_cubes, game.unrest, game.peasant_supply, game.neutralize, game.conquer, game.armies, game.supply, game.effects
 
@@ -34,7 +35,7 @@ shogun.handler("battle_outcome", function(kind, a, d, p, unrest)
   if d == 0 then return "tie", 0, 0 end
   if def > a then
     -- The defender loses as many as the attacker had, peasants first.
-    local lost = a - math.min(a, helpers)
+    local lost = a - min(a, helpers)
     return "defender", 0, d - lost
   end
   return "tie", 0, 0
@@ -53,7 +54,7 @@ end
 local function extra(hook, seat, action, ctx, ...)
   local effects = effects_on(hook, seat, action)
   if effects == nil then return 0 end
-  return math.max(0, math.min(apply_effects(effects, 0, ctx(...)), supply_of(seat)))
+  return max(0, min(apply_effects(effects, 0, ctx(...)), supply_of(seat)))
 end
 local function attacker_ctx(seat, to, from, action) return { seat = seat, province = to, source = from, action = action } end
 local function defender_ctx(defender, to, seat, action) return { seat = defender, province = to, attacker = seat, action = action } end
@@ -100,7 +101,7 @@ end
 function neutral_battle(seat, from, to, n, action)
   game.battle("neutral", to)
   local xa = extra("attacker_extra", seat, action, attacker_ctx, seat, to, from, action)
-  local k = math.max(0, math.min(modify_at("neutral_peasants", RULES.params.neutral_peasants, seat, to, action), peasant_supply()))
+  local k = max(0, min(modify_at("neutral_peasants", RULES.params.neutral_peasants, seat, to, action), peasant_supply()))
   local unrest = unrest_in(to) > 0
   if NARRATE then
     note("%s enters neutral %s from %s with %d%s against %s", seat_name(seat), pname(to), pname(from), n,
@@ -123,7 +124,7 @@ end
 -- Peasants rise in `p` against its owner `seat`. Returns true if he holds it.
 function revolt(seat, p, peasants, why)
   game.battle("revolt", p)
-  local k = math.min(peasants, peasant_supply())
+  local k = min(peasants, peasant_supply())
   local dn = armies_in(p)
   if NARRATE then note("revolt in %s (%s): %s against %s", pname(p), why, count(k, "peasant"), count(dn, "army", "armies")) end
   local q, d = throw_cubes(k, seat, p, dn)

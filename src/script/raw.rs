@@ -153,7 +153,16 @@ pub(super) struct Spec {
     l: *mut ffi::lua_State,
     idx: c_int,
     name: &'static str,
+    /// Whether the running function holds `SPEC_KEYS` as upvalues (made
+    /// by `fast_with_keys`).
+    keyed: bool,
 }
+
+/// The keys a `Spec` reads, held by the function that reads them as its
+/// upvalues 3.. (after the two every raw function has): pushing an upvalue
+/// is a copy, pushing a key's text again finds the interned string by its
+/// hash (`game.ask` reads eight keys per question).
+pub(super) const SPEC_KEYS: [&str; 8] = ["seat", "cont", "provinces", "counts", "pass", "data", "kind", "prompt"];
 
 impl RawArgs for Spec {
     const N: c_int = 1;
@@ -161,7 +170,9 @@ impl RawArgs for Spec {
         if unsafe { ffi::lua_type(l, at) } != ffi::LUA_TTABLE {
             return Err(bad(name, at, "a table", l));
         }
-        Ok(Spec { l, idx: at, name })
+        // SAFETY: a missing upvalue reads as LUA_TNONE.
+        let keyed = unsafe { ffi::lua_type(l, ffi::lua_upvalueindex(3)) } == ffi::LUA_TSTRING;
+        Ok(Spec { l, idx: at, name, keyed })
     }
 }
 
@@ -174,7 +185,12 @@ impl Spec {
         // SAFETY: the C function's own stack; LUA_MINSTACK slots are free
         // and this pushes two and pops them.
         unsafe {
-            ffi::lua_pushlstring(self.l, key.as_ptr().cast(), key.len());
+            match SPEC_KEYS.iter().position(|k| *k == key).filter(|_| self.keyed) {
+                Some(i) => ffi::lua_pushvalue(self.l, ffi::lua_upvalueindex(3 + i as c_int)),
+                None => {
+                    ffi::lua_pushlstring(self.l, key.as_ptr().cast(), key.len());
+                }
+            }
             ffi::lua_rawget(self.l, self.idx);
             let top = ffi::lua_gettop(self.l);
             let out = f(top);
@@ -376,6 +392,17 @@ where
     R: RawRet,
     F: Fn(Host<'_>, A) -> mlua::Result<R> + 'static,
 {
+    fast_with_keys(lua, t, sh, name, &[], f)
+}
+
+/// `fast` for a function that reads a `Spec`: it holds `keys` (the
+/// `SPEC_KEYS`) as upvalues 3.. .
+pub(super) fn fast_with_keys<A, R, F>(lua: &Lua, t: &Table, sh: &Rc<Shared>, name: &'static str, keys: &[&str], f: F) -> mlua::Result<()>
+where
+    A: RawArgs,
+    R: RawRet,
+    F: Fn(Host<'_>, A) -> mlua::Result<R> + 'static,
+{
     let body: Box<Box<RawBody>> = Box::new(Box::new(move |sh: &Shared, l: *mut ffi::lua_State| {
         let mut call = Call::enter(sh, name)?;
         // SAFETY: called by the trampoline with the function's own stack.
@@ -395,7 +422,10 @@ where
         lua.exec_raw((), |l| {
             ffi::lua_pushlightuserdata(l, sh_ptr);
             ffi::lua_pushlightuserdata(l, body_ptr);
-            ffi::lua_pushcclosure(l, trampoline, 2);
+            for k in keys {
+                ffi::lua_pushlstring(l, k.as_ptr().cast(), k.len());
+            }
+            ffi::lua_pushcclosure(l, trampoline, 2 + keys.len() as c_int);
         })?
     };
     t.set(name, f)

@@ -8,7 +8,7 @@ use mlua::{Lua, Table, Value};
 use super::{MAX_DATA_VALUES, MAX_TEXT, reg, rt};
 use crate::core::{Ask, Card, Choice, ProvinceId, Seat};
 use crate::script::Shared;
-use crate::script::raw::{Spec, fast};
+use crate::script::raw::{SPEC_KEYS, Spec, fast, fast_with_keys};
 
 /// How many values a JSON value holds (itself included).
 fn json_values(v: &serde_json::Value) -> usize {
@@ -67,7 +67,7 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
     // Asks a seat to choose; the answer goes to continuation `cont`.
     // spec: seat, kind, prompt, cont, data, and options as any of
     // provinces = {...}, counts = {min, max}, pass = true.
-    fast(lua, t, sh, "ask", |host, spec: Spec| {
+    fast_with_keys(lua, t, sh, "ask", &SPEC_KEYS, |host, spec: Spec| {
         host.with_state_mut("ask", |sh, st| {
             let seat = sh.seat(st, "ask", spec.int("seat")?.ok_or_else(|| rt("game.ask: `seat` is required".into()))?)?;
             let cont = spec.string("cont")?.ok_or_else(|| rt("game.ask: `cont` (continuation name) is required".into()))?;
