@@ -34,13 +34,13 @@ shogun.handler("reveal_bids", function()
       local paid = math.min(value, game.chests(s))
       game.pay(s, paid)
       key = paid
-      said[s] = string.format("%s %d", seat_name(s), value)
+      if NARRATE then said[s] = string.format("%s %d", seat_name(s), value) end
     elseif kind == "province" then
       key = RULES.bidding.province_bid_rank
-      said[s] = string.format("%s the province card %s", seat_name(s), pname(value))
+      if NARRATE then said[s] = string.format("%s the province card %s", seat_name(s), pname(value)) end
     else
       key = -1
-      said[s] = string.format("%s no card", seat_name(s))
+      if NARRATE then said[s] = string.format("%s no card", seat_name(s)) end
     end
     keyed[s] = { key = key, seat = s }
   end
@@ -60,11 +60,13 @@ shogun.handler("reveal_bids", function()
   local order, names = {}, {}
   for i, k in ipairs(keyed) do
     order[i] = k.seat
-    names[i] = seat_name(k.seat)
+    if NARRATE then names[i] = seat_name(k.seat) end
   end
   game.set_choosing_order(order)
-  note("bids: %s", table.concat(said, ", "))
-  note("choosing order: %s", table.concat(names, ", "))
+  if NARRATE then
+    note("bids: %s", table.concat(said, ", "))
+    note("choosing order: %s", table.concat(names, ", "))
+  end
 end)
 
 -- Step 6: a planned action on a province card the player no longer holds
