@@ -145,146 +145,154 @@ fn pct(p: f64) -> String {
 
 pub fn command(args: TowerArgs) -> Result<(), String> {
     match args.command {
-        TowerCommand::Odds(a) => {
-            if a.attack == 0 {
-                return Err("--attack must be at least 1".into());
-            }
-            if a.trials == 0 {
-                return Err("--trials must be at least 1".into());
-            }
-            if let Some(n) = a.preload
-                && (n < 2 || n as usize > crate::core::MAX_SEATS)
-            {
-                return Err(format!("--preload takes a player count 2..={}", crate::core::MAX_SEATS));
-            }
-            let engine = a.data.engine()?;
-            let q = query(&engine, &a)?;
-            let o = run_odds(&engine, &q)?;
-            if a.json {
-                println!("{}", serde_json::to_string(&o).map_err(|e| e.to_string())?);
-                return Ok(());
-            }
-            // The tower the engine actually uses (`--tower`, else the rules' own).
-            let tower = engine.runtime().tower_name();
-            println!(
-                "{} attackers vs {}{}{}{} under tower `{tower}`{} — {} trials",
-                a.attack,
-                if a.defend == 0 { "a neutral province".to_string() } else { format!("{} defenders", a.defend) },
-                if q.peasants > 0 { format!(" + {} peasant(s)", q.peasants) } else { String::new() },
-                if a.unrest { " (unrest)" } else { "" },
-                if q.defender_extra > 0 { format!(" (castle: defender +{})", q.defender_extra) } else { String::new() },
-                a.preload.map(|n| format!(", preloaded for {n} players")).unwrap_or_default(),
-                a.trials
-            );
-            for (name, e) in [("attacker wins", &o.attacker_wins), ("tie", &o.ties), ("defender wins", &o.defender_wins)] {
-                println!("  {name:<14} {}  (95%: {} – {})", pct(e.p), pct(e.low).trim(), pct(e.high).trim());
-            }
-            let dist =
-                |v: &[f64]| v.iter().enumerate().filter(|(_, p)| **p > 0.0).map(|(n, p)| format!("{n}:{}", pct(*p).trim())).collect::<Vec<_>>().join("  ");
-            println!("  attacker keeps (share of all trials): {}", dist(&o.attacker_survivors));
-            println!("  defender keeps (share of all trials): {}", dist(&o.defender_survivors));
-            println!("  cubes left stuck in the tower afterwards: attacker {:.2}, defender {:.2} (mean)", o.attacker_stuck_mean, o.defender_stuck_mean);
-            Ok(())
-        }
-        TowerCommand::Table(a) => {
-            if a.trials == 0 {
-                return Err("--trials must be at least 1".into());
-            }
-            let engine = a.data.engine()?;
-            let pre = &engine.rules.rules.tower.preload;
-            let mut grid = vec![vec![0.0; 10]; 10];
-            for (i, row) in grid.iter_mut().enumerate() {
-                for (j, cell) in row.iter_mut().enumerate() {
-                    let q = OddsQuery {
-                        attack: i as u16 + 1,
-                        defend: j as u16 + 1,
-                        peasants: 0,
-                        unrest: false,
-                        defender_extra: 0,
-                        preload: a.preload,
-                        preload_cubes: pre.cubes_per_player as u16,
-                        preload_peasants: pre.peasants as u16,
-                        trials: a.trials,
-                        seed: a.seed + (i * 10 + j) as u64,
-                    };
-                    *cell = run_odds(&engine, &q)?.attacker_wins.p;
-                }
-            }
-            let tower = engine.runtime().tower_name();
-            println!("attacker-win chance under tower `{tower}` ({} trials per cell); rows: attackers, columns: defenders", a.trials);
-            print!("att\\def");
-            for j in 1..=10 {
-                print!("{j:>6}");
-            }
-            println!();
-            for (i, row) in grid.iter().enumerate() {
-                print!("{:>7}", i + 1);
-                for p in row {
-                    print!("{:>5.0}%", p * 100.0);
-                }
-                println!();
-            }
-            if let Some(path) = &a.svg {
-                crate::files::write_atomic(path, svg(&grid, &tower).as_bytes())?;
-                println!("heat map written to {}", path.display());
-            }
-            Ok(())
-        }
-        TowerCommand::Fit(a) => {
-            let obs = Observations::read(&a.observations)?;
-            let engine = a.data.engine()?;
-            let families: Vec<&str> = match a.family.as_deref() {
-                Some(m) => vec![m],
-                None => vec!["levels", "stateless"],
+        TowerCommand::Odds(a) => odds_command(&a),
+        TowerCommand::Table(a) => table_command(&a),
+        TowerCommand::Fit(a) => fit_command(&a),
+    }
+}
+
+/// `shogun tower odds`: one battle's chances, as text or JSON.
+fn odds_command(a: &OddsArgs) -> Result<(), String> {
+    if a.attack == 0 {
+        return Err("--attack must be at least 1".into());
+    }
+    if a.trials == 0 {
+        return Err("--trials must be at least 1".into());
+    }
+    if let Some(n) = a.preload
+        && (n < 2 || n as usize > crate::core::MAX_SEATS)
+    {
+        return Err(format!("--preload takes a player count 2..={}", crate::core::MAX_SEATS));
+    }
+    let engine = a.data.engine()?;
+    let q = query(&engine, a)?;
+    let o = run_odds(&engine, &q)?;
+    if a.json {
+        println!("{}", serde_json::to_string(&o).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    // The tower the engine actually uses (`--tower`, else the rules' own).
+    let tower = engine.runtime().tower_name();
+    println!(
+        "{} attackers vs {}{}{}{} under tower `{tower}`{} — {} trials",
+        a.attack,
+        if a.defend == 0 { "a neutral province".to_string() } else { format!("{} defenders", a.defend) },
+        if q.peasants > 0 { format!(" + {} peasant(s)", q.peasants) } else { String::new() },
+        if a.unrest { " (unrest)" } else { "" },
+        if q.defender_extra > 0 { format!(" (castle: defender +{})", q.defender_extra) } else { String::new() },
+        a.preload.map(|n| format!(", preloaded for {n} players")).unwrap_or_default(),
+        a.trials
+    );
+    for (name, e) in [("attacker wins", &o.attacker_wins), ("tie", &o.ties), ("defender wins", &o.defender_wins)] {
+        println!("  {name:<14} {}  (95%: {} – {})", pct(e.p), pct(e.low).trim(), pct(e.high).trim());
+    }
+    let dist = |v: &[f64]| v.iter().enumerate().filter(|(_, p)| **p > 0.0).map(|(n, p)| format!("{n}:{}", pct(*p).trim())).collect::<Vec<_>>().join("  ");
+    println!("  attacker keeps (share of all trials): {}", dist(&o.attacker_survivors));
+    println!("  defender keeps (share of all trials): {}", dist(&o.defender_survivors));
+    println!("  cubes left stuck in the tower afterwards: attacker {:.2}, defender {:.2} (mean)", o.attacker_stuck_mean, o.defender_stuck_mean);
+    Ok(())
+}
+
+/// `shogun tower table`: attacker-win chances, 1..10 against 1..10.
+fn table_command(a: &TableArgs) -> Result<(), String> {
+    if a.trials == 0 {
+        return Err("--trials must be at least 1".into());
+    }
+    let engine = a.data.engine()?;
+    let pre = &engine.rules.rules.tower.preload;
+    let mut grid = vec![vec![0.0; 10]; 10];
+    for (i, row) in grid.iter_mut().enumerate() {
+        for (j, cell) in row.iter_mut().enumerate() {
+            let q = OddsQuery {
+                attack: i as u16 + 1,
+                defend: j as u16 + 1,
+                peasants: 0,
+                unrest: false,
+                defender_extra: 0,
+                preload: a.preload,
+                preload_cubes: pre.cubes_per_player as u16,
+                preload_peasants: pre.peasants as u16,
+                trials: a.trials,
+                seed: a.seed + (i * 10 + j) as u64,
             };
-            let mut fits = Vec::new();
-            for f in &families {
-                fits.push(fit::fit(f, &obs, a.particles, a.seed)?);
-            }
-            let mut presets = Vec::new();
-            for (name, spec) in &engine.rules.rules.towers {
-                if spec.model == "scripted" {
-                    continue;
-                }
-                engine.runtime().set_tower(name)?;
-                let (ll, missed) = if spec.model == "stateless" {
-                    (fit::stateless_log_likelihood(spec.params["p"], &obs), 0)
-                } else {
-                    let t = engine.tower();
-                    (fit::log_likelihood(t.as_ref(), &obs, a.particles, a.seed)?, fit::unexplained(t.as_ref(), &obs, a.particles, a.seed)?)
-                };
-                presets.push((name.clone(), if missed > 0 { f64::NEG_INFINITY } else { ll }));
-            }
-            if a.json {
-                let out = serde_json::json!({ "fits": fits, "presets": presets.iter().map(|(n, l)| serde_json::json!({"tower": n, "log_likelihood": l})).collect::<Vec<_>>() });
-                println!("{out}");
-                return Ok(());
-            }
-            println!("{} throws from {}: {}", obs.throws.len(), a.observations.display(), obs.description.trim());
-            println!("best parameters (log-likelihood, higher is better):");
-            for f in &fits {
-                if f.log_likelihood.is_finite() {
-                    let params: Vec<String> = f.params.iter().map(|(k, v)| format!("{k}={}", trim_num(*v))).collect();
-                    println!("  {:<12} {:>10.2}   {}", f.model, f.log_likelihood, params.join(", "));
-                } else {
-                    println!("  {:<12} cannot explain these throws (cubes landed that were not thrown, or cubes stayed inside)", f.model);
-                }
-            }
-            println!("presets in the rules:");
-            for (name, ll) in &presets {
-                println!("  {name:<12} {}", if ll.is_finite() { format!("{ll:>10.2}") } else { "cannot explain some of these throws".into() });
-            }
-            let mut all: Vec<(String, f64)> = fits.iter().map(|f| (format!("fitted `{}`", f.model), f.log_likelihood)).collect();
-            all.extend(presets.iter().map(|(n, l)| (format!("preset `{n}`"), *l)));
-            all.sort_by(|a, b| b.1.total_cmp(&a.1));
-            let mut verdict = format!("verdict: {} fits these throws best", all[0].0);
-            if all.len() > 1 && all[0].1 - all[1].1 < 2.0 {
-                let _ = write!(verdict, ", but {} is within 2 log-likelihood units: record more throws to tell them apart", all[1].0);
-            }
-            println!("{verdict}.");
-            Ok(())
+            *cell = run_odds(&engine, &q)?.attacker_wins.p;
         }
     }
+    let tower = engine.runtime().tower_name();
+    println!("attacker-win chance under tower `{tower}` ({} trials per cell); rows: attackers, columns: defenders", a.trials);
+    print!("att\\def");
+    for j in 1..=10 {
+        print!("{j:>6}");
+    }
+    println!();
+    for (i, row) in grid.iter().enumerate() {
+        print!("{:>7}", i + 1);
+        for p in row {
+            print!("{:>5.0}%", p * 100.0);
+        }
+        println!();
+    }
+    if let Some(path) = &a.svg {
+        crate::files::write_atomic(path, svg(&grid, &tower).as_bytes())?;
+        println!("heat map written to {}", path.display());
+    }
+    Ok(())
+}
+
+/// `shogun tower fit`: model parameters fitted to recorded throws.
+fn fit_command(a: &FitArgs) -> Result<(), String> {
+    let obs = Observations::read(&a.observations)?;
+    let engine = a.data.engine()?;
+    let families: Vec<&str> = match a.family.as_deref() {
+        Some(m) => vec![m],
+        None => vec!["levels", "stateless"],
+    };
+    let mut fits = Vec::new();
+    for f in &families {
+        fits.push(fit::fit(f, &obs, a.particles, a.seed)?);
+    }
+    let mut presets = Vec::new();
+    for (name, spec) in &engine.rules.rules.towers {
+        if spec.model == "scripted" {
+            continue;
+        }
+        engine.runtime().set_tower(name)?;
+        let (ll, missed) = if spec.model == "stateless" {
+            (fit::stateless_log_likelihood(spec.params["p"], &obs), 0)
+        } else {
+            let t = engine.tower();
+            (fit::log_likelihood(t.as_ref(), &obs, a.particles, a.seed)?, fit::unexplained(t.as_ref(), &obs, a.particles, a.seed)?)
+        };
+        presets.push((name.clone(), if missed > 0 { f64::NEG_INFINITY } else { ll }));
+    }
+    if a.json {
+        let out = serde_json::json!({ "fits": fits, "presets": presets.iter().map(|(n, l)| serde_json::json!({"tower": n, "log_likelihood": l})).collect::<Vec<_>>() });
+        println!("{out}");
+        return Ok(());
+    }
+    println!("{} throws from {}: {}", obs.throws.len(), a.observations.display(), obs.description.trim());
+    println!("best parameters (log-likelihood, higher is better):");
+    for f in &fits {
+        if f.log_likelihood.is_finite() {
+            let params: Vec<String> = f.params.iter().map(|(k, v)| format!("{k}={}", trim_num(*v))).collect();
+            println!("  {:<12} {:>10.2}   {}", f.model, f.log_likelihood, params.join(", "));
+        } else {
+            println!("  {:<12} cannot explain these throws (cubes landed that were not thrown, or cubes stayed inside)", f.model);
+        }
+    }
+    println!("presets in the rules:");
+    for (name, ll) in &presets {
+        println!("  {name:<12} {}", if ll.is_finite() { format!("{ll:>10.2}") } else { "cannot explain some of these throws".into() });
+    }
+    let mut all: Vec<(String, f64)> = fits.iter().map(|f| (format!("fitted `{}`", f.model), f.log_likelihood)).collect();
+    all.extend(presets.iter().map(|(n, l)| (format!("preset `{n}`"), *l)));
+    all.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut verdict = format!("verdict: {} fits these throws best", all[0].0);
+    if all.len() > 1 && all[0].1 - all[1].1 < 2.0 {
+        let _ = write!(verdict, ", but {} is within 2 log-likelihood units: record more throws to tell them apart", all[1].0);
+    }
+    println!("{verdict}.");
+    Ok(())
 }
 
 fn trim_num(v: f64) -> String {
