@@ -329,3 +329,35 @@ fn plan_tab_completion_offers_own_provinces_and_free_actions_through_a_pty() {
     p.exp_eof().unwrap();
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// `board compact`: a few lines a region, plain text in script mode and
+/// the owners' colours when asked for (a terminal) (issue 13, item 10).
+#[test]
+fn compact_board_by_region_plain_or_in_colour() {
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 3);
+    run(&mut r, &["next", "set Omi owner=B armies=7 unrest=2 buildings=castle,temple"]);
+    let plain = r.exec("board compact").unwrap();
+    assert!(!plain.contains('\x1b'), "no escapes unless at a terminal: {plain}");
+    let lines: Vec<&str> = plain.lines().collect();
+    assert_eq!(lines[0], "A blue, B yellow, C red, D purple; · neutral, !n unrest, (out of play)");
+    assert_eq!(lines[1], "buildings after +: Ca castle, Te temple, Th No theatre");
+    assert!(lines.iter().all(|l| l.chars().count() <= 78), "{plain}");
+    assert!(plain.contains("  Omi B7 !2 +CaTe") && plain.contains("  Izumo ·"), "{plain}");
+    // Every province once, its region first on its block.
+    let m = &r.engine().rules.map;
+    for p in &m.provinces {
+        assert_eq!(plain.matches(&format!("  {} ", p.name)).count(), 1, "{}: {plain}", p.name);
+    }
+    for region in &m.regions {
+        assert_eq!(lines.iter().filter(|l| l.starts_with(region.as_str())).count(), 1, "{plain}");
+    }
+    let red = r.exec("board compact red").unwrap();
+    assert!(red.contains("Omi B7") && !red.contains("Settsu"), "{red}");
+    assert!(r.exec("board compact blue").unwrap_err().contains("no region `blue`"));
+    r.colour = true;
+    let coloured = r.exec("board compact red").unwrap();
+    assert!(coloured.contains("\x1b[33mOmi B7 !2 +CaTe\x1b[0m"), "B is yellow: {coloured:?}");
+    r.colour = false;
+    assert_eq!(r.exec("board compact").unwrap(), plain);
+    assert!(r.completions("board c").contains(&"compact".to_string()));
+}

@@ -98,9 +98,10 @@ fn arguments(w: &Words, cmd: &str, args: &[&str]) -> Vec<String> {
         }
         "board" if n == 0 => {
             let mut v = w.regions.clone();
-            v.push("--svg".into());
+            v.extend(["--svg", "compact"].map(String::from));
             v
         }
+        "board" if n == 1 && args[0] == "compact" => w.regions.clone(),
         "player" if n == 0 => w.seats.clone(),
         "view" if n == 0 => {
             let mut v = w.seats.clone();

@@ -55,6 +55,9 @@ pub struct Repl {
     handover: Option<usize>,
     /// Set by `quit`.
     pub done: bool,
+    /// Colour in the text it returns (`board compact`): set at a terminal
+    /// (standard output a terminal, no NO_COLOR); plain text otherwise.
+    pub colour: bool,
 }
 
 /// The commands, for help and completion: (name, usage, what, example).
@@ -76,8 +79,8 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "board",
-        "board [region] | board --svg FILE",
-        "provinces by region: owner, armies, unrest, buildings; `--svg FILE` writes a picture of the board as you see it (open it in a browser: provinces where they lie, borders, dashed sea routes, owners' colours, armies, buildings, unrest, regions tinted)",
+        "board [region] | board compact [region] | board --svg FILE",
+        "provinces by region: owner, armies, unrest, buildings; `compact`: a few lines a region, each province in its owner's colour at a terminal (`Settsu A2 !1 +Ca`: A's 2 armies, unrest 1, a castle); `--svg FILE` writes a picture of the board as you see it (open it in a browser: provinces where they lie, borders, dashed sea routes, owners' colours, armies, buildings, unrest, regions tinted)",
         "board --svg board.svg",
     ),
     ("province", "province NAME", "one province in detail, with its neighbours' owners and armies", "province Settsu"),
@@ -174,6 +177,7 @@ impl Repl {
             auto: false,
             handover: None,
             done: false,
+            colour: false,
         }
     }
 
@@ -533,9 +537,11 @@ impl Repl {
                 crate::files::write_atomic(Path::new(file), svg.as_bytes())?;
                 Ok(format!("wrote {file}: the board {seen}, {} provinces (open it in a browser)", st.provinces.len()))
             }
+            ["compact"] => views::compact(&self.game.engine, &st, None, self.colour),
+            ["compact", region] => views::compact(&self.game.engine, &st, Some(region), self.colour),
             [region] => views::board(&self.game.engine, &st, Some(region)),
             [] => views::board(&self.game.engine, &st, None),
-            _ => Err("usage: board [region] | board --svg FILE".into()),
+            _ => Err("usage: board [region] | board compact [region] | board --svg FILE".into()),
         }
     }
 

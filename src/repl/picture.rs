@@ -52,7 +52,7 @@ fn esc(text: &str) -> String {
 
 /// A building's mark on the picture: the first two letters of its id
 /// (`Ca`, `Te`, `Th`), capitalised.
-fn building_mark(id: &str) -> String {
+pub(super) fn building_mark(id: &str) -> String {
     let mut cs = id.chars();
     let first: String = cs.next().map(|c| c.to_uppercase().collect()).unwrap_or_default();
     format!("{first}{}", cs.next().map(String::from).unwrap_or_default())

@@ -156,6 +156,7 @@ fn script(repl: &mut Repl, keep_going: bool) -> Result<(), String> {
 
 fn interactive(repl: &mut Repl) -> Result<(), String> {
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    repl.colour = color;
     let (bold, red, dim, reset) = if color { ("\x1b[1m", "\x1b[31m", "\x1b[2m", "\x1b[0m") } else { ("", "", "", "") };
     // Tab completes what all matches share; a second Tab lists them.
     let config = rustyline::Config::builder().completion_type(rustyline::CompletionType::List).build();

@@ -269,3 +269,84 @@ pub fn order(engine: &Engine, st: &GameState) -> String {
     let _ = write!(out, "\nturn order: {}", if t.is_empty() { "not set yet".to_string() } else { t.join(", ") });
     out
 }
+
+/// The terminal's colour for a colour named in the rules (`blue`), as an
+/// ANSI escape; a name it does not know is shown bold.
+fn ansi(colour: &str) -> &'static str {
+    match colour.trim().to_ascii_lowercase().as_str() {
+        "black" | "grey" | "gray" => "\x1b[90m",
+        "red" => "\x1b[31m",
+        "green" => "\x1b[32m",
+        "yellow" | "gold" => "\x1b[33m",
+        "blue" | "navy" => "\x1b[34m",
+        "purple" | "magenta" | "violet" | "pink" => "\x1b[35m",
+        "cyan" | "teal" => "\x1b[36m",
+        "white" => "\x1b[37m",
+        "orange" => "\x1b[38;5;208m",
+        "brown" => "\x1b[38;5;130m",
+        _ => "\x1b[1m",
+    }
+}
+
+/// `board compact [region]`: the board in a few lines a region, each
+/// province as `Name` and its owner's letter with the armies (`Settsu A2`),
+/// `!n` for unrest, `+` and the buildings' first two letters, `·` when
+/// neutral, in parentheses when out of play. With `colour` (a terminal)
+/// each province is in its owner's colour.
+pub fn compact(engine: &Engine, st: &GameState, region: Option<&str>, colour: bool) -> Result<String, String> {
+    const WIDTH: usize = 78;
+    let m = &engine.rules.map;
+    let regions: Vec<usize> = match region {
+        Some(r) => {
+            vec![m.regions.iter().position(|x| x.eq_ignore_ascii_case(r)).ok_or_else(|| format!("no region `{r}` (regions: {})", m.regions.join(", ")))?]
+        }
+        None => (0..m.regions.len()).collect(),
+    };
+    let paint = |text: String, seat: Option<usize>| -> String {
+        match (colour, seat) {
+            (false, _) => text,
+            (true, Some(s)) => format!("{}{text}\x1b[0m", ansi(&engine.rules.rules.seats[s].colour)),
+            (true, None) => format!("\x1b[2m{text}\x1b[0m"),
+        }
+    };
+    let kinds = &engine.rules.rules.components.buildings;
+    let seats: Vec<String> = (0..st.seats()).map(|s| paint(format!("{} {}", engine.rules.seat_name(s), engine.rules.rules.seats[s].colour), Some(s))).collect();
+    let marks: Vec<String> = kinds.iter().map(|b| format!("{} {}", super::picture::building_mark(&b.id), b.name)).collect();
+    let mut out = format!("{}; · neutral, !n unrest, (out of play)\nbuildings after +: {}", seats.join(", "), marks.join(", "));
+    let name_width = m.regions.iter().map(|r| r.chars().count()).max().unwrap_or(0);
+    for r in regions {
+        let mut ps: Vec<usize> = (0..m.provinces.len()).filter(|&p| m.provinces[p].region == r).collect();
+        ps.sort_by(|a, b| m.provinces[*a].name.cmp(&m.provinces[*b].name));
+        let mut line = format!("{:<name_width$} ", m.regions[r]);
+        let mut used = line.chars().count();
+        for p in ps {
+            let pr = &st.provinces[p];
+            let name = &m.provinces[p].name;
+            let mut cell = match (st.in_play[p], pr.owner) {
+                (false, _) => format!("({name})"),
+                (true, Some(o)) => format!("{name} {}{}", engine.rules.seat_name(o.index()), pr.armies),
+                (true, None) => format!("{name} ·"),
+            };
+            if pr.unrest > 0 {
+                cell.push_str(&format!(" !{}", pr.unrest));
+            }
+            let built: Vec<String> = (0..kinds.len()).filter(|&k| pr.has(k)).map(|k| super::picture::building_mark(&kinds[k].id)).collect();
+            if !built.is_empty() {
+                cell.push_str(&format!(" +{}", built.join("")));
+            }
+            let len = cell.chars().count();
+            if used + 2 + len > WIDTH && used > name_width + 1 {
+                out.push('\n');
+                out.push_str(line.trim_end());
+                line = " ".repeat(name_width + 1);
+                used = name_width + 1;
+            }
+            line.push_str("  ");
+            line.push_str(&paint(cell, pr.owner.filter(|_| st.in_play[p]).map(|o| o.index())));
+            used += 2 + len;
+        }
+        out.push('\n');
+        out.push_str(line.trim_end());
+    }
+    Ok(out)
+}
