@@ -23,14 +23,20 @@ pub fn count(n: impl Into<i64>, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// The regions a board shows: the one named, or all.
+fn regions_named(engine: &Engine, region: Option<&str>) -> Result<Vec<usize>, String> {
+    let m = &engine.rules.map;
+    match region {
+        Some(r) => {
+            Ok(vec![m.regions.iter().position(|x| x.eq_ignore_ascii_case(r)).ok_or_else(|| format!("no region `{r}` (regions: {})", m.regions.join(", ")))?])
+        }
+        None => Ok((0..m.regions.len()).collect()),
+    }
+}
+
 pub fn board(engine: &Engine, st: &GameState, region: Option<&str>) -> Result<String, String> {
     let m = &engine.rules.map;
-    let regions: Vec<usize> = match region {
-        Some(r) => {
-            vec![m.regions.iter().position(|x| x.eq_ignore_ascii_case(r)).ok_or_else(|| format!("no region `{r}` (regions: {})", m.regions.join(", ")))?]
-        }
-        None => (0..m.regions.len()).collect(),
-    };
+    let regions = regions_named(engine, region)?;
     // Every column as wide as its widest cell, over all regions shown, so
     // the table stays aligned whatever the names and buildings hold.
     let cells = |p: usize| -> Option<[String; 7]> {
@@ -296,12 +302,7 @@ fn ansi(colour: &str) -> &'static str {
 pub fn compact(engine: &Engine, st: &GameState, region: Option<&str>, colour: bool) -> Result<String, String> {
     const WIDTH: usize = 78;
     let m = &engine.rules.map;
-    let regions: Vec<usize> = match region {
-        Some(r) => {
-            vec![m.regions.iter().position(|x| x.eq_ignore_ascii_case(r)).ok_or_else(|| format!("no region `{r}` (regions: {})", m.regions.join(", ")))?]
-        }
-        None => (0..m.regions.len()).collect(),
-    };
+    let regions = regions_named(engine, region)?;
     let paint = |text: String, seat: Option<usize>| -> String {
         match (colour, seat) {
             (false, _) => text,
