@@ -12,20 +12,6 @@ use shogun_lab::play::preview::{self, Preview};
 use shogun_lab::repl::{Config, Repl};
 use shogun_lab::tower::odds::{Position, chances_from};
 
-fn repl(seats: &[&str], seed: u64) -> Repl {
-    let spec = GameSpec { map: "sun".into(), data: Some(root()), ..GameSpec::default() };
-    Repl::new(Config { spec, players: seats.len() as u8, seed, seats: seats.iter().map(|s| s.to_string()).collect() }).unwrap()
-}
-
-fn run(r: &mut Repl, commands: &[&str]) -> String {
-    let mut out = String::new();
-    for c in commands {
-        out.push_str(&r.exec(c).unwrap_or_else(|e| panic!("{c}: {e}")));
-        out.push('\n');
-    }
-    out
-}
-
 const A: Seat = Seat::new(0);
 
 /// Steps until the human seat A is asked a question of this kind.

@@ -4,22 +4,6 @@
 mod common;
 
 use common::*;
-use shogun_lab::play::GameSpec;
-use shogun_lab::repl::{Config, Repl};
-
-fn repl(seats: &[&str], seed: u64) -> Repl {
-    let spec = GameSpec { map: "sun".into(), data: Some(root()), ..GameSpec::default() };
-    Repl::new(Config { spec, players: seats.len() as u8, seed, seats: seats.iter().map(|s| s.to_string()).collect() }).unwrap()
-}
-
-fn run(r: &mut Repl, lines: &[&str]) -> String {
-    let mut out = String::new();
-    for l in lines {
-        out.push_str(&r.exec(l).unwrap_or_else(|e| panic!("`{l}` failed: {e}\nso far:\n{out}")));
-        out.push('\n');
-    }
-    out
-}
 
 /// Seed 3, seat A human: planning, then A's turn-order choice (spaces 4
 /// and 5 left), a move target, a count, then a deploy question with `pass`.

@@ -104,3 +104,20 @@ pub fn answer(engine: &Engine, st: &mut GameState, pick: impl Fn(&[Choice]) -> C
     let choice = pick(&options);
     engine.apply(st, &Decision::Choose { seat, choice }).unwrap_or_else(|e| panic!("{e}"))
 }
+
+/// A REPL on the sun map with these seats (`human`, `greedy`, `random`).
+pub fn repl(seats: &[&str], seed: u64) -> shogun_lab::repl::Repl {
+    let spec = shogun_lab::play::GameSpec { map: "sun".into(), data: Some(root()), ..Default::default() };
+    let config = shogun_lab::repl::Config { spec, players: seats.len() as u8, seed, seats: seats.iter().map(|s| s.to_string()).collect() };
+    shogun_lab::repl::Repl::new(config).unwrap()
+}
+
+/// Runs REPL lines, each of which must succeed; their output, a line each.
+pub fn run(r: &mut shogun_lab::repl::Repl, lines: &[&str]) -> String {
+    let mut out = String::new();
+    for l in lines {
+        out.push_str(&r.exec(l).unwrap_or_else(|e| panic!("`{l}` failed: {e}\nso far:\n{out}")));
+        out.push('\n');
+    }
+    out
+}
