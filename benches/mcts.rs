@@ -61,7 +61,7 @@ fn main() {
         let mut bot = Mcts::new(1, Budget::Iterations(budget), Forbid::default());
         let (t, c) = (Instant::now(), cpu());
         for st in &positions {
-            std::hint::black_box(bots::decide(&engine, st, 0, &mut bot));
+            std::hint::black_box(bots::decide(&engine, st, Seat::new(0), &mut bot));
         }
         let (s, c) = (t.elapsed().as_secs_f64(), cpu() - c);
         let n = positions.len() as f64;

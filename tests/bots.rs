@@ -41,7 +41,7 @@ fn planning_with_others_planned(engine: &Engine, seed: u64, seat: usize) -> Game
     engine.apply(&mut st, &Decision::Chance).unwrap(); // lay out the round
     assert_eq!(st.phase, Phase::Planning);
     for s in (0..4).filter(|&s| s != seat) {
-        let d = bots::decide(engine, &st, s, &mut Greedy::new(s as u64));
+        let d = bots::decide(engine, &st, Seat::new(s), &mut Greedy::new(s as u64));
         engine.apply(&mut st, &d).unwrap();
     }
     st
@@ -54,9 +54,9 @@ fn restricted_greedy_never_plans_the_forbidden_play() {
         let mut st = started(&engine, 4, seed);
         engine.apply(&mut st, &Decision::Chance).unwrap();
         for seat in 0..4 {
-            let view = SeatView::new(&st, seat);
+            let view = SeatView::new(&st, Seat::new(seat));
             for (forbid, kind) in [(Forbid { attack: true, build: false }, "move_attack"), (Forbid { attack: false, build: true }, "build")] {
-                let plan = Greedy::restricted(1, forbid).plan(&engine, &view, seat);
+                let plan = Greedy::restricted(1, forbid).plan(&engine, &view, Seat::new(seat));
                 engine.check_plan(&st, seat, &plan).unwrap();
                 for (a, c) in plan.slots.iter().enumerate() {
                     if engine.rules.cards.actions[a].handler == kind {
@@ -93,12 +93,12 @@ fn mcts_does_not_peek() {
     let engine = engine();
     for seed in [2, 5] {
         let st = planning_with_others_planned(&engine, seed, 0);
-        let decide = |st: &GameState| bots::decide(&engine, st, 0, &mut Mcts::new(9, Budget::Iterations(60), Forbid::default()));
+        let decide = |st: &GameState| bots::decide(&engine, st, Seat::new(0), &mut Mcts::new(9, Budget::Iterations(60), Forbid::default()));
         let before = decide(&st);
         let mut other = st.clone();
         // Seat 2 planned something else (a random bot's plan).
         other.players[1].plan = None;
-        let plan = RandomBot::new(77).plan(&engine, &SeatView::new(&other, 1), 1);
+        let plan = RandomBot::new(77).plan(&engine, &SeatView::new(&other, Seat::new(1)), Seat::new(1));
         assert_ne!(Some(&plan), st.players[1].plan.as_ref(), "the test needs a different plan");
         other.players[1].plan = Some(plan);
         // And the hidden order of cards and the generator differ.
@@ -147,15 +147,15 @@ fn mcts_takes_the_attack_it_wins_not_the_one_it_loses() {
     assert_eq!(ask.kind, "move_target");
     let (w, s) = (Choice::Province(ProvinceId::new(weak)), Choice::Province(ProvinceId::new(strong)));
     assert!(ask.options.contains(&w) && ask.options.contains(&s));
-    let view = SeatView::new(&st, 0);
+    let view = SeatView::new(&st, Seat::new(0));
     for options in [[w, s], [s, w]] {
-        let c = Mcts::new(3, Budget::Iterations(100), Forbid::default()).choose(&engine, &view, 0, "move_target", &options);
+        let c = Mcts::new(3, Budget::Iterations(100), Forbid::default()).choose(&engine, &view, Seat::new(0), "move_target", &options);
         assert_eq!(c, w, "attacks 1 army with 9, not 25");
     }
     // Forbidden to attack, it moves into its own province when it can.
     let own = ask.options.iter().copied().find(|c| matches!(c, Choice::Province(q) if st.provinces[q.index()].owner == Some(Seat::new(0))));
     if let Some(own) = own {
-        let c = Mcts::new(3, Budget::Iterations(30), Forbid { attack: true, build: false }).choose(&engine, &view, 0, "move_target", &ask.options);
+        let c = Mcts::new(3, Budget::Iterations(30), Forbid { attack: true, build: false }).choose(&engine, &view, Seat::new(0), "move_target", &ask.options);
         assert_eq!(c, own);
     }
 }
@@ -176,10 +176,10 @@ fn mcts_prefers_a_plan_it_can_pay_for() {
     unpaid.bid = Some(Card::Chest(0));
     engine.fill_skips(&view, 0, &mut unpaid);
     engine.check_plan(&st, 0, &unpaid).unwrap();
-    let paid = Greedy::new(1).plan(&engine, &SeatView::new(&st, 0), 0);
+    let paid = Greedy::new(1).plan(&engine, &SeatView::new(&st, Seat::new(0)), Seat::new(0));
     assert_ne!(paid, unpaid);
     let cands = [Decision::Plan { seat: Seat::new(0), plan: unpaid.clone() }, Decision::Plan { seat: Seat::new(0), plan: paid.clone() }];
-    let stats = Mcts::new(5, Budget::Iterations(60), Forbid::default()).search(&engine, &view, 0, &cands);
+    let stats = Mcts::new(5, Budget::Iterations(60), Forbid::default()).search(&engine, &view, Seat::new(0), &cands);
     assert!(stats[1].mean > stats[0].mean && stats[1].visits > stats[0].visits, "{stats:?}");
 }
 

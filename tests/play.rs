@@ -232,7 +232,7 @@ fn set_voids_a_planned_action_whose_card_changes_hands() {
     let mut st = started(&engine, 4, 1);
     engine.apply(&mut st, &Decision::Chance).unwrap(); // lay out the round
     assert_eq!(st.phase, Phase::Planning);
-    let d = bots::decide(&engine, &st, 0, &mut Greedy::new(1));
+    let d = bots::decide(&engine, &st, Seat::new(0), &mut Greedy::new(1));
     engine.apply(&mut st, &d).unwrap();
     let planned = |st: &GameState| st.players[0].plan.as_ref().unwrap().slots.clone();
     let before = planned(&st);

@@ -29,14 +29,14 @@ const WIN_AT: f64 = 0.85;
 /// Whether the pending question of `seat` moves armies into a province it
 /// does not hold (the target, numbered from 1 as in Lua, is in the
 /// question's data, which the asked seat sees).
-pub(super) fn move_is_attack(view: &SeatView, seat: usize) -> bool {
-    move_data(view, "to").is_some_and(|q| view.provinces().get(q).is_some_and(|p| p.owner != Some(Seat::new(seat))))
+pub(super) fn move_is_attack(view: &SeatView, seat: Seat) -> bool {
+    move_data(view, "to").is_some_and(|q| view.province(q).owner != Some(seat))
 }
 
 /// A province named in the data of the seat's pending move question
 /// (`from`, `to`; numbered from 1 as in Lua).
-fn move_data(view: &SeatView, key: &str) -> Option<usize> {
-    view.ask().and_then(|a| a.data.get(key)).and_then(|v| v.as_u64()).and_then(|q| q.checked_sub(1)).map(|q| q as usize)
+fn move_data(view: &SeatView, key: &str) -> Option<ProvinceId> {
+    view.ask().and_then(|a| a.data.get(key)).and_then(|v| v.as_i64()).and_then(|n| ProvinceId::from_number(n, view.provinces().len()))
 }
 
 /// Armies a move must leave behind (as the pack declares to the bots).
@@ -46,44 +46,46 @@ fn left_behind(engine: &Engine) -> i64 {
 
 /// Cubes defending `q` against `seat`: 0 for a neutral province (its
 /// peasants are in the odds table).
-fn defence(view: &SeatView, seat: usize, q: usize) -> i64 {
-    match view.provinces()[q].owner {
-        Some(o) if o.index() != seat => i64::from(view.provinces()[q].armies),
+fn defence(view: &SeatView, seat: Seat, q: ProvinceId) -> i64 {
+    let at = view.province(q);
+    match at.owner {
+        Some(o) if o != seat => i64::from(at.armies),
         _ => 0,
     }
 }
 
-fn enemy_pressure(engine: &Engine, st: &SeatView, seat: usize, p: usize) -> i64 {
-    engine.rules.map.provinces[p]
-        .neighbours
-        .iter()
-        .filter(|&&q| st.in_play()[q])
-        .map(|&q| match st.provinces()[q].owner {
-            Some(o) if o.index() != seat => i64::from(st.provinces()[q].armies),
-            _ => 0,
-        })
-        .sum()
+/// The armies of other seats next to `p`.
+fn enemy_pressure(engine: &Engine, st: &SeatView, seat: Seat, p: ProvinceId) -> i64 {
+    engine.rules.map.neighbours(p).filter(|&q| st.in_play(q)).map(|q| defence(st, seat, q)).sum()
 }
 
 /// The best attack from `p` with every army that may go, on a target not
 /// in `taken`: (target, chance to win by the rules' tower odds).
-fn best_attack(engine: &Engine, odds: &WinTable, st: &SeatView, seat: usize, p: usize, taken: &[usize]) -> Option<(usize, f64)> {
-    let movable = i64::from(st.provinces()[p].armies) - left_behind(engine);
+fn best_attack(engine: &Engine, odds: &WinTable, st: &SeatView, seat: Seat, p: ProvinceId, taken: &[ProvinceId]) -> Option<(ProvinceId, f64)> {
+    let movable = i64::from(st.province(p).armies) - left_behind(engine);
     if movable < 1 {
         return None;
     }
-    engine.rules.map.provinces[p]
-        .neighbours
-        .iter()
-        .filter(|&&q| st.in_play()[q] && st.provinces()[q].owner != Some(Seat::new(seat)) && !taken.contains(&q))
-        .map(|&q| (q, odds.win(movable, defence(st, seat, q))))
-        .max_by(|x, y| x.1.total_cmp(&y.1).then(engine.rules.map.provinces[x.0].tax.cmp(&engine.rules.map.provinces[y.0].tax)).then(y.0.cmp(&x.0)))
+    engine
+        .rules
+        .map
+        .neighbours(p)
+        .filter(|&q| st.in_play(q) && st.province(q).owner != Some(seat) && !taken.contains(&q))
+        .map(|q| (q, odds.win(movable, defence(st, seat, q))))
+        .max_by(|x, y| better_target(engine, *x, *y))
+}
+
+/// Orders attack targets with their chances: the better chance, then the
+/// richer province, then the lower index.
+fn better_target(engine: &Engine, x: (ProvinceId, f64), y: (ProvinceId, f64)) -> std::cmp::Ordering {
+    let tax = |p: ProvinceId| engine.rules.map.at(p).tax;
+    x.1.total_cmp(&y.1).then(tax(x.0).cmp(&tax(y.0))).then(y.0.cmp(&x.0))
 }
 
 /// Rice the seat still lacks for the winter: what its provinces eat plus
 /// what the year's last event takes (each face-up event is as likely to
 /// be that one), less the rice it has. Negative: rice to spare.
-fn rice_short(engine: &Engine, view: &SeatView, seat: usize) -> i64 {
+fn rice_short(engine: &Engine, view: &SeatView, seat: Seat) -> i64 {
     let events = view.year_events();
     let loss = if events.is_empty() {
         0
@@ -104,16 +106,16 @@ impl Bot for Greedy {
         "greedy"
     }
 
-    fn plan(&mut self, engine: &Engine, view: &SeatView, seat: usize) -> Plan {
+    fn plan(&mut self, engine: &Engine, view: &SeatView, seat: Seat) -> Plan {
         let n = engine.rules.cards.actions.len();
         let mut slots = vec![None; n];
-        let mine: Vec<usize> = view.provinces_of(seat).collect();
-        let mut used: Vec<usize> = Vec::new();
+        let mine: Vec<ProvinceId> = view.provinces_of(seat).collect();
+        let mut used: Vec<ProvinceId> = Vec::new();
         let my_chests = view.chests(seat);
         let map = &engine.rules.map;
-        let pick = |slots: &mut Vec<Option<Card>>, used: &mut Vec<usize>, a: usize, p: Option<usize>| {
+        let pick = |slots: &mut Vec<Option<Card>>, used: &mut Vec<ProvinceId>, a: usize, p: Option<ProvinceId>| {
             if let Some(p) = p {
-                slots[a] = Some(Card::Province(ProvinceId::new(p)));
+                slots[a] = Some(Card::Province(p));
                 used.push(p);
             }
         };
@@ -129,7 +131,7 @@ impl Bot for Greedy {
         // Income first: it pays for the rest.
         for (a, k) in kinds.iter().enumerate() {
             if *k == ActionKind::Taxes {
-                let p = mine.iter().copied().filter(|p| !used.contains(p) && view.provinces()[*p].unrest == 0).max_by_key(|&p| (map.provinces[p].tax, p));
+                let p = mine.iter().copied().filter(|p| !used.contains(p) && view.province(*p).unrest == 0).max_by_key(|&p| (map.at(p).tax, p));
                 pick(&mut slots, &mut used, a, p);
             }
         }
@@ -137,15 +139,15 @@ impl Bot for Greedy {
         let mut short = rice_short(engine, view, seat);
         for (a, k) in kinds.iter().enumerate() {
             if *k == ActionKind::Rice && short > 0 {
-                let p = mine.iter().copied().filter(|p| !used.contains(p) && view.provinces()[*p].unrest == 0).max_by_key(|&p| (map.provinces[p].rice, p));
+                let p = mine.iter().copied().filter(|p| !used.contains(p) && view.province(*p).unrest == 0).max_by_key(|&p| (map.at(p).rice, p));
                 if let Some(p) = p {
-                    short -= i64::from(map.provinces[p].rice);
+                    short -= i64::from(map.at(p).rice);
                 }
                 pick(&mut slots, &mut used, a, p);
             }
         }
         // Attacks it can win, each on another target.
-        let mut targets: Vec<usize> = Vec::new();
+        let mut targets: Vec<ProvinceId> = Vec::new();
         let odds = win_table(engine);
         for (a, k) in kinds.iter().enumerate() {
             if *k == ActionKind::MoveAttack && !self.forbid.attack {
@@ -176,8 +178,8 @@ impl Bot for Greedy {
             let p = mine
                 .iter()
                 .copied()
-                .filter(|&p| !used.contains(&p) && !view.provinces()[p].has(kind) && view.provinces()[p].building_count() < map.provinces[p].spaces)
-                .max_by_key(|&p| (i64::from(view.provinces()[p].armies) - enemy_pressure(engine, view, seat, p), p));
+                .filter(|&p| !used.contains(&p) && !view.province(p).has(kind) && view.province(p).building_count() < map.at(p).spaces)
+                .max_by_key(|&p| (i64::from(view.province(p).armies) - enemy_pressure(engine, view, seat, p), p));
             pick(&mut slots, &mut used, a, p);
         }
         let mut plan = Plan { slots, bid };
@@ -185,21 +187,23 @@ impl Bot for Greedy {
         plan
     }
 
-    fn choose(&mut self, engine: &Engine, view: &SeatView, seat: usize, kind: &str, options: &[Choice]) -> Choice {
-        let provinces: Vec<usize> = options.iter().filter_map(|c| if let Choice::Province(p) = c { Some(p.index()) } else { None }).collect();
+    fn choose(&mut self, engine: &Engine, view: &SeatView, seat: Seat, kind: &str, options: &[Choice]) -> Choice {
+        let provinces: Vec<ProvinceId> = options.iter().filter_map(|c| if let Choice::Province(p) = c { Some(*p) } else { None }).collect();
         match kind {
             "move_target" if !provinces.is_empty() => {
                 // An attack it likely wins (the best chance, then the richest
                 // province), else reinforce its most threatened province,
                 // else the attack with the best chance.
-                let own = |q: &usize| view.provinces()[*q].owner == Some(Seat::new(seat));
+                let own = |q: &ProvinceId| view.province(*q).owner == Some(seat);
                 let attack_ok = !self.forbid.attack || !provinces.iter().any(own);
-                let movable = move_data(view, "from").map_or(1, |p| i64::from(view.provinces()[p].armies) - left_behind(engine));
+                let movable = move_data(view, "from").map_or(1, |p| i64::from(view.province(p).armies) - left_behind(engine));
                 let odds = win_table(engine);
-                let enemy =
-                    provinces.iter().copied().filter(|q| attack_ok && !own(q)).map(|q| (q, odds.win(movable, defence(view, seat, q)))).max_by(|x, y| {
-                        x.1.total_cmp(&y.1).then(engine.rules.map.provinces[x.0].tax.cmp(&engine.rules.map.provinces[y.0].tax)).then(y.0.cmp(&x.0))
-                    });
+                let enemy = provinces
+                    .iter()
+                    .copied()
+                    .filter(|q| attack_ok && !own(q))
+                    .map(|q| (q, odds.win(movable, defence(view, seat, q))))
+                    .max_by(|x, y| better_target(engine, *x, *y));
                 let reinforce = provinces.iter().copied().filter(own).max_by_key(|&q| (enemy_pressure(engine, view, seat, q), q));
                 let p = match (enemy, reinforce) {
                     (Some((q, w)), _) if w >= WIN_AT => q,
@@ -207,7 +211,7 @@ impl Bot for Greedy {
                     (Some((q, _)), None) => q,
                     (None, None) => provinces[0],
                 };
-                Choice::Province(ProvinceId::new(p))
+                Choice::Province(p)
             }
             // Into its own province, or an attack worth making: every army
             // that may go; a hopeless attack it must make: as few as it may.
@@ -232,7 +236,7 @@ impl Bot for Greedy {
                 .copied()
                 .max_by_key(|c| match c {
                     Choice::Province(p) => {
-                        let pr = &engine.rules.map.provinces[p.index()];
+                        let pr = engine.rules.map.at(*p);
                         i64::from(pr.tax + pr.rice) * 100 - p.index() as i64
                     }
                     // A hidden card is worth about the average province.

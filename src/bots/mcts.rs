@@ -120,7 +120,7 @@ impl Mcts {
 
     /// Candidate plans: the greedy plan first, then other bids, then
     /// one-card changes, all valid and within the restrictions.
-    fn plan_candidates(&mut self, engine: &Engine, sv: &SeatView, seat: usize) -> Vec<Plan> {
+    fn plan_candidates(&mut self, engine: &Engine, sv: &SeatView, seat: Seat) -> Vec<Plan> {
         let want = self.plan_candidates_wanted();
         let view = sv.state();
         let base = Greedy::restricted(0, self.forbid).plan(engine, sv, seat);
@@ -137,9 +137,9 @@ impl Mcts {
             p
         };
         let mut bids: Vec<Option<Card>> =
-            engine.rules.rules.components.chest_cards.iter().filter(|&&v| v <= view.players[seat].chests).map(|&v| Some(Card::Chest(v as u8))).collect();
-        if let Some(p) = view.provinces_of(seat).last() {
-            bids.push(Some(Card::Province(ProvinceId::new(p))));
+            engine.rules.rules.components.chest_cards.iter().filter(|&&v| v <= sv.chests(seat)).map(|&v| Some(Card::Chest(v as u8))).collect();
+        if let Some(p) = sv.provinces_of(seat).last() {
+            bids.push(Some(Card::Province(p)));
         }
         let mut more = Vec::new();
         for bid in bids {
@@ -153,23 +153,24 @@ impl Mcts {
             more.push(finish(p));
         }
         let mut changes = Vec::new();
-        let chests = view.players[seat].chests;
+        let chests = sv.chests(seat);
         for a in 0..n {
             if self.forbid.action(kinds[a]) {
                 continue;
             }
-            for q in view.provinces_of(seat) {
-                if base.slots[a] == Some(Card::Province(ProvinceId::new(q))) || !feasible(engine, sv, seat, a, kinds[a], q, chests) {
+            for q in sv.provinces_of(seat) {
+                let card = Some(Card::Province(q));
+                if base.slots[a] == card || !feasible(engine, sv, seat, a, kinds[a], q, chests) {
                     continue;
                 }
                 let mut p = base.clone();
-                for s in p.slots.iter_mut().filter(|s| **s == Some(Card::Province(ProvinceId::new(q)))) {
+                for s in p.slots.iter_mut().filter(|s| **s == card) {
                     *s = None;
                 }
-                if p.bid == Some(Card::Province(ProvinceId::new(q))) {
+                if p.bid == card {
                     p.bid = None;
                 }
-                p.slots[a] = Some(Card::Province(ProvinceId::new(q)));
+                p.slots[a] = card;
                 changes.push(p);
             }
         }
@@ -180,7 +181,7 @@ impl Mcts {
             }
             let forbidden =
                 p.slots.iter().enumerate().any(|(a, c)| matches!(c, Some(Card::Province(_))) && self.forbid.action(kinds[a]) && base.slots[a] != *c);
-            if !out.contains(&p) && !forbidden && engine.check_plan(view, seat, &p).is_ok() {
+            if !out.contains(&p) && !forbidden && engine.check_plan(view, seat.index(), &p).is_ok() {
                 out.push(p);
             }
         }
@@ -188,10 +189,9 @@ impl Mcts {
     }
 
     /// Candidate answers: all options, less those the restrictions forbid.
-    fn choice_candidates(&self, view: &SeatView, seat: usize, kind: &str, options: &[Choice]) -> Vec<Choice> {
+    fn choice_candidates(&self, view: &SeatView, seat: Seat, kind: &str, options: &[Choice]) -> Vec<Choice> {
         if self.forbid.attack && kind == "move_target" {
-            let own: Vec<Choice> =
-                options.iter().copied().filter(|c| matches!(c, Choice::Province(q) if view.provinces()[q.index()].owner == Some(Seat::new(seat)))).collect();
+            let own: Vec<Choice> = options.iter().copied().filter(|c| matches!(c, Choice::Province(q) if view.province(*q).owner == Some(seat))).collect();
             if !own.is_empty() {
                 return own;
             }
@@ -204,7 +204,7 @@ impl Mcts {
 
     /// Runs the search over `candidates` (decisions for `seat` in the
     /// position `view` shows) and returns what it found for each.
-    pub fn search(&mut self, engine: &Engine, view: &GameState, seat: usize, candidates: &[Decision]) -> Vec<CandidateStats> {
+    pub fn search(&mut self, engine: &Engine, view: &GameState, seat: Seat, candidates: &[Decision]) -> Vec<CandidateStats> {
         let n = candidates.len();
         let mut visits = vec![0u32; n];
         let mut sums = vec![0f64; n];
@@ -257,7 +257,7 @@ impl Mcts {
 
 /// One world consistent with `view`, which `seat` sees: what the seat
 /// cannot see is drawn again (see the module's comment).
-pub fn determinize(engine: &Engine, view: &GameState, seat: usize, rng: &mut GameRng) -> GameState {
+pub fn determinize(engine: &Engine, view: &GameState, seat: Seat, rng: &mut GameRng) -> GameState {
     let mut w = view.clone();
     w.rng = rng.fork();
     let open = (w.actions_revealed as usize).min(w.action_row.len());
@@ -266,10 +266,10 @@ pub fn determinize(engine: &Engine, view: &GameState, seat: usize, rng: &mut Gam
     if let Some(d) = &mut w.draft {
         rng.shuffle(&mut d.deck);
     }
-    for s in 0..w.seats() {
-        if s != seat && w.players[s].plan.is_some() {
+    for s in Seat::all(w.seats()) {
+        if s != seat && w.players[s.index()].plan.is_some() {
             let plan = Greedy::new(0).plan(engine, &SeatView::new(&w, s), s);
-            w.players[s].plan = Some(plan);
+            w.players[s.index()].plan = Some(plan);
         }
     }
     w
@@ -277,22 +277,19 @@ pub fn determinize(engine: &Engine, view: &GameState, seat: usize, rng: &mut Gam
 
 /// Applies `first` to the world, plays greedy to the end of the year (or
 /// game) and returns the value for `seat`.
-fn rollout(engine: &Engine, mut w: GameState, first: &Decision, seat: usize, forbid: Forbid, rng: &mut GameRng) -> f64 {
+fn rollout(engine: &Engine, mut w: GameState, first: &Decision, seat: Seat, forbid: Forbid, rng: &mut GameRng) -> f64 {
     let year = w.year;
     if engine.apply(&mut w, first).is_err() {
         return value(engine, &w, seat) - 1000.0;
     }
     let mut bots: Vec<Greedy> =
-        (0..w.seats()).map(|s| Greedy::restricted(u64::from(rng.below(u32::MAX)), if s == seat { forbid } else { Forbid::default() })).collect();
+        Seat::all(w.seats()).map(|s| Greedy::restricted(u64::from(rng.below(u32::MAX)), if s == seat { forbid } else { Forbid::default() })).collect();
     while w.phase != Phase::GameOver && w.year == year {
         let d = match engine.actor(&w) {
             Actor::Terminal => break,
             Actor::Chance => Decision::Chance,
-            Actor::Seat(s) => super::decide(engine, &w, s.index(), &mut bots[s.index()]),
-            Actor::Simultaneous(seats) => {
-                let s = seats[0].index();
-                super::decide(engine, &w, s, &mut bots[s])
-            }
+            Actor::Seat(s) => super::decide(engine, &w, s, &mut bots[s.index()]),
+            Actor::Simultaneous(seats) => super::decide(engine, &w, seats[0], &mut bots[seats[0].index()]),
         };
         if engine.apply(&mut w, &d).is_err() {
             break;
@@ -303,8 +300,8 @@ fn rollout(engine: &Engine, mut w: GameState, first: &Decision, seat: usize, for
 
 /// The estimate for one seat: points, plus while the game goes on what its
 /// holdings should still bring, its war chests and its armies.
-fn estimate(engine: &Engine, w: &GameState, s: usize) -> f64 {
-    let p = &w.players[s];
+fn estimate(engine: &Engine, w: &GameState, s: Seat) -> f64 {
+    let p = &w.players[s.index()];
     let points = p.points as f64;
     if w.phase == Phase::GameOver {
         return points + CHEST_AT_END * p.chests as f64;
@@ -312,7 +309,7 @@ fn estimate(engine: &Engine, w: &GameState, s: usize) -> f64 {
     let sc = &engine.rules.rules.scoring;
     let years_left = (engine.rules.rules.calendar.years - i64::from(w.year)).max(0) as f64;
     let (mut provinces, mut buildings, mut armies) = (0f64, 0f64, 0f64);
-    for q in w.provinces_of(s) {
+    for q in w.provinces_of(s.index()) {
         provinces += 1.0;
         buildings += f64::from(w.provinces[q].building_count());
         armies += f64::from(w.provinces[q].armies);
@@ -322,9 +319,9 @@ fn estimate(engine: &Engine, w: &GameState, s: usize) -> f64 {
 }
 
 /// `seat`'s estimate minus the best other seat's.
-fn value(engine: &Engine, w: &GameState, seat: usize) -> f64 {
+fn value(engine: &Engine, w: &GameState, seat: Seat) -> f64 {
     let me = estimate(engine, w, seat);
-    let best = (0..w.seats()).filter(|&s| s != seat).map(|s| estimate(engine, w, s)).fold(f64::NEG_INFINITY, f64::max);
+    let best = Seat::all(w.seats()).filter(|&s| s != seat).map(|s| estimate(engine, w, s)).fold(f64::NEG_INFINITY, f64::max);
     if best.is_finite() { me - best } else { me }
 }
 
@@ -337,16 +334,16 @@ impl Bot for Mcts {
         "mcts"
     }
 
-    fn plan(&mut self, engine: &Engine, view: &SeatView, seat: usize) -> Plan {
+    fn plan(&mut self, engine: &Engine, view: &SeatView, seat: Seat) -> Plan {
         let plans = self.plan_candidates(engine, view, seat);
-        let cands: Vec<Decision> = plans.iter().map(|p| Decision::Plan { seat: Seat::new(seat), plan: p.clone() }).collect();
+        let cands: Vec<Decision> = plans.iter().map(|p| Decision::Plan { seat, plan: p.clone() }).collect();
         let stats = self.search(engine, view.state(), seat, &cands);
         plans[Self::best(&stats)].clone()
     }
 
-    fn choose(&mut self, engine: &Engine, view: &SeatView, seat: usize, kind: &str, options: &[Choice]) -> Choice {
+    fn choose(&mut self, engine: &Engine, view: &SeatView, seat: Seat, kind: &str, options: &[Choice]) -> Choice {
         let choices = self.choice_candidates(view, seat, kind, options);
-        let cands: Vec<Decision> = choices.iter().map(|&c| Decision::Choose { seat: Seat::new(seat), choice: c }).collect();
+        let cands: Vec<Decision> = choices.iter().map(|&c| Decision::Choose { seat, choice: c }).collect();
         if cands.len() == 1 {
             return choices[0];
         }

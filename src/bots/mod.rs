@@ -23,9 +23,9 @@ pub trait Bot {
     /// A copy with the same generator state (for undo in the REPL).
     fn boxed_clone(&self) -> Box<dyn Bot>;
     /// A plan for `seat` (the engine checks it; an invalid one is a bug).
-    fn plan(&mut self, engine: &Engine, view: &SeatView, seat: usize) -> Plan;
+    fn plan(&mut self, engine: &Engine, view: &SeatView, seat: Seat) -> Plan;
     /// One of `options` (never empty).
-    fn choose(&mut self, engine: &Engine, view: &SeatView, seat: usize, kind: &str, options: &[Choice]) -> Choice;
+    fn choose(&mut self, engine: &Engine, view: &SeatView, seat: Seat, kind: &str, options: &[Choice]) -> Choice;
 }
 
 pub const BOT_NAMES: &[&str] = &["random", "greedy", "mcts"];
@@ -128,16 +128,16 @@ pub fn fill_seats(names: &[String], players: u8, allow_human: bool, flag: &str) 
 
 /// The decision `bots[seat]` makes for the current position (which must not
 /// be chance or terminal). For simultaneous planning, pass the seat to plan.
-pub fn decide(engine: &Engine, st: &GameState, seat: usize, bot: &mut dyn Bot) -> Decision {
+pub fn decide(engine: &Engine, st: &GameState, seat: Seat, bot: &mut dyn Bot) -> Decision {
     let view = SeatView::new(st, seat);
     // A script's question: its options are read in place (`legal` would
     // copy them, with the kind and prompt).
     if let Some(ask) = &st.ask {
-        return Decision::Choose { seat: Seat::new(seat), choice: bot.choose(engine, &view, seat, &ask.kind, &ask.options) };
+        return Decision::Choose { seat, choice: bot.choose(engine, &view, seat, &ask.kind, &ask.options) };
     }
     match engine.legal(st) {
-        Legal::Plan { .. } => Decision::Plan { seat: Seat::new(seat), plan: bot.plan(engine, &view, seat) },
-        Legal::Choose { kind, options, .. } => Decision::Choose { seat: Seat::new(seat), choice: bot.choose(engine, &view, seat, &kind, &options) },
+        Legal::Plan { .. } => Decision::Plan { seat, plan: bot.plan(engine, &view, seat) },
+        Legal::Choose { kind, options, .. } => Decision::Choose { seat, choice: bot.choose(engine, &view, seat, &kind, &options) },
         Legal::Chance | Legal::None => Decision::Chance,
     }
 }
@@ -152,10 +152,10 @@ pub(crate) fn action_kind(engine: &Engine, a: usize) -> ActionKind {
 
 /// Whether a province could carry out an action of this kind (roughly:
 /// bots use it to avoid plans that would certainly be skipped).
-pub(crate) fn feasible(engine: &Engine, st: &SeatView, seat: usize, a: usize, kind: ActionKind, p: usize, chests: i64) -> bool {
+pub(crate) fn feasible(engine: &Engine, st: &SeatView, seat: Seat, a: usize, kind: ActionKind, p: ProvinceId, chests: i64) -> bool {
     let card = &engine.rules.cards.actions[a];
-    let prov = &st.provinces()[p];
-    let spaces = engine.rules.map.provinces[p].spaces;
+    let prov = st.province(p);
+    let spaces = engine.rules.map.at(p).spaces;
     match kind {
         ActionKind::Build(k) => !prov.has(k) && prov.building_count() < spaces && st.buildings()[k] > 0 && chests >= card.cost,
         ActionKind::Deploy | ActionKind::DeployMove => chests >= card.cost && st.supply(seat) >= 5,
@@ -173,29 +173,29 @@ pub(crate) fn feasible(engine: &Engine, st: &SeatView, seat: usize, a: usize, ki
 /// Spare province cards go to allowed action spaces first; a forbidden one
 /// gets a card only when nothing else is left, and then one that cannot act
 /// there if there is one.
-pub(crate) fn comply(engine: &Engine, seat_view: &SeatView, seat: usize, plan: &mut Plan, forbid: Forbid) {
+pub(crate) fn comply(engine: &Engine, seat_view: &SeatView, seat: Seat, plan: &mut Plan, forbid: Forbid) {
     if !engine.must_fill() {
         return;
     }
     // The seat's own hand and chests are public to it: no redacted copy.
     let view = seat_view;
     if plan.bid.is_none() {
-        let left = engine.unplaced(view, seat, plan);
-        let chest = left.iter().copied().filter(|c| matches!(c, Card::Chest(_)) && engine.can_bid(view, seat, *c)).min_by_key(|c| match c {
+        let left = engine.unplaced(view, seat.index(), plan);
+        let chest = left.iter().copied().filter(|c| matches!(c, Card::Chest(_)) && engine.can_bid(view, seat.index(), *c)).min_by_key(|c| match c {
             Card::Chest(v) => *v,
             Card::Province(_) => u8::MAX,
         });
         plan.bid = chest.or_else(|| left.iter().copied().find(|c| matches!(c, Card::Province(_))));
     }
-    engine.fill_skips(view, seat, plan);
+    engine.fill_skips(view, seat.index(), plan);
     let chests = view.chests(seat);
     let kinds: Vec<ActionKind> = (0..plan.slots.len()).map(|a| action_kind(engine, a)).collect();
     let mut order: Vec<usize> = (0..plan.slots.len()).collect();
     order.sort_by_key(|&a| forbid.action(kinds[a]));
     // The province cards not placed yet, in hand order; each placement
     // below takes one out.
-    let mut left: Vec<usize> =
-        engine.unplaced(view, seat, plan).into_iter().filter_map(|c| if let Card::Province(p) = c { Some(p.index()) } else { None }).collect();
+    let mut left: Vec<ProvinceId> =
+        engine.unplaced(view, seat.index(), plan).into_iter().filter_map(|c| if let Card::Province(p) = c { Some(p) } else { None }).collect();
     for a in order {
         if plan.slots[a].is_some() {
             continue;
@@ -203,6 +203,6 @@ pub(crate) fn comply(engine: &Engine, seat_view: &SeatView, seat: usize, plan: &
         let kind = kinds[a];
         let Some(i) = left.iter().position(|&p| !feasible(engine, seat_view, seat, a, kind, p, chests)).or((!left.is_empty()).then_some(0)) else { break };
         let p = left.remove(i);
-        plan.slots[a] = Some(Card::Province(ProvinceId::new(p)));
+        plan.slots[a] = Some(Card::Province(p));
     }
 }

@@ -24,10 +24,10 @@ impl Bot for RandomBot {
         "random"
     }
 
-    fn plan(&mut self, engine: &Engine, view: &SeatView, seat: usize) -> Plan {
+    fn plan(&mut self, engine: &Engine, view: &SeatView, seat: Seat) -> Plan {
         let n = engine.rules.cards.actions.len();
         let mut slots = vec![None; n];
-        let mut free: Vec<usize> = view.provinces_of(seat).collect();
+        let mut free: Vec<ProvinceId> = view.provinces_of(seat).collect();
         let mut order: Vec<usize> = (0..n).collect();
         self.rng.shuffle(&mut order);
         let mut chests = view.chests(seat);
@@ -36,7 +36,7 @@ impl Bot for RandomBot {
             if free.is_empty() || self.rng.chance(0.2) {
                 continue;
             }
-            let fits = |p: &usize| feasible(engine, view, seat, a, kinds[a], *p, chests);
+            let fits = |p: &ProvinceId| feasible(engine, view, seat, a, kinds[a], *p, chests);
             let n = free.iter().filter(|p| fits(p)).count();
             if n == 0 {
                 continue;
@@ -45,12 +45,12 @@ impl Bot for RandomBot {
             let Some(i) = free.iter().enumerate().filter(|(_, p)| fits(p)).nth(k).map(|(i, _)| i) else { continue };
             let p = free.remove(i);
             chests -= engine.rules.cards.actions[a].cost;
-            slots[a] = Some(Card::Province(ProvinceId::new(p)));
+            slots[a] = Some(Card::Province(p));
         }
         let affordable: Vec<u8> = engine.rules.rules.components.chest_cards.iter().filter(|&&v| v <= view.chests(seat).min(2)).map(|&v| v as u8).collect();
         let bid = match self.rng.below(4) {
             0 => None,
-            1 if !free.is_empty() => Some(Card::Province(ProvinceId::new(free[self.rng.below(free.len() as u32) as usize]))),
+            1 if !free.is_empty() => Some(Card::Province(free[self.rng.below(free.len() as u32) as usize])),
             _ if !affordable.is_empty() => Some(Card::Chest(affordable[self.rng.below(affordable.len() as u32) as usize])),
             _ => None,
         };
@@ -59,7 +59,7 @@ impl Bot for RandomBot {
         plan
     }
 
-    fn choose(&mut self, _engine: &Engine, _view: &SeatView, _seat: usize, _kind: &str, options: &[Choice]) -> Choice {
+    fn choose(&mut self, _engine: &Engine, _view: &SeatView, _seat: Seat, _kind: &str, options: &[Choice]) -> Choice {
         options[self.rng.below(options.len() as u32) as usize]
     }
 }

@@ -387,16 +387,16 @@ impl GameState {
 /// redacted copy (`GameState::view`) is made only if a bot asks for it.
 pub struct SeatView<'a> {
     st: &'a GameState,
-    seat: usize,
+    seat: Seat,
     copy: std::cell::OnceCell<GameState>,
 }
 
 impl<'a> SeatView<'a> {
-    pub fn new(st: &'a GameState, seat: usize) -> SeatView<'a> {
+    pub fn new(st: &'a GameState, seat: Seat) -> SeatView<'a> {
         SeatView { st, seat, copy: std::cell::OnceCell::new() }
     }
     /// The seat whose view this is.
-    pub fn seat(&self) -> usize {
+    pub fn seat(&self) -> Seat {
         self.seat
     }
     pub fn seats(&self) -> usize {
@@ -405,27 +405,31 @@ impl<'a> SeatView<'a> {
     pub fn provinces(&self) -> &'a [ProvinceState] {
         &self.st.provinces
     }
-    pub fn in_play(&self) -> &'a [bool] {
-        &self.st.in_play
+    pub fn province(&self, p: ProvinceId) -> &'a ProvinceState {
+        &self.st.provinces[p.index()]
+    }
+    /// Whether a province is on the board in this game (player count).
+    pub fn in_play(&self, p: ProvinceId) -> bool {
+        self.st.in_play[p.index()]
     }
     /// Buildings in the supply, by kind.
     pub fn buildings(&self) -> &'a [u16] {
         &self.st.buildings
     }
-    pub fn provinces_of(&self, seat: usize) -> impl Iterator<Item = usize> + 'a {
-        self.st.provinces_of(seat)
+    pub fn provinces_of(&self, seat: Seat) -> impl Iterator<Item = ProvinceId> + 'a {
+        self.st.provinces_of(seat.index()).map(ProvinceId::new)
     }
-    pub fn supply(&self, seat: usize) -> u16 {
-        self.st.players[seat].supply
+    pub fn supply(&self, seat: Seat) -> u16 {
+        self.st.players[seat.index()].supply
     }
-    pub fn chests(&self, seat: usize) -> i64 {
-        self.st.players[seat].chests
+    pub fn chests(&self, seat: Seat) -> i64 {
+        self.st.players[seat.index()].chests
     }
-    pub fn rice(&self, seat: usize) -> i64 {
-        self.st.players[seat].rice
+    pub fn rice(&self, seat: Seat) -> i64 {
+        self.st.players[seat.index()].rice
     }
-    pub fn points(&self, seat: usize) -> i64 {
-        self.st.players[seat].points
+    pub fn points(&self, seat: Seat) -> i64 {
+        self.st.players[seat.index()].points
     }
     /// The year's face-up events not yet used.
     pub fn year_events(&self) -> &'a [u8] {
@@ -433,12 +437,12 @@ impl<'a> SeatView<'a> {
     }
     /// The question put to this seat, if one is.
     pub fn ask(&self) -> Option<&'a Ask> {
-        self.st.ask.as_ref().filter(|a| a.seat.index() == self.seat)
+        self.st.ask.as_ref().filter(|a| a.seat == self.seat)
     }
     /// Everything the seat may know, as a state (`GameState::view`, made
     /// on first use).
     pub fn state(&self) -> &GameState {
-        self.copy.get_or_init(|| self.st.view(Some(self.seat)))
+        self.copy.get_or_init(|| self.st.view(Some(self.seat.index())))
     }
 }
 

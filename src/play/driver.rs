@@ -124,16 +124,16 @@ impl Mark {
 /// decide or the game is over. While several seats plan at once, the first
 /// seat with a bot plans.
 pub fn next_decision(engine: &Engine, st: &GameState, players: &mut [Player]) -> Option<Decision> {
-    let bot = |players: &mut [Player], s: usize| match players.get_mut(s) {
+    let bot = |players: &mut [Player], s: Seat| match players.get_mut(s.index()) {
         Some(Player::Bot(b)) => Some(bots::decide(engine, st, s, b.as_mut())),
         _ => None,
     };
     match engine.actor(st) {
         Actor::Terminal => None,
         Actor::Chance => Some(Decision::Chance),
-        Actor::Seat(s) => bot(players, s.index()),
+        Actor::Seat(s) => bot(players, s),
         Actor::Simultaneous(seats) => {
-            let s = seats.iter().map(|s| s.index()).find(|&s| matches!(players.get(s), Some(Player::Bot(_))))?;
+            let s = seats.iter().copied().find(|s| matches!(players.get(s.index()), Some(Player::Bot(_))))?;
             bot(players, s)
         }
     }

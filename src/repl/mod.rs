@@ -656,8 +656,8 @@ impl Repl {
             ["clear"] => *draft = Plan { slots: vec![None; n], bid: None },
             ["auto"] => {
                 let mut b = crate::bots::Greedy::new(self.config.seed ^ s as u64);
-                let view = crate::core::SeatView::new(self.game.state(), s);
-                let plan = b.plan(&self.game.engine, &view, s);
+                let view = crate::core::SeatView::new(self.game.state(), Seat::new(s));
+                let plan = b.plan(&self.game.engine, &view, Seat::new(s));
                 self.drafts[s] = Some(plan);
             }
             ["done"] | ["done", "anyway"] => {

@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::yaml::{Diagnostics, YamlFile};
+use crate::core::ProvinceId;
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -85,6 +86,16 @@ pub struct Map {
 impl Map {
     pub fn province(&self, name: &str) -> Option<usize> {
         self.by_name.get(name).copied()
+    }
+
+    /// The province `p` of this map.
+    pub fn at(&self, p: ProvinceId) -> &Province {
+        &self.provinces[p.index()]
+    }
+
+    /// The provinces next to `p` (borders and sea routes), by index.
+    pub fn neighbours(&self, p: ProvinceId) -> impl Iterator<Item = ProvinceId> + '_ {
+        self.provinces[p.index()].neighbours.iter().map(|&q| ProvinceId::new(q))
     }
 
     /// A one-line notice naming what this map assumes, if anything.
