@@ -9,50 +9,67 @@ local unrest_per_collection, armies_left_behind = RULES.params.unrest_per_collec
 -- read through the sealed `game` table goes through its metatable.
 local unrest_in, armies_in, supply_of, pay, own_targets, other_targets, chests_of, owner_of, gain, add_unrest, add_rice, effects_on =
   game.unrest, game.armies, game.supply, game.pay, game.own_targets, game.other_targets, game.chests, game.owner, game.gain, game.add_unrest, game.add_rice, game.effects
+local has, free_spaces, building_supply, build, remove_unrest, deploy_to, move, ask =
+  game.has, game.free_spaces, game.building_supply, game.build, game.remove_unrest, game.deploy, game.move, game.ask
+local format = string.format
+-- What each action card costs, builds and deploys, and what each province
+-- yields, read once at load: each step into CARDS or MAP is a read
+-- through a sealed table.
+local costs, buildings, deploys = {}, {}, {}
+for a, card in ipairs(CARDS.actions) do
+  costs[a] = card.cost
+  local params = card.params
+  if params then buildings[a], deploys[a] = params.building, params.armies end
+end
+local tax_of, rice_of = {}, {}
+for p, prov in ipairs(MAP.provinces) do tax_of[p], rice_of[p] = prov.tax, prov.rice end
 
 shogun.action("build", function(seat, p, a)
-  local card = CARDS.actions[a]
-  local kind = card.params.building
-  local cost = modify_at("action_cost", card.cost, seat, p, a)
-  if game.has(p, kind) then return skip(seat, p, "already has a " .. kind, "built_already") end
-  if game.free_spaces(p) < 1 then return skip(seat, p, "no free building space", "no_space") end
-  if game.building_supply(kind) < 1 then return skip(seat, p, "no " .. kind .. " left", "no_building_left") end
+  local kind = buildings[a]
+  local cost = modify_at("action_cost", costs[a], seat, p, a)
+  if has(p, kind) then return skip(seat, p, "already has a " .. kind, "built_already") end
+  if free_spaces(p) < 1 then return skip(seat, p, "no free building space", "no_space") end
+  if building_supply(kind) < 1 then return skip(seat, p, "no " .. kind .. " left", "no_building_left") end
   if chests_of(seat) < cost then return skip(seat, p, "cannot pay " .. cost, "cannot_pay") end
   pay(seat, cost)
-  game.build(p, kind)
+  build(p, kind)
   if NARRATE then note("%s builds a %s in %s for %d", seat_name(seat), kind, pname(p), cost) end
   local calm = modify_at("after_build", 0, seat, p, a)
   if calm > 0 and unrest_in(p) > 0 then
-    local removed = game.remove_unrest(p, calm)
+    local removed = remove_unrest(p, calm)
     if NARRATE then note("unrest in %s calms: %s removed", pname(p), count(removed, "marker")) end
   end
 end)
 
 -- Collecting in a province with unrest starts a revolt first (reading 2);
 -- the yield comes only if the province is still held. Then 1 unrest marker.
-local function collect(seat, p, a, field, hook, what)
+-- `yields`: the yield of each province; `credit`: gain or add_rice.
+local function collect(seat, p, a, yields, credit, hook, what, why)
   local unrest = unrest_in(p)
-  if unrest > 0 and not revolt(seat, p, unrest, "collecting " .. what) then return end
-  local amount = modify_at(hook, MAP.provinces[p][field], seat, p, a)
-  if field == "tax" then gain(seat, amount) else add_rice(seat, amount) end
+  if unrest > 0 and not revolt(seat, p, unrest, why) then return end
+  local amount = modify_at(hook, yields[p], seat, p, a)
+  credit(seat, amount)
   local added = add_unrest(p, unrest_per_collection)
   if NARRATE then
     note("%s collects %d %s in %s%s", seat_name(seat), amount, what, pname(p),
-      added > 0 and string.format(" (unrest now %d)", unrest_in(p)) or "")
+      added > 0 and format(" (unrest now %d)", unrest_in(p)) or "")
   end
 end
 
-shogun.action("collect_taxes", function(seat, p, a) collect(seat, p, a, "tax", "tax_yield", "war chests") end)
-shogun.action("collect_rice", function(seat, p, a) collect(seat, p, a, "rice", "rice_yield", "rice") end)
+shogun.action("collect_taxes", function(seat, p, a)
+  collect(seat, p, a, tax_of, gain, "tax_yield", "war chests", "collecting war chests")
+end)
+shogun.action("collect_rice", function(seat, p, a)
+  collect(seat, p, a, rice_of, add_rice, "rice_yield", "rice", "collecting rice")
+end)
 
 local function deploy(seat, p, a)
-  local card = CARDS.actions[a]
-  local n = modify_at("deploy_armies", card.params.armies, seat, p, a)
-  local cost = modify_at("action_cost", card.cost, seat, p, a)
+  local n = modify_at("deploy_armies", deploys[a], seat, p, a)
+  local cost = modify_at("action_cost", costs[a], seat, p, a)
   if chests_of(seat) < cost then skip(seat, p, "cannot pay " .. cost, "cannot_pay") return nil end
   if supply_of(seat) < n then skip(seat, p, "only " .. supply_of(seat) .. " cubes in supply", "no_cubes") return nil end
   pay(seat, cost)
-  game.deploy(seat, p, n)
+  deploy_to(seat, p, n)
   if NARRATE then note("%s deploys %d in %s for %d (now %d)", seat_name(seat), n, pname(p), cost, armies_in(p)) end
   return n
 end
@@ -65,7 +82,7 @@ shogun.action("deploy_move", function(seat, p, a)
   if not n then return end
   local own = { own_targets(p, seat) }
   if #own == 0 then return end
-  game.ask {
+  ask {
     seat = seat, kind = "deploy_move", cont = "deploy_move_to", provinces = own, pass = true,
     prompt = "move the new army on to a neighbouring province of yours, or pass",
     data = { from = p, n = n },
@@ -75,7 +92,7 @@ end)
 shogun.continuation("deploy_move_to", function(seat, to, data)
   if to == nil then return end
   -- The deployed cubes, and only they, may move on.
-  game.move(seat, data.from, to, data.n)
+  move(seat, data.from, to, data.n)
   if NARRATE then
     note("%s moves %s from %s to %s", seat_name(seat), count(data.n, "army", "armies"), pname(data.from), pname(to))
   end
@@ -85,7 +102,7 @@ local function move_count(seat, n, data)
   local to = data.to
   local owner = owner_of(to)
   if owner == seat then
-    game.move(seat, data.from, to, n)
+    move(seat, data.from, to, n)
     if NARRATE then note("%s moves %d from %s to %s", seat_name(seat), n, pname(data.from), pname(to)) end
   elseif owner == nil then
     neutral_battle(seat, data.from, to, n, data.action)
@@ -105,7 +122,7 @@ shogun.action("move_attack", function(seat, p, a)
     end
   end
   if #targets == 0 then return skip(seat, p, "no province it may enter", "no_target") end
-  game.ask {
+  ask {
     seat = seat, kind = "move_target", cont = "move_target", provinces = targets,
     prompt = "move or attack into",
     data = { from = p, action = a },
@@ -116,7 +133,7 @@ shogun.continuation("move_target", function(seat, to, data)
   local most = armies_in(data.from) - armies_left_behind
   local next = { from = data.from, to = to, action = data.action }
   if most == 1 then return move_count(seat, 1, next) end
-  game.ask {
+  ask {
     seat = seat, kind = "move_count", cont = "move_count", counts = { 1, most },
     prompt = "how many armies go?",
     data = next,

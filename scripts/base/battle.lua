@@ -8,11 +8,22 @@ local game, note, modify = game, note, modify
 local max, min = math.max, math.min
 local tray_to_supply, tray_to_province, tally, tray_peasants_to_supply, throw_cubes, unrest_in, peasant_supply, neutralize, conquer, armies_in, supply_of, effects_on =
   game.tray_to_supply, game.tray_to_province, game.tally, game.tray_peasants_to_supply, game.throw_cubes, game.unrest, game.peasant_supply, game.neutralize, game.conquer, game.armies, game.supply, game.effects
+local record_battle, handler_fn, format = game.battle, shogun.handler_fn, string.format
+-- Read once at load (RULES is final by then).
+local battle_handler, neutral_peasants = RULES.handlers.battle, RULES.params.neutral_peasants
 
 -- Battle outcomes as statistics (game.tally) from the side of the player
 -- who fought: the attacker in attacks, the owner in revolts.
 local WON = { attacker = "won", defender = "lost" }
 local HELD = { attacker = "lost", defender = "held" }
+-- The statistics' names, made once (not concatenated per battle).
+local function tally_names(prefix, outcomes)
+  local names = {}
+  for _, outcome in ipairs({ "attacker", "defender", "tie" }) do names[outcome] = prefix .. (outcomes[outcome] or outcome) end
+  return names
+end
+local ATTACK_TALLY, NEUTRAL_TALLY = tally_names("battles.attack.", WON), tally_names("battles.neutral.", WON)
+local WINTER_TALLY, COLLECTION_TALLY = tally_names("battles.winter_revolt.", HELD), tally_names("battles.collection_revolt.", HELD)
 
 -- Who wins, from what landed. kind: "attack" (player against player),
 -- "neutral" (against a neutral province's peasants) or "revolt" (peasants
@@ -45,7 +56,7 @@ end)
 -- and `shogun tower odds` call the same function, so a variant that
 -- replaces it changes both.
 function battle_outcome(kind, a, d, p, unrest)
-  return shogun.handler_fn(RULES.handlers.battle)(kind, a, d, p, unrest)
+  return handler_fn(battle_handler)(kind, a, d, p, unrest)
 end
 
 -- Extra cubes a side throws from its supply (reading 4: only as many as
@@ -61,20 +72,20 @@ local function defender_ctx(defender, to, seat, action) return { seat = defender
 
 -- `seat` attacks province `to` of `defender` with `n` armies from `from`.
 function attack(seat, defender, from, to, n, action)
-  game.battle("attack", to)
+  record_battle("attack", to)
   local xa = extra("attacker_extra", seat, action, attacker_ctx, seat, to, from, action)
   local xd = extra("defender_extra", defender, action, defender_ctx, defender, to, seat, action)
   local dn = armies_in(to)
   local unrest = unrest_in(to) > 0
   if NARRATE then
     note("%s attacks %s (%s, %s) from %s with %d%s%s", seat_name(seat), pname(to), seat_name(defender), count(dn, "army", "armies"),
-      pname(from), n, xa > 0 and string.format(" +%d from supply", xa) or "",
-      xd > 0 and string.format("; %s adds %d from supply", seat_name(defender), xd) or "")
+      pname(from), n, xa > 0 and format(" +%d from supply", xa) or "",
+      xd > 0 and format("; %s adds %d from supply", seat_name(defender), xd) or "")
   end
   local p, a, d = throw_cubes(0, seat, from, n, defender, to, dn, seat, nil, xa, defender, nil, xd)
-  if unrest then note("%s has unrest: the peasants take no side", pname(to)) end
+  if NARRATE and unrest then note("%s has unrest: the peasants take no side", pname(to)) end
   local outcome, a_left, d_left = battle_outcome("attack", a, d, p, unrest)
-  tally("battles.attack." .. (WON[outcome] or outcome), seat)
+  tally(ATTACK_TALLY[outcome] or "battles.attack." .. outcome, seat)
   -- Counted cubes that do not stay in the province go back to the supplies.
   tray_to_supply(seat, a - a_left)
   tray_to_supply(defender, d - d_left)
@@ -99,17 +110,17 @@ end
 
 -- `seat` enters neutral province `to` with `n` armies from `from`.
 function neutral_battle(seat, from, to, n, action)
-  game.battle("neutral", to)
+  record_battle("neutral", to)
   local xa = extra("attacker_extra", seat, action, attacker_ctx, seat, to, from, action)
-  local k = max(0, min(modify_at("neutral_peasants", RULES.params.neutral_peasants, seat, to, action), peasant_supply()))
+  local k = max(0, min(modify_at("neutral_peasants", neutral_peasants, seat, to, action), peasant_supply()))
   local unrest = unrest_in(to) > 0
   if NARRATE then
     note("%s enters neutral %s from %s with %d%s against %s", seat_name(seat), pname(to), pname(from), n,
-      xa > 0 and string.format(" +%d from supply", xa) or "", count(k, "peasant"))
+      xa > 0 and format(" +%d from supply", xa) or "", count(k, "peasant"))
   end
   local p, a = throw_cubes(k, seat, from, n, seat, nil, xa)
   local outcome, a_left = battle_outcome("neutral", a, 0, p, unrest)
-  tally("battles.neutral." .. (WON[outcome] or outcome), seat)
+  tally(NEUTRAL_TALLY[outcome] or "battles.neutral." .. outcome, seat)
   tray_to_supply(seat, a - a_left)
   if outcome == "attacker" then
     conquer(to, seat)
@@ -123,13 +134,17 @@ end
 
 -- Peasants rise in `p` against its owner `seat`. Returns true if he holds it.
 function revolt(seat, p, peasants, why)
-  game.battle("revolt", p)
+  record_battle("revolt", p)
   local k = min(peasants, peasant_supply())
   local dn = armies_in(p)
   if NARRATE then note("revolt in %s (%s): %s against %s", pname(p), why, count(k, "peasant"), count(dn, "army", "armies")) end
   local q, d = throw_cubes(k, seat, p, dn)
   local outcome, _, d_left = battle_outcome("revolt", 0, d, q, false)
-  tally((why == "winter" and "battles.winter_revolt." or "battles.collection_revolt.") .. (HELD[outcome] or outcome), seat)
+  if why == "winter" then
+    tally(WINTER_TALLY[outcome] or "battles.winter_revolt." .. outcome, seat)
+  else
+    tally(COLLECTION_TALLY[outcome] or "battles.collection_revolt." .. outcome, seat)
+  end
   tray_peasants_to_supply()
   tray_to_supply(seat, d - d_left)
   if outcome == "attacker" then

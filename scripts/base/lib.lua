@@ -14,9 +14,11 @@ shogun.hooks {
   "winter_rice_loss", -- rice each player loses in winter
 }
 
--- Host functions called on every action, kept in file-level locals: a
--- read through the sealed `game` table goes through its metatable.
+-- Host and prelude functions called on every action, kept in file-level
+-- locals: a read through a sealed table (`game`, `shogun`, `string`) goes
+-- through its metatable.
 local effects_of, tally, log = game.effects, game.tally, game.log
+local modifier_fn, format = shogun.modifier_fn, string.format
 
 -- Names for narration, looked up once while the pack loads.
 local seat_names, province_names = {}, {}
@@ -27,13 +29,13 @@ function pname(p) return province_names[p] end
 -- Narrates a line of the transcript (skipped when nobody reads it:
 -- NARRATE is false in bulk runs).
 function note(fmt, ...)
-  if NARRATE then log(string.format(fmt, ...)) end
+  if NARRATE then log(format(fmt, ...)) end
 end
 
 -- "1 army", "2 armies", "0 peasants": a count with its noun in the right
 -- number. `plural` defaults to the singular with an "s".
 function count(n, singular, plural)
-  return string.format("%d %s", n, n == 1 and singular or (plural or singular .. "s"))
+  return format("%d %s", n, n == 1 and singular or (plural or singular .. "s"))
 end
 
 -- Passes `value` through every active effect on `hook`: the host lists
@@ -57,7 +59,7 @@ end
 function apply_effects(effects, value, ctx)
   if effects == nil then return value end
   for _, effect in ipairs(effects) do
-    value = shogun.modifier_fn(effect.modifier)(value, effect, ctx)
+    value = modifier_fn(effect.modifier)(value, effect, ctx)
   end
   return value
 end

@@ -25,47 +25,51 @@ end)
 -- province card nothing). Bids rank highest first; a province card ranks
 -- at RULES.bidding.province_bid_rank, no card last. Equal bids: the daimyo
 -- cards are shuffled to rank them.
+local seats, reveal_bid, chests_of, pay, random, set_choosing_order =
+  game.seats, game.reveal_bid, game.chests, game.pay, game.random, game.set_choosing_order
+local min, format, concat = math.min, string.format, table.concat
+local province_bid_rank = RULES.bidding.province_bid_rank
 shogun.handler("reveal_bids", function()
-  local keyed, said = {}, {}
-  for s = 1, game.seats() do
-    local kind, value = game.reveal_bid(s)
+  -- Each seat's bid key and the seats, in two lists kept in step.
+  local keys, order, said = {}, {}, {}
+  local n = seats()
+  for s = 1, n do
+    local kind, value = reveal_bid(s)
     local key
     if kind == "chest" then
-      local paid = math.min(value, game.chests(s))
-      game.pay(s, paid)
+      local paid = min(value, chests_of(s))
+      pay(s, paid)
       key = paid
-      if NARRATE then said[s] = string.format("%s %d", seat_name(s), value) end
+      if NARRATE then said[s] = format("%s %d", seat_name(s), value) end
     elseif kind == "province" then
-      key = RULES.bidding.province_bid_rank
-      if NARRATE then said[s] = string.format("%s the province card %s", seat_name(s), pname(value)) end
+      key = province_bid_rank
+      if NARRATE then said[s] = format("%s the province card %s", seat_name(s), pname(value)) end
     else
       key = -1
-      if NARRATE then said[s] = string.format("%s no card", seat_name(s)) end
+      if NARRATE then said[s] = format("%s no card", seat_name(s)) end
     end
-    keyed[s] = { key = key, seat = s }
+    keys[s], order[s] = key, s
   end
   -- Shuffle (the daimyo cards), then a stable sort by bid.
-  for i = #keyed, 2, -1 do
-    local j = game.random(i)
-    keyed[i], keyed[j] = keyed[j], keyed[i]
+  for i = n, 2, -1 do
+    local j = random(i)
+    keys[i], keys[j] = keys[j], keys[i]
+    order[i], order[j] = order[j], order[i]
   end
-  for i = 2, #keyed do
-    local item, j = keyed[i], i - 1
-    while j >= 1 and keyed[j].key < item.key do
-      keyed[j + 1] = keyed[j]
+  for i = 2, n do
+    local key, seat, j = keys[i], order[i], i - 1
+    while j >= 1 and keys[j] < key do
+      keys[j + 1], order[j + 1] = keys[j], order[j]
       j = j - 1
     end
-    keyed[j + 1] = item
+    keys[j + 1], order[j + 1] = key, seat
   end
-  local order, names = {}, {}
-  for i, k in ipairs(keyed) do
-    order[i] = k.seat
-    if NARRATE then names[i] = seat_name(k.seat) end
-  end
-  game.set_choosing_order(order)
+  set_choosing_order(order)
   if NARRATE then
-    note("bids: %s", table.concat(said, ", "))
-    note("choosing order: %s", table.concat(names, ", "))
+    local names = {}
+    for i, s in ipairs(order) do names[i] = seat_name(s) end
+    note("bids: %s", concat(said, ", "))
+    note("choosing order: %s", concat(names, ", "))
   end
 end)
 

@@ -93,34 +93,40 @@ shogun.handler("winter", function()
   next_revolt(queue)
 end)
 
--- Region majorities in a fixed order of kinds (sorted once).
+-- Region majorities in a fixed order of kinds (sorted once), with their
+-- awards; the rest of the scoring rules, read once at load.
 local majority_kinds = sorted_keys(RULES.scoring.region_majority)
+local majority_awards = {}
+for i, kind in ipairs(majority_kinds) do majority_awards[i] = RULES.scoring.region_majority[kind] end
+local per_province, per_building, tie_step = RULES.scoring.per_province, RULES.scoring.per_building, RULES.scoring.tie_step
+local regions = #MAP.regions
+local seats_in_game, holdings, tally, region_buildings = game.seats, game.holdings, game.tally, game.region_buildings
+local max = math.max
 
 shogun.handler("score", function()
-  local sc = RULES.scoring
-  local seats = game.seats()
+  local seats = seats_in_game()
   local points, lines = {}, {}
   local majority = {}
   for s = 1, seats do
-    local provinces, buildings = game.holdings(s)
-    points[s] = provinces * sc.per_province + buildings * sc.per_building
-    game.tally("points.provinces", s, provinces * sc.per_province)
-    game.tally("points.buildings", s, buildings * sc.per_building)
+    local provinces, buildings = holdings(s)
+    points[s] = provinces * per_province + buildings * per_building
+    tally("points.provinces", s, provinces * per_province)
+    tally("points.buildings", s, buildings * per_building)
     majority[s] = 0
     if NARRATE then lines[s] = { count(provinces, "province") .. ", " .. count(buildings, "building") } end
   end
-  for r = 1, #MAP.regions do
-    for _, kind in ipairs(majority_kinds) do
-      local counts = { game.region_buildings(r, kind) }
+  for r = 1, regions do
+    for i, kind in ipairs(majority_kinds) do
+      local counts = { region_buildings(r, kind) }
       local best = 0
-      for s = 1, seats do best = math.max(best, counts[s]) end
+      for s = 1, seats do best = max(best, counts[s]) end
       if best > 0 then
         local leaders = {}
         for s = 1, seats do
           if counts[s] == best then leaders[#leaders + 1] = s end
         end
-        local award = sc.region_majority[kind]
-        if #leaders > 1 then award = award - sc.tie_step end
+        local award = majority_awards[i]
+        if #leaders > 1 then award = award - tie_step end
         if award > 0 then
           for _, s in ipairs(leaders) do
             points[s] = points[s] + award
@@ -132,7 +138,7 @@ shogun.handler("score", function()
     end
   end
   for s = 1, seats do
-    game.tally("points.majority", s, majority[s])
+    tally("points.majority", s, majority[s])
     game.add_points(s, points[s])
     if NARRATE then
       note("%s scores %d (%s): %d points", seat_name(s), points[s], table.concat(lines[s], "; "), game.points(s))
@@ -140,10 +146,11 @@ shogun.handler("score", function()
   end
 end)
 
+local province_total, unrest_in, remove_unrest = #MAP.provinces, game.unrest, game.remove_unrest
 shogun.handler("year_end", function()
   for s = 1, game.seats() do game.set_rice(s, 0) end
-  for p = 1, #MAP.provinces do
-    if game.unrest(p) > 0 then game.remove_unrest(p) end
+  for p = 1, province_total do
+    if unrest_in(p) > 0 then remove_unrest(p) end
   end
   note("rice markers go back to 0 and all unrest is removed")
 end)
