@@ -13,6 +13,7 @@ mod eval;
 mod guard;
 mod ids;
 mod lend;
+mod load;
 mod raw;
 mod value;
 
@@ -25,7 +26,7 @@ use mlua::chunk::ChunkMode;
 use mlua::{Function, IntoLuaMulti, Lua, LuaOptions, LuaSerdeExt, StdLib, Table, Value};
 
 use crate::core::{Ask, Choice, Event, GameRng, GameState, MAX_SEATS, Pile, ProvinceId, Seat};
-use crate::rules::{Diagnostics, Rules};
+use crate::rules::Rules;
 use crate::tower::TowerModel;
 
 /// Bounds on what one script call may use.
@@ -192,6 +193,31 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    fn new(lua: &Lua, rules: Rc<Rules>, limits: Limits) -> Shared {
+        let building_ids = rules.rules.components.buildings.iter().enumerate().map(|(i, b)| (b.id.clone(), i)).collect();
+        Shared {
+            state: Cell::new(std::ptr::null_mut()),
+            scratch: RefCell::new(Scratch::default()),
+            tower: RefCell::new(Rc::new(crate::tower::Passthrough)),
+            in_tower: Cell::new(false),
+            depth: Cell::new(0),
+            watch: guard::Watch::new(lua.state(), limits.time_per_call.saturating_mul(20)),
+            building_ids,
+            continuations: RefCell::new(Vec::new()),
+            read_only: Cell::new(false),
+            narrate: Cell::new(true),
+            busy: Cell::new(false),
+            hooks: hook_index(&rules),
+            effect_tables: RefCell::new(EffectTables::default()),
+            effects_cache: RefCell::new(HashMap::new()),
+            readonly_list: RefCell::new(None),
+            keys: RefCell::new(None),
+            raw_bodies: RefCell::new(Vec::new()),
+            effects_cache_raw: RefCell::new(None),
+            rules,
+        }
+    }
+
     /// Runs one call into Lua under the time limit. Nested calls (a Lua
     /// tower inside a throw) share the outermost call's time.
     fn guarded<R>(&self, f: impl FnOnce() -> mlua::Result<R>) -> mlua::Result<R> {
@@ -239,6 +265,32 @@ pub(crate) struct Keys {
     /// The keys `game.ask` reads (raw.rs `Spec`), held so that they stay
     /// interned: pushing them then allocates nothing.
     _pinned: Vec<mlua::LuaString>,
+}
+
+impl EffectTables {
+    /// Every card effect and every effect always in force, as a table
+    /// `freeze` made read-only.
+    fn frozen(lua: &Lua, rules: &Rules, freeze: &Function) -> mlua::Result<EffectTables> {
+        let table = |e: &crate::rules::pack::Effect| -> mlua::Result<Table> { freeze.call(lua.to_value(e)?) };
+        Ok(EffectTables {
+            events: rules.cards.events.iter().map(|c| c.effects.iter().map(table).collect()).collect::<mlua::Result<_>>()?,
+            specials: rules.cards.specials.iter().map(|c| c.effects.iter().map(table).collect()).collect::<mlua::Result<_>>()?,
+            always: rules.rules.effects.iter().map(table).collect::<mlua::Result<_>>()?,
+        })
+    }
+}
+
+impl Keys {
+    fn interned(lua: &Lua) -> mlua::Result<Keys> {
+        let key = |k: &str| lua.create_string(k);
+        Ok(Keys {
+            seat: key("seat")?,
+            n: key("n")?,
+            from: key("from")?,
+            peasants: key("peasants")?,
+            _pinned: ["cont", "provinces", "counts", "pass", "data", "kind", "prompt"].into_iter().map(key).collect::<mlua::Result<_>>()?,
+        })
+    }
 }
 
 /// The effects on one hook: per event card, per special card, and always.
@@ -435,277 +487,6 @@ pub enum PhaseHandler {
 }
 
 impl Runtime {
-    /// Builds a sandboxed VM, loads the pack's Lua files and checks that
-    /// every handler, modifier and hook the YAML names is registered.
-    pub fn new(rules: Rc<Rules>, tower_name: &str, limits: Limits) -> Result<Runtime, Diagnostics> {
-        let mut diags = Diagnostics::default();
-        let lua = match sandbox(limits) {
-            Ok(l) => l,
-            Err(e) => {
-                diags.error(&rules.rules_path, (1, 1), format!("cannot start Lua: {e}"));
-                return Err(diags);
-            }
-        };
-        let building_ids = rules.rules.components.buildings.iter().enumerate().map(|(i, b)| (b.id.clone(), i)).collect();
-        let shared = Rc::new(Shared {
-            state: Cell::new(std::ptr::null_mut()),
-            scratch: RefCell::new(Scratch::default()),
-            rules: rules.clone(),
-            tower: RefCell::new(Rc::new(crate::tower::Passthrough)),
-            in_tower: Cell::new(false),
-            depth: Cell::new(0),
-            watch: guard::Watch::new(lua.state(), limits.time_per_call.saturating_mul(20)),
-            building_ids,
-            continuations: RefCell::new(Vec::new()),
-            read_only: Cell::new(false),
-            narrate: Cell::new(true),
-            busy: Cell::new(false),
-            hooks: hook_index(&rules),
-            effect_tables: RefCell::new(EffectTables::default()),
-            effects_cache: RefCell::new(HashMap::new()),
-            readonly_list: RefCell::new(None),
-            keys: RefCell::new(None),
-            raw_bodies: RefCell::new(Vec::new()),
-            effects_cache_raw: RefCell::new(None),
-        });
-        let setup = (|| -> mlua::Result<Table> {
-            let prelude: Table = lua.load(include_str!("prelude.lua")).set_name("=prelude").set_mode(ChunkMode::Text).eval()?;
-            let g = lua.globals();
-            let freeze: Function = prelude.get("freeze")?;
-            g.set("RULES", freeze.call::<Table>(lua.to_value(&rules.rules)?)?)?;
-            g.set("CARDS", freeze.call::<Table>(lua.to_value(&rules.cards)?)?)?;
-            g.set("MAP", freeze.call::<Table>(api::map_table(&lua, &rules)?)?)?;
-            g.set("game", api::host_table(&lua, &shared)?)?;
-            *shared.readonly_list.borrow_mut() = Some(prelude.get("readonly_list")?);
-            let table = |e: &crate::rules::pack::Effect| -> mlua::Result<Table> { freeze.call(lua.to_value(e)?) };
-            let tables = EffectTables {
-                events: rules.cards.events.iter().map(|c| c.effects.iter().map(table).collect()).collect::<mlua::Result<_>>()?,
-                specials: rules.cards.specials.iter().map(|c| c.effects.iter().map(table).collect()).collect::<mlua::Result<_>>()?,
-                always: rules.rules.effects.iter().map(table).collect::<mlua::Result<_>>()?,
-            };
-            *shared.effect_tables.borrow_mut() = tables;
-            let key = |k: &str| lua.create_string(k);
-            *shared.keys.borrow_mut() = Some(Keys {
-                seat: key("seat")?,
-                n: key("n")?,
-                from: key("from")?,
-                peasants: key("peasants")?,
-                _pinned: ["cont", "provinces", "counts", "pass", "data", "kind", "prompt"].into_iter().map(key).collect::<mlua::Result<_>>()?,
-            });
-            g.set("NARRATE", true)?;
-            // SAFETY: `error_without_nul` follows the C API's rules (see there).
-            g.set("error", unsafe { lua.create_c_function(error_without_nul)? })?;
-            // From here on the builtins are read-only, while files load too.
-            prelude.get::<Function>("lock_builtins")?.call::<()>(lock_helpers(&lua)?)?;
-            Ok(prelude)
-        })();
-        let prelude = match setup {
-            Ok(p) => p,
-            Err(e) => {
-                diags.error(&rules.rules_path, (1, 1), format!("cannot set up the Lua runtime: {e}"));
-                return Err(diags);
-            }
-        };
-        // Syntax first, in every file, so that all of them are reported;
-        // then what a file would write that outlives a call.
-        for src in &rules.lua {
-            match lua.load(&src.source).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text).into_function() {
-                Ok(f) => match bytecode::check(&f.dump(false), false) {
-                    Ok(refused) => {
-                        for r in refused {
-                            diags.error(&src.path, (r.line, 1), r.message);
-                        }
-                    }
-                    Err(e) => diags.error(&src.path, (1, 1), format!("cannot check the compiled chunk: {e}")),
-                },
-                Err(e) => {
-                    let se = ScriptError::from_lua(&e);
-                    let file = if se.file.is_empty() { src.path.clone() } else { se.file.clone().into() };
-                    diags.error(&file, (se.line.max(1), 1), format!("Lua syntax: {}", se.message));
-                }
-            }
-        }
-        if diags.has_errors() {
-            return Err(diags);
-        }
-        let set_loading: Function = prelude.get("set_loading").expect("prelude set_loading");
-        for src in &rules.lua {
-            if let Err(e) = set_loading.call::<()>((src.pack.as_str(), src.overrides.clone())) {
-                diags.error(&src.path, (1, 1), format!("cannot start loading: {e}"));
-                return Err(diags);
-            }
-            let chunk = lua.load(&src.source).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text);
-            if let Err(e) = shared.guarded(|| chunk.exec()) {
-                let se = ScriptError::from_lua(&e);
-                let file = if se.file.is_empty() { src.path.clone() } else { se.file.clone().into() };
-                diags.error(&file, (se.line.max(1), 1), se.message);
-                return Err(diags);
-            }
-        }
-        let registry: Table = prelude.get("registry").expect("prelude registry");
-        let get = |kind: &str| -> Table { registry.get(kind).expect("registry table") };
-        let (actions_t, conts, modifiers, phase_t, hooks) = (get("actions"), get("continuations"), get("modifiers"), get("handlers"), get("hooks"));
-        let towers_t = get("towers");
-        for (name, spec) in &rules.rules.towers {
-            if let Some(script) = &spec.script
-                && !matches!(towers_t.get::<Value>(script.as_str()), Ok(Value::Function(_)))
-            {
-                diags.error(
-                    &rules.rules_path,
-                    rules.rules_pos.of(&format!("towers/{name}/script")),
-                    format!("tower `{name}`: no Lua tower `{script}` is registered (shogun.tower)"),
-                );
-            }
-        }
-        let cards_file = &rules.cards_path;
-        for (i, a) in rules.cards.actions.iter().enumerate() {
-            match actions_t.get::<Option<Function>>(a.handler.as_str()) {
-                Ok(Some(_)) => {}
-                _ => {
-                    diags.error(
-                        cards_file,
-                        rules.cards_pos.of(&format!("actions/{i}/handler")),
-                        format!("action `{}`: no Lua handler `{}` is registered (shogun.action)", a.id, a.handler),
-                    );
-                }
-            }
-        }
-        let mut check_effects = |kind: &str, i: usize, effects: &[crate::rules::pack::Effect]| {
-            for (j, e) in effects.iter().enumerate() {
-                if !matches!(modifiers.get::<Value>(e.modifier.as_str()), Ok(Value::Function(_))) {
-                    diags.error(
-                        cards_file,
-                        rules.cards_pos.of(&format!("{kind}/{i}/effects/{j}/modifier")),
-                        format!("no Lua modifier `{}` is registered (shogun.modifier)", e.modifier),
-                    );
-                }
-                if !matches!(hooks.get::<Value>(e.hook.as_str()), Ok(Value::Boolean(true))) {
-                    diags.error(
-                        cards_file,
-                        rules.cards_pos.of(&format!("{kind}/{i}/effects/{j}/hook")),
-                        format!("unknown hook `{}` (the pack's scripts declare their hooks with shogun.hooks)", e.hook),
-                    );
-                }
-            }
-        };
-        for (i, e) in rules.cards.events.iter().enumerate() {
-            check_effects("events", i, &e.effects);
-        }
-        for (i, s) in rules.cards.specials.iter().enumerate() {
-            check_effects("specials", i, &s.effects);
-        }
-        for (j, e) in rules.rules.effects.iter().enumerate() {
-            if !matches!(modifiers.get::<Value>(e.modifier.as_str()), Ok(Value::Function(_))) {
-                diags.error(
-                    &rules.rules_path,
-                    rules.rules_pos.of(&format!("effects/{j}/modifier")),
-                    format!("no Lua modifier `{}` is registered (shogun.modifier)", e.modifier),
-                );
-            }
-            if !matches!(hooks.get::<Value>(e.hook.as_str()), Ok(Value::Boolean(true))) {
-                diags.error(
-                    &rules.rules_path,
-                    rules.rules_pos.of(&format!("effects/{j}/hook")),
-                    format!("unknown hook `{}` (declare it with shogun.hooks)", e.hook),
-                );
-            }
-        }
-        let mut phase = |key: &str, name: &str| -> Option<Function> {
-            match phase_t.get::<Option<Function>>(name) {
-                Ok(Some(f)) => Some(f),
-                _ => {
-                    diags.error(
-                        &rules.rules_path,
-                        rules.rules_pos.of(&format!("handlers/{key}")),
-                        format!("handlers.{key}: no Lua handler `{name}` is registered (shogun.handler)"),
-                    );
-                    None
-                }
-            }
-        };
-        let h = &rules.rules.handlers;
-        let (winter, score, year_end) = (phase("winter", &h.winter), phase("score", &h.score), phase("year_end", &h.year_end));
-        let battle = phase("battle", &h.battle);
-        let (preload, bids, perform, standings) =
-            (phase("preload", &h.preload), phase("bids", &h.bids), phase("perform", &h.perform), phase("standings", &h.standings));
-        let mut warnings = Vec::new();
-        let unused = |table: &Table, used: &dyn Fn(&str) -> bool, what: &str, warnings: &mut Vec<crate::rules::Diagnostic>| {
-            for (name, f) in table.pairs::<String, Function>().flatten() {
-                if !used(&name) {
-                    let info = f.info();
-                    let file = info.source.as_deref().map(|s| s.trim_start_matches('@').to_string()).unwrap_or_default();
-                    warnings.push(crate::rules::Diagnostic {
-                        file: file.into(),
-                        line: info.line_defined.unwrap_or(1).max(1),
-                        column: 1,
-                        severity: crate::rules::Severity::Warning,
-                        message: format!("Lua {what} `{name}` is registered but nothing names it"),
-                    });
-                }
-            }
-        };
-        let cards = &rules.cards;
-        unused(&actions_t, &|n| cards.actions.iter().any(|a| a.handler == n), "action", &mut warnings);
-        unused(
-            &modifiers,
-            &|n| {
-                cards
-                    .events
-                    .iter()
-                    .flat_map(|e| &e.effects)
-                    .chain(cards.specials.iter().flat_map(|c| &c.effects))
-                    .chain(rules.rules.effects.iter())
-                    .any(|e| e.modifier == n)
-            },
-            "modifier",
-            &mut warnings,
-        );
-        let hn = &rules.rules.handlers;
-        let named = [&hn.winter, &hn.score, &hn.year_end, &hn.battle, &hn.preload, &hn.bids, &hn.perform, &hn.standings];
-        unused(&phase_t, &|n| named.iter().any(|x| x.as_str() == n), "handler", &mut warnings);
-        unused(&towers_t, &|n| rules.rules.towers.values().any(|t| t.script.as_deref() == Some(n)), "tower", &mut warnings);
-        warnings.sort_by(|a, b| (&a.file, a.line, &a.message).cmp(&(&b.file, b.line, &b.message)));
-        if diags.has_errors() {
-            diags.0.extend(warnings);
-            return Err(diags);
-        }
-        let continuations: HashMap<String, Function> = conts.pairs::<String, Function>().filter_map(|kv| kv.ok()).collect();
-        *shared.continuations.borrow_mut() = continuations.keys().cloned().collect();
-        let seal: Function = prelude.get("seal").expect("prelude seal");
-        if let Err(e) = lock_helpers(&lua).and_then(|helpers| shared.guarded(|| seal.call::<()>(helpers))) {
-            diags.error(&rules.rules_path, (1, 1), format!("cannot seal the Lua globals: {e}"));
-            return Err(diags);
-        }
-        shared.watch.set_limit(limits.time_per_call);
-        Ok(Runtime {
-            lua,
-            shared,
-            handlers: Handlers {
-                continuations,
-                winter: winter.unwrap(),
-                score: score.unwrap(),
-                year_end: year_end.unwrap(),
-                battle: battle.unwrap(),
-                preload: preload.unwrap(),
-                bids: bids.unwrap(),
-                perform: perform.unwrap(),
-                standings: standings.unwrap(),
-            },
-            limits,
-            towers: towers_t,
-            warnings,
-            tower_name: RefCell::new(String::new()),
-        })
-        .and_then(|rt| match rt.set_tower(tower_name) {
-            Ok(()) => Ok(rt),
-            Err(msg) => {
-                let mut d = Diagnostics::default();
-                d.error(&rt.shared.rules.rules_path, rt.shared.rules.rules_pos.of("tower/use"), msg);
-                Err(d)
-            }
-        })
-    }
-
     /// Switches the tower games use to the named one from the rules' `towers`.
     pub fn set_tower(&self, name: &str) -> Result<(), String> {
         let rules = &self.shared.rules;

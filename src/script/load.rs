@@ -1,0 +1,263 @@
+//! Building a runtime: the sandboxed VM, the prelude and the globals, the
+//! pack's files (syntax checked in all of them first, then run), the names
+//! the YAML gives checked against what the scripts registered, and the
+//! globals sealed. Every problem found is reported with its file and line.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::rc::Rc;
+
+use mlua::chunk::ChunkMode;
+use mlua::{Function, Lua, LuaSerdeExt, Table, Value};
+
+use super::{EffectTables, Handlers, Keys, Limits, Runtime, ScriptError, Shared, api, bytecode, error_without_nul, lock_helpers, sandbox};
+use crate::rules::pack::Effect;
+use crate::rules::{Diagnostic, Diagnostics, Positions, Rules, Severity};
+
+impl Runtime {
+    /// Builds a sandboxed VM, loads the pack's Lua files and checks that
+    /// every handler, modifier and hook the YAML names is registered.
+    pub fn new(rules: Rc<Rules>, tower_name: &str, limits: Limits) -> Result<Runtime, Diagnostics> {
+        let lua = sandbox(limits).map_err(|e| fatal(&rules.rules_path, format!("cannot start Lua: {e}")))?;
+        let shared = Rc::new(Shared::new(&lua, rules.clone(), limits));
+        let prelude = globals(&lua, &rules, &shared).map_err(|e| fatal(&rules.rules_path, format!("cannot set up the Lua runtime: {e}")))?;
+        let mut diags = Diagnostics::default();
+        // Syntax first, in every file, so that all of them are reported;
+        // then what a file would write that outlives a call.
+        check_syntax(&lua, &rules, &mut diags);
+        if diags.has_errors() {
+            return Err(diags);
+        }
+        run_files(&lua, &rules, &shared, &prelude)?;
+        let registry = Registry::of(&prelude);
+        check_names(&rules, &registry, &mut diags);
+        let handlers = resolve_handlers(&rules, &registry, &mut diags);
+        let warnings = unused(&rules, &registry);
+        let Some(handlers) = handlers.filter(|_| !diags.has_errors()) else {
+            diags.0.extend(warnings);
+            return Err(diags);
+        };
+        *shared.continuations.borrow_mut() = handlers.continuations.keys().cloned().collect();
+        let seal: Function = prelude.get("seal").expect("prelude seal");
+        if let Err(e) = lock_helpers(&lua).and_then(|helpers| shared.guarded(|| seal.call::<()>(helpers))) {
+            return Err(fatal(&rules.rules_path, format!("cannot seal the Lua globals: {e}")));
+        }
+        shared.watch.set_limit(limits.time_per_call);
+        let rt = Runtime { lua, shared, handlers, limits, towers: registry.towers, warnings, tower_name: Default::default() };
+        match rt.set_tower(tower_name) {
+            Ok(()) => Ok(rt),
+            Err(msg) => Err(fatal_at(&rules.rules_path, rules.rules_pos.of("tower/use"), msg)),
+        }
+    }
+}
+
+/// One problem that stops the load.
+fn fatal(file: &Path, message: String) -> Diagnostics {
+    fatal_at(file, (1, 1), message)
+}
+
+fn fatal_at(file: &Path, at: (usize, usize), message: String) -> Diagnostics {
+    let mut d = Diagnostics::default();
+    d.error(file, at, message);
+    d
+}
+
+/// Runs the prelude and sets what scripts see before the pack's files
+/// load: the frozen `RULES`, `CARDS` and `MAP`, the host API `game`, the
+/// card effects as read-only tables, `NARRATE` and `error`; then locks the
+/// builtins. Returns the prelude's table.
+fn globals(lua: &Lua, rules: &Rules, shared: &Rc<Shared>) -> mlua::Result<Table> {
+    let prelude: Table = lua.load(include_str!("prelude.lua")).set_name("=prelude").set_mode(ChunkMode::Text).eval()?;
+    let g = lua.globals();
+    let freeze: Function = prelude.get("freeze")?;
+    g.set("RULES", freeze.call::<Table>(lua.to_value(&rules.rules)?)?)?;
+    g.set("CARDS", freeze.call::<Table>(lua.to_value(&rules.cards)?)?)?;
+    g.set("MAP", freeze.call::<Table>(api::map_table(lua, rules)?)?)?;
+    g.set("game", api::host_table(lua, shared)?)?;
+    *shared.readonly_list.borrow_mut() = Some(prelude.get("readonly_list")?);
+    *shared.effect_tables.borrow_mut() = EffectTables::frozen(lua, rules, &freeze)?;
+    *shared.keys.borrow_mut() = Some(Keys::interned(lua)?);
+    g.set("NARRATE", true)?;
+    // SAFETY: `error_without_nul` follows the C API's rules (see there).
+    g.set("error", unsafe { lua.create_c_function(error_without_nul)? })?;
+    // From here on the builtins are read-only, while files load too.
+    prelude.get::<Function>("lock_builtins")?.call::<()>(lock_helpers(lua)?)?;
+    Ok(prelude)
+}
+
+/// Compiles every file of the pack without running it: syntax errors, and
+/// what the compiled chunk would write that outlives a call (`bytecode`).
+fn check_syntax(lua: &Lua, rules: &Rules, diags: &mut Diagnostics) {
+    for src in &rules.lua {
+        match lua.load(&src.source).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text).into_function() {
+            Ok(f) => match bytecode::check(&f.dump(false), false) {
+                Ok(refused) => {
+                    for r in refused {
+                        diags.error(&src.path, (r.line, 1), r.message);
+                    }
+                }
+                Err(e) => diags.error(&src.path, (1, 1), format!("cannot check the compiled chunk: {e}")),
+            },
+            Err(e) => {
+                let se = ScriptError::from_lua(&e);
+                let file = if se.file.is_empty() { src.path.clone() } else { se.file.clone().into() };
+                diags.error(&file, (se.line.max(1), 1), format!("Lua syntax: {}", se.message));
+            }
+        }
+    }
+}
+
+/// Runs the pack's files in order under the time limit (each one told
+/// which pack it belongs to and what it may override); the first that
+/// fails stops the load.
+fn run_files(lua: &Lua, rules: &Rules, shared: &Shared, prelude: &Table) -> Result<(), Diagnostics> {
+    let set_loading: Function = prelude.get("set_loading").expect("prelude set_loading");
+    for src in &rules.lua {
+        if let Err(e) = set_loading.call::<()>((src.pack.as_str(), src.overrides.clone())) {
+            return Err(fatal(&src.path, format!("cannot start loading: {e}")));
+        }
+        let chunk = lua.load(&src.source).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text);
+        if let Err(e) = shared.guarded(|| chunk.exec()) {
+            let se = ScriptError::from_lua(&e);
+            let file = if se.file.is_empty() { src.path.clone() } else { se.file.clone().into() };
+            return Err(fatal_at(&file, (se.line.max(1), 1), se.message));
+        }
+    }
+    Ok(())
+}
+
+/// What the pack's scripts registered through the prelude, by kind.
+struct Registry {
+    actions: Table,
+    continuations: Table,
+    modifiers: Table,
+    handlers: Table,
+    hooks: Table,
+    towers: Table,
+}
+
+impl Registry {
+    fn of(prelude: &Table) -> Registry {
+        let registry: Table = prelude.get("registry").expect("prelude registry");
+        let get = |kind: &str| -> Table { registry.get(kind).expect("registry table") };
+        Registry {
+            actions: get("actions"),
+            continuations: get("continuations"),
+            modifiers: get("modifiers"),
+            handlers: get("handlers"),
+            hooks: get("hooks"),
+            towers: get("towers"),
+        }
+    }
+}
+
+/// Checks that every Lua tower, action handler, modifier and hook the YAML
+/// names is registered.
+fn check_names(rules: &Rules, reg: &Registry, diags: &mut Diagnostics) {
+    for (name, spec) in &rules.rules.towers {
+        if let Some(script) = &spec.script
+            && !matches!(reg.towers.get::<Value>(script.as_str()), Ok(Value::Function(_)))
+        {
+            diags.error(
+                &rules.rules_path,
+                rules.rules_pos.of(&format!("towers/{name}/script")),
+                format!("tower `{name}`: no Lua tower `{script}` is registered (shogun.tower)"),
+            );
+        }
+    }
+    for (i, a) in rules.cards.actions.iter().enumerate() {
+        if !matches!(reg.actions.get::<Option<Function>>(a.handler.as_str()), Ok(Some(_))) {
+            diags.error(
+                &rules.cards_path,
+                rules.cards_pos.of(&format!("actions/{i}/handler")),
+                format!("action `{}`: no Lua handler `{}` is registered (shogun.action)", a.id, a.handler),
+            );
+        }
+    }
+    let cards = (rules.cards_path.as_path(), &rules.cards_pos, "the pack's scripts declare their hooks with shogun.hooks");
+    for (i, e) in rules.cards.events.iter().enumerate() {
+        check_effects(reg, cards, &format!("events/{i}/"), &e.effects, diags);
+    }
+    for (i, s) in rules.cards.specials.iter().enumerate() {
+        check_effects(reg, cards, &format!("specials/{i}/"), &s.effects, diags);
+    }
+    check_effects(reg, (rules.rules_path.as_path(), &rules.rules_pos, "declare it with shogun.hooks"), "", &rules.rules.effects, diags);
+}
+
+/// Checks each effect's modifier and hook; `at` is the YAML file, its
+/// positions and how to declare a hook, `prefix` the path to `effects`.
+fn check_effects(reg: &Registry, at: (&Path, &Positions, &str), prefix: &str, effects: &[Effect], diags: &mut Diagnostics) {
+    let (file, pos, declare) = at;
+    for (j, e) in effects.iter().enumerate() {
+        if !matches!(reg.modifiers.get::<Value>(e.modifier.as_str()), Ok(Value::Function(_))) {
+            diags.error(file, pos.of(&format!("{prefix}effects/{j}/modifier")), format!("no Lua modifier `{}` is registered (shogun.modifier)", e.modifier));
+        }
+        if !matches!(reg.hooks.get::<Value>(e.hook.as_str()), Ok(Value::Boolean(true))) {
+            diags.error(file, pos.of(&format!("{prefix}effects/{j}/hook")), format!("unknown hook `{}` ({declare})", e.hook));
+        }
+    }
+}
+
+/// The phase handlers rules.yaml names and the registered continuations;
+/// `None` if a handler is missing (each missing one is reported).
+fn resolve_handlers(rules: &Rules, reg: &Registry, diags: &mut Diagnostics) -> Option<Handlers> {
+    let mut phase = |key: &str, name: &str| -> Option<Function> {
+        let found = reg.handlers.get::<Option<Function>>(name).ok().flatten();
+        if found.is_none() {
+            diags.error(
+                &rules.rules_path,
+                rules.rules_pos.of(&format!("handlers/{key}")),
+                format!("handlers.{key}: no Lua handler `{name}` is registered (shogun.handler)"),
+            );
+        }
+        found
+    };
+    let h = &rules.rules.handlers;
+    let (winter, score, year_end) = (phase("winter", &h.winter), phase("score", &h.score), phase("year_end", &h.year_end));
+    let battle = phase("battle", &h.battle);
+    let (preload, bids, perform, standings) =
+        (phase("preload", &h.preload), phase("bids", &h.bids), phase("perform", &h.perform), phase("standings", &h.standings));
+    let continuations: HashMap<String, Function> = reg.continuations.pairs::<String, Function>().filter_map(|kv| kv.ok()).collect();
+    Some(Handlers {
+        continuations,
+        winter: winter?,
+        score: score?,
+        year_end: year_end?,
+        battle: battle?,
+        preload: preload?,
+        bids: bids?,
+        perform: perform?,
+        standings: standings?,
+    })
+}
+
+/// Warnings for what the scripts registered that nothing in the YAML
+/// names (actions, modifiers, handlers, towers), sorted by place.
+fn unused(rules: &Rules, reg: &Registry) -> Vec<Diagnostic> {
+    let mut warnings = Vec::new();
+    let mut unused = |table: &Table, used: &dyn Fn(&str) -> bool, what: &str| {
+        for (name, f) in table.pairs::<String, Function>().flatten() {
+            if !used(&name) {
+                let info = f.info();
+                let file = info.source.as_deref().map(|s| s.trim_start_matches('@').to_string()).unwrap_or_default();
+                warnings.push(Diagnostic {
+                    file: file.into(),
+                    line: info.line_defined.unwrap_or(1).max(1),
+                    column: 1,
+                    severity: Severity::Warning,
+                    message: format!("Lua {what} `{name}` is registered but nothing names it"),
+                });
+            }
+        }
+    };
+    let cards = &rules.cards;
+    unused(&reg.actions, &|n| cards.actions.iter().any(|a| a.handler == n), "action");
+    let effects = || cards.events.iter().flat_map(|e| &e.effects).chain(cards.specials.iter().flat_map(|c| &c.effects)).chain(rules.rules.effects.iter());
+    unused(&reg.modifiers, &|n| effects().any(|e| e.modifier == n), "modifier");
+    let h = &rules.rules.handlers;
+    let named = [&h.winter, &h.score, &h.year_end, &h.battle, &h.preload, &h.bids, &h.perform, &h.standings];
+    unused(&reg.handlers, &|n| named.iter().any(|x| x.as_str() == n), "handler");
+    unused(&reg.towers, &|n| rules.rules.towers.values().any(|t| t.script.as_deref() == Some(n)), "tower");
+    warnings.sort_by(|a, b| (&a.file, a.line, &a.message).cmp(&(&b.file, b.line, &b.message)));
+    warnings
+}
