@@ -325,13 +325,14 @@ impl Engine {
         {
             return illegal(format!("{} bids {v} but holds {} war chests", self.rules.seat_name(seat), st.players[seat].chests));
         }
-        if self.must_fill() {
+        let empty = plan.slots.iter().filter(|c| c.is_none()).count();
+        // A plan with its bid and every space placed leaves nothing to fill.
+        if self.must_fill() && (plan.bid.is_none() || empty > 0) {
             let name = self.rules.seat_name(seat);
             let left = self.unplaced(st, seat, plan);
             if plan.bid.is_none() && left.iter().any(|c| self.can_bid(st, seat, *c)) {
                 return illegal(format!("{name} must put a card on the bid space (a war-chest card or a province card)"));
             }
-            let empty = plan.slots.iter().filter(|c| c.is_none()).count();
             if empty > 0 && !left.is_empty() {
                 let cards: Vec<String> = left.iter().map(|c| self.card_name(*c)).collect();
                 return illegal(format!(
@@ -359,9 +360,20 @@ impl Engine {
 
     /// The cards of `seat`'s hand that `plan` does not use.
     pub fn unplaced(&self, st: &impl Holdings, seat: usize, plan: &Plan) -> Vec<Card> {
-        let mut hand = self.hand(st, seat);
-        hand.retain(|c| plan.bid != Some(*c) && !plan.slots.contains(&Some(*c)));
-        hand
+        let mut left: Vec<Card> = st.held_by(seat).map(|p| Card::Province(ProvinceId::new(p))).filter(|&c| !Self::placed(plan, c)).collect();
+        left.extend(self.unplaced_chests(plan));
+        left
+    }
+
+    /// Whether `plan` puts `card` on a space or bids it.
+    fn placed(plan: &Plan, card: Card) -> bool {
+        plan.bid == Some(card) || plan.slots.contains(&Some(card))
+    }
+
+    /// The war-chest cards `plan` does not use, in the rules' order (the
+    /// chest part of `unplaced`).
+    fn unplaced_chests<'a>(&'a self, plan: &'a Plan) -> impl Iterator<Item = Card> + 'a {
+        self.rules.rules.components.chest_cards.iter().map(|&c| Card::Chest(c as u8)).filter(|&c| !Self::placed(plan, c))
     }
 
     /// Puts the unused war-chest cards on empty action spaces, where they
@@ -371,7 +383,7 @@ impl Engine {
         if !self.must_fill() {
             return;
         }
-        let mut chests: Vec<Card> = self.unplaced(st, seat, plan).into_iter().filter(|c| matches!(c, Card::Chest(_))).collect();
+        let mut chests: Vec<Card> = self.unplaced_chests(plan).collect();
         // With the bid space still empty, keep the lowest card it could take.
         if plan.bid.is_none()
             && let Some(i) = chests.iter().position(|c| self.can_bid(st, seat, *c))

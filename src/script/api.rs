@@ -76,6 +76,13 @@ impl Shared {
         if bytes.len() > max {
             return Err(rt(format!("game.{what}: a text of {} bytes is longer than the limit of {max}", bytes.len())));
         }
+        // Plain ASCII text (every prompt and kind the packs write) is
+        // already what `sanitize` would make of it.
+        if bytes.iter().all(|&b| (b' '..=b'~').contains(&b) || b == b'\n' || b == b'\t')
+            && let Ok(s) = std::str::from_utf8(bytes)
+        {
+            return Ok(s.to_owned());
+        }
         Ok(crate::files::sanitize(&String::from_utf8_lossy(bytes)))
     }
 
