@@ -10,7 +10,7 @@ use std::rc::Rc;
 use mlua::chunk::ChunkMode;
 use mlua::{Function, Lua, LuaSerdeExt, Table, Value};
 
-use super::{EffectTables, Handlers, Keys, Limits, Runtime, ScriptError, Shared, api, bytecode, error_without_nul, lock_helpers, sandbox};
+use super::{EffectTables, Handlers, Keys, Limits, Runtime, ScriptError, Shared, api, bytecode, error_without_nul, lock_helpers, sandbox, value};
 use crate::rules::pack::Effect;
 use crate::rules::{Diagnostic, Diagnostics, Positions, Rules, Severity};
 
@@ -43,7 +43,8 @@ impl Runtime {
             return Err(fatal(&rules.rules_path, format!("cannot seal the Lua globals: {e}")));
         }
         shared.watch.set_limit(limits.time_per_call);
-        let rt = Runtime { lua, shared, handlers, limits, towers: registry.towers, warnings, tower_name: Default::default() };
+        let continue_with = value::Continue::new(&lua).map_err(|e| fatal(&rules.rules_path, format!("cannot set up the Lua runtime: {e}")))?;
+        let rt = Runtime { lua, shared, handlers, limits, towers: registry.towers, warnings, tower_name: Default::default(), continue_with };
         match rt.set_tower(tower_name) {
             Ok(()) => Ok(rt),
             Err(msg) => Err(fatal_at(&rules.rules_path, rules.rules_pos.of("tower/use"), msg)),

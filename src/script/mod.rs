@@ -372,6 +372,8 @@ pub struct Runtime {
     /// Registered functions nothing names (for `shogun check`).
     pub warnings: Vec<crate::rules::Diagnostic>,
     tower_name: RefCell<String>,
+    /// Calls continuations with their data (see `value::Continue`).
+    continue_with: value::Continue,
 }
 
 impl Drop for Runtime {
@@ -554,9 +556,20 @@ impl Runtime {
 
     /// Lends `state` to the VM, calls `f`, and takes the state back.
     fn invoke(&self, state: &mut GameState, events: &mut Vec<Event>, f: &Function, args: impl IntoLuaMulti) -> Result<CallResult, ScriptError> {
+        self.invoke_with(state, events, f, || f.call::<()>(args))
+    }
+
+    /// `invoke` with the call made by `call` (which calls `f`).
+    fn invoke_with(
+        &self,
+        state: &mut GameState,
+        events: &mut Vec<Event>,
+        f: &Function,
+        call: impl FnOnce() -> mlua::Result<()>,
+    ) -> Result<CallResult, ScriptError> {
         let result = {
             let _lent = Lend::new(&self.shared, state);
-            self.shared.guarded(|| f.call::<()>(args))
+            self.shared.guarded(call)
         };
         let mut scratch = self.shared.scratch.borrow_mut();
         let ask = scratch.ask.take();
@@ -619,8 +632,7 @@ impl Runtime {
             Choice::Space(s) => Value::Integer(i64::from(s) + 1),
             Choice::Pass | Choice::Deck | Choice::Redraw => Value::Nil,
         };
-        let data = value::to_lua(&self.lua, &ask.data).map_err(|e| ScriptError::from_lua(&e))?;
-        self.invoke(state, events, f, (ask.seat, choice, data))
+        self.invoke_with(state, events, f, || self.continue_with.call(f, ask.seat, choice, &ask.data))
     }
 
     pub fn call_phase(&self, state: &mut GameState, events: &mut Vec<Event>, which: PhaseHandler) -> Result<CallResult, ScriptError> {
