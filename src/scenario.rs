@@ -274,12 +274,8 @@ impl Checker<'_> {
             check(report, "unrest markers in the supply", st.unrest.to_string(), k.to_string());
         }
         if let Some(order) = &e.turn_order {
-            let got: Vec<&str> = st.turn_order.iter().map(|&s| engine.rules.seat_name(s.index())).collect();
-            let want: Vec<String> = order
-                .split(',')
-                .map(|s| n.seat(s).map(|s| engine.rules.seat_name(s).to_string()))
-                .collect::<Result<_, _>>()
-                .map_err(|m| format!("{here}: {m}"))?;
+            let got: Vec<&str> = st.turn_order.iter().map(|&s| n.seat_name(s)).collect();
+            let want: Vec<&str> = order.split(',').map(|s| n.seat(s).map(|s| n.seat_name(s))).collect::<Result<_, _>>().map_err(|m| format!("{here}: {m}"))?;
             check(report, "turn order", got.join(","), want.join(","));
         }
         if e.offered.is_some() || e.not_offered.is_some() {
@@ -306,12 +302,11 @@ impl Checker<'_> {
         }
         if let Some(p) = &e.province {
             let p = n.province(p).map_err(|m| format!("{here}: {m}"))?;
-            let prov = st.provinces[p];
-            let name = engine.rules.province_name(p).to_string();
+            let prov = st.provinces[p.index()];
+            let name = n.province_name(p);
             if let Some(o) = &e.owner {
                 let want = n.owner(o).map_err(|m| format!("{here}: {m}"))?;
-                let label = |x: Option<usize>| x.map(|s| engine.rules.seat_name(s).to_string()).unwrap_or_else(|| "none".into());
-                check(report, &format!("{name} owner"), label(prov.owner.map(|o| o.index())), label(want));
+                check(report, &format!("{name} owner"), n.owner_name(prov.owner).to_string(), n.owner_name(want).to_string());
             }
             if let Some(a) = e.armies {
                 check(report, &format!("{name} armies"), prov.armies.to_string(), a.to_string());
@@ -374,18 +369,18 @@ impl Checker<'_> {
         }
         if let Some(s) = &e.seat {
             let s = n.seat(s).map_err(|m| format!("{here}: {m}"))?;
-            let p = &st.players[s];
-            let name = engine.rules.seat_name(s).to_string();
+            let p = &st.players[s.index()];
+            let name = n.seat_name(s);
             if let Some(want) = &e.special {
                 let id = |k: Option<u8>| k.map_or_else(|| "none".to_string(), |k| cards.specials[k as usize].id.clone());
                 let want = if want == "none" { "none".to_string() } else { id(Some(n.special(want).map_err(|m| format!("{here}: {m}"))? as u8)) };
-                check(report, &format!("{name}'s special card"), id(st.special_of(s)), want);
+                check(report, &format!("{name}'s special card"), id(st.special_of(s.index())), want);
             }
             for (what, got, want) in [
                 ("chests", Some(p.chests), e.chests),
                 ("rice", Some(p.rice), e.rice),
                 ("points", Some(p.points), e.points),
-                ("provinces", Some(st.provinces_of(s).count() as i64), e.provinces.map(|x| x as i64)),
+                ("provinces", Some(st.provinces_of(s.index()).count() as i64), e.provinces.map(|x| x as i64)),
                 ("supply", Some(i64::from(p.supply)), e.supply.map(i64::from)),
             ] {
                 if let (Some(g), Some(w)) = (got, want) {

@@ -106,7 +106,7 @@ fn mcts_does_not_peek() {
         other.action_row[open..].reverse();
         other.event_deck.reverse();
         other.rng = GameRng::seeded(12345);
-        assert_eq!(st.view(Some(0)), other.view(Some(0)), "the seat's view is the same");
+        assert_eq!(st.view(Some(Seat::new(0))), other.view(Some(Seat::new(0))), "the seat's view is the same");
         assert_eq!(decide(&other), before, "seed {seed}: the decision changed with hidden information");
     }
 }
@@ -165,7 +165,7 @@ fn mcts_prefers_a_plan_it_can_pay_for() {
     let engine = engine();
     let mut st = planning_with_others_planned(&engine, 4, 0);
     st.players[0].chests = 0;
-    let view = st.view(Some(0));
+    let view = st.view(Some(Seat::new(0)));
     let mine: Vec<usize> = st.provinces_of(0).collect();
     // Every province card on an action that costs war chests: all skipped.
     let mut unpaid = Plan { slots: vec![None; engine.rules.cards.actions.len()], bid: None };

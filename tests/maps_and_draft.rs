@@ -123,7 +123,7 @@ fn facing_the_same_open_cards_again_allows_a_redraw() {
     assert!(open.iter().all(|p| d.discarded.contains(p) && !d.deck.contains(p)), "the discarded cards leave the draft");
     assert!(no_redraw(&st), "only once per pick");
     // The deck's order is hidden from views.
-    let v = st.view(Some(1));
+    let v = st.view(Some(Seat::new(1)));
     let mut sorted = st.draft.as_ref().unwrap().deck.clone();
     sorted.sort_unstable();
     assert_eq!(v.draft.as_ref().unwrap().deck, sorted);

@@ -135,7 +135,7 @@ fn the_driver_stops_where_asked_and_at_a_persons_turn() {
     // Planning: the bots plan, then the person must.
     assert_eq!(d.run(Until::End, |_, _| seen += 1).unwrap(), Stop::Human);
     assert_eq!(engine.actor(&d.state), Actor::Simultaneous(vec![Seat::new(0)]));
-    d.players[0] = Player::by_name("random", 3, 0).unwrap();
+    d.players[0] = Player::by_name("random", 3, Seat::new(0)).unwrap();
     assert_eq!(d.run(Until::Winter, |_, _| {}).unwrap(), Stop::Reached);
     assert_eq!(d.state.phase, Phase::Winter);
     assert_eq!(d.run(Until::End, |_, _| {}).unwrap(), Stop::GameOver);

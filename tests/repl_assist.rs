@@ -58,7 +58,7 @@ fn decisions_show_specials_targets_and_odds_from_the_tower_now() {
 
     until_asked(&mut r, "move_target");
     let out = r.exec("options").unwrap();
-    let known = r.state().view(Some(0));
+    let known = r.state().view(Some(Seat::new(0)));
     let Legal::Choose { options, .. } = r.engine().legal(&known) else { panic!() };
     let mut battles = 0;
     for (i, o) in options.iter().enumerate() {
@@ -219,7 +219,7 @@ fn hot_seat_passes_the_keyboard_and_hides_the_last_players_secrets() {
     let out = r.exec("plan done").unwrap();
     assert!(out.contains("pass the keyboard to B"), "{out}");
     assert!(out.trim_end().ends_with("then `plan done` (`plan auto` proposes one)"), "{out}");
-    assert!(r.take_handover() == Some(1));
+    assert!(r.take_handover() == Some(Seat::new(1)));
     let seen = run(&mut r, &["plan auto", "plan done", "log 400", "history", "player A"]);
     assert!(!seen.contains("A plans:") && !seen.contains(&a_plan["A's plan (not locked in): ".len()..]), "{seen}");
     assert!(seen.contains("plan: made (secret)") || seen.contains("A plan bid:"), "{seen}");

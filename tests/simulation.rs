@@ -41,7 +41,7 @@ fn check_everything(engine: &Engine, st: &GameState) {
 fn check_views(st: &GameState) {
     // A seat's view never shows another seat's plan.
     for seat in 0..st.seats() {
-        let v = st.view(Some(seat));
+        let v = st.view(Some(Seat::new(seat)));
         for (s, p) in v.players.iter().enumerate() {
             if s != seat
                 && let Some(plan) = &p.plan

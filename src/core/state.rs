@@ -354,10 +354,10 @@ impl GameState {
     /// plans (a placeholder shows that one was made), face-down action
     /// cards, the event deck's order, the generator and the data of another
     /// seat's pending question are hidden.
-    pub fn view(&self, seat: Option<usize>) -> GameState {
+    pub fn view(&self, seat: Option<Seat>) -> GameState {
         let mut v = self.clone();
         for (s, p) in v.players.iter_mut().enumerate() {
-            if Some(s) != seat
+            if Some(Seat::new(s)) != seat
                 && let Some(plan) = &mut p.plan
             {
                 *plan = Plan { slots: vec![None; plan.slots.len()], bid: None };
@@ -374,7 +374,7 @@ impl GameState {
         }
         v.rng = GameRng::seeded(0);
         if let Some(ask) = &v.ask
-            && Some(ask.seat.index()) != seat
+            && Some(ask.seat) != seat
         {
             v.ask = Some(Ask { data: serde_json::Value::Null, ..ask.clone() });
         }
@@ -442,7 +442,7 @@ impl<'a> SeatView<'a> {
     /// Everything the seat may know, as a state (`GameState::view`, made
     /// on first use).
     pub fn state(&self) -> &GameState {
-        self.copy.get_or_init(|| self.st.view(Some(self.seat.index())))
+        self.copy.get_or_init(|| self.st.view(Some(self.seat)))
     }
 }
 

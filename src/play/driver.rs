@@ -29,13 +29,13 @@ impl Clone for Player {
 impl Player {
     /// `human` or a bot by name, with the bot's seed derived from the
     /// game's seed and the seat (so a game is fixed by rules, seed, bots).
-    pub fn by_name(name: &str, seed: u64, seat: usize) -> Result<Player, String> {
-        if name == "human" { Ok(Player::Human) } else { bots::by_name(name, bot_seed(seed, seat)).map(Player::Bot) }
+    pub fn by_name(name: &str, seed: u64, seat: Seat) -> Result<Player, String> {
+        if name == "human" { Ok(Player::Human) } else { bots::by_name(name, bot_seed(seed, seat.index())).map(Player::Bot) }
     }
 
     /// One player per name, seat by seat.
     pub fn all(names: &[String], seed: u64) -> Result<Vec<Player>, String> {
-        names.iter().enumerate().map(|(s, n)| Player::by_name(n, seed, s)).collect()
+        Seat::all(names.len()).zip(names).map(|(s, n)| Player::by_name(n, seed, s)).collect()
     }
 
     pub fn name(&self) -> &'static str {

@@ -382,13 +382,13 @@ impl Notated for Edit {
                             _ => return Err(syntax(&k, "a seat's chests, rice, points or supply")),
                         }
                     }
-                    return Ok(Edit::Seat { seat: Seat::new(seat), chests, rice, points, supply });
+                    return Ok(Edit::Seat { seat, chests, rice, points, supply });
                 }
-                let province = ProvinceId::new(n.province(target)?);
+                let province = n.province(target)?;
                 let (mut owner, mut armies, mut unrest, mut buildings) = (None, None, None, None);
                 for (k, v) in pairs {
                     match k.as_str() {
-                        "owner" => owner = Some(n.owner(&v)?.map(Seat::new)),
+                        "owner" => owner = Some(n.owner(&v)?),
                         "armies" => armies = Some(number(&k, &v)?),
                         "unrest" => unrest = Some(number(&k, &v)?),
                         "buildings" => {
@@ -405,7 +405,7 @@ impl Notated for Edit {
                 let (Some(seat), Some(action), Some(province)) = (words.next(), words.next(), words.next()) else {
                     return Err(syntax(line, usage));
                 };
-                let (seat, action, province) = (Seat::new(n.seat(seat)?), n.action(action)?, ProvinceId::new(n.province(province)?));
+                let (seat, action, province) = (n.seat(seat)?, n.action(action)?, n.province(province)?);
                 let (mut event, mut special) = (None, None);
                 for (k, v) in pairs(words)? {
                     match k.as_str() {
@@ -424,9 +424,9 @@ impl Notated for Edit {
         match self {
             Edit::Province { province, owner, armies, unrest, buildings } => {
                 out.push_str("set ");
-                out.push_str(n.province_name(province.index()));
+                out.push_str(n.province_name(*province));
                 if let Some(o) = owner {
-                    out.push_str(&format!(" owner={}", n.owner_name(o.map(Seat::index))));
+                    out.push_str(&format!(" owner={}", n.owner_name(*o)));
                 }
                 if let Some(a) = armies {
                     out.push_str(&format!(" armies={a}"));
@@ -441,7 +441,7 @@ impl Notated for Edit {
             }
             Edit::Seat { seat, chests, rice, points, supply } => {
                 out.push_str("set ");
-                out.push_str(n.seat_name(seat.index()));
+                out.push_str(n.seat_name(*seat));
                 for (k, v) in [("chests", chests), ("rice", rice), ("points", points), ("supply", &supply.map(i64::from))] {
                     if let Some(v) = v {
                         out.push_str(&format!(" {k}={v}"));
@@ -461,12 +461,7 @@ impl Notated for Edit {
                 write_pile(n, pile, out);
             }
             Edit::Perform { seat, action, province, event, special } => {
-                out.push_str(&format!(
-                    "perform {} {} {}",
-                    n.seat_name(seat.index()),
-                    n.engine.rules.cards.actions[*action].id,
-                    n.province_name(province.index())
-                ));
+                out.push_str(&format!("perform {} {} {}", n.seat_name(*seat), n.engine.rules.cards.actions[*action].id, n.province_name(*province)));
                 if let Some(e) = event {
                     out.push_str(&format!(" event={}", n.engine.rules.cards.events[*e].id));
                 }
@@ -486,9 +481,9 @@ impl Notated for Edit {
 /// when nothing else is there, so the text is never empty).
 pub(crate) fn write_pile(n: &Notation, pile: &Pile, out: &mut String) {
     let mut any = false;
-    for s in 0..n.seats {
-        if pile.seats[s] > 0 {
-            out.push_str(&format!(" {}={}", n.seat_name(s), pile.seats[s]));
+    for s in Seat::all(n.seats) {
+        if pile.seats[s.index()] > 0 {
+            out.push_str(&format!(" {}={}", n.seat_name(s), pile.seats[s.index()]));
             any = true;
         }
     }
@@ -556,7 +551,7 @@ impl Notation<'_> {
         if key == "peasants" {
             pile.peasants = count;
         } else {
-            pile.seats[self.seat(key)?] = count;
+            pile.seats[self.seat(key)?.index()] = count;
         }
         Ok(())
     }

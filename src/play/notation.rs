@@ -81,50 +81,49 @@ impl<'a> Notation<'a> {
         s
     }
 
-    pub fn seat_name(&self, s: usize) -> &'a str {
-        self.engine.rules.seat_name(s)
+    pub fn seat_name(&self, s: Seat) -> &'a str {
+        self.engine.rules.seat_name(s.index())
     }
 
     /// A seat by name (`A`), colour or number from 1.
-    pub fn seat(&self, text: &str) -> Result<usize, NotationError> {
+    pub fn seat(&self, text: &str) -> Result<Seat, NotationError> {
         let t = text.trim();
         if let Some(seat) = t.parse::<i64>().ok().and_then(|n| Seat::from_number(n, self.seats)) {
-            return Ok(seat.index());
+            return Ok(seat);
         }
-        for s in 0..self.seats {
-            if self.engine.rules.seat_name(s).eq_ignore_ascii_case(t) || self.engine.rules.rules.seats[s].colour.eq_ignore_ascii_case(t) {
-                return Ok(s);
-            }
+        let named = |s: &Seat| self.seat_name(*s).eq_ignore_ascii_case(t) || self.engine.rules.rules.seats[s.index()].colour.eq_ignore_ascii_case(t);
+        if let Some(s) = Seat::all(self.seats).find(named) {
+            return Ok(s);
         }
-        let names: Vec<&str> = (0..self.seats).map(|s| self.engine.rules.seat_name(s)).collect();
+        let names: Vec<&str> = Seat::all(self.seats).map(|s| self.seat_name(s)).collect();
         Err(NotationError::NoSeat { text: t.to_string(), seats: names.join(", ") })
     }
 
     /// A province's owner: a seat, or `none` / `neutral` / `-`.
-    pub fn owner(&self, text: &str) -> Result<Option<usize>, NotationError> {
+    pub fn owner(&self, text: &str) -> Result<Option<Seat>, NotationError> {
         let t = text.trim();
         if t.eq_ignore_ascii_case("none") || t.eq_ignore_ascii_case("neutral") || t == "-" { Ok(None) } else { self.seat(t).map(Some) }
     }
 
-    pub fn owner_name(&self, o: Option<usize>) -> &'a str {
+    pub fn owner_name(&self, o: Option<Seat>) -> &'a str {
         o.map(|s| self.seat_name(s)).unwrap_or("none")
     }
 
     /// A province by name (case-insensitive), with a suggestion when misspelt.
-    pub fn province(&self, text: &str) -> Result<usize, NotationError> {
+    pub fn province(&self, text: &str) -> Result<ProvinceId, NotationError> {
         let t = text.trim();
         let map = &self.engine.rules.map;
         if let Some(p) = map.province(t) {
-            return Ok(p);
+            return Ok(ProvinceId::new(p));
         }
         if let Some(p) = map.provinces.iter().position(|p| p.name.eq_ignore_ascii_case(t)) {
-            return Ok(p);
+            return Ok(ProvinceId::new(p));
         }
         Err(NotationError::NoProvince { text: t.to_string(), suggestion: crate::rules::map::suggest(t, map.by_name.keys()) })
     }
 
-    pub fn province_name(&self, p: usize) -> &'a str {
-        self.engine.rules.province_name(p)
+    pub fn province_name(&self, p: ProvinceId) -> &'a str {
+        &self.engine.rules.map.at(p).name
     }
 
     pub fn action(&self, text: &str) -> Result<usize, NotationError> {
@@ -170,12 +169,12 @@ impl Notated for Card {
     fn read(n: &Notation, text: &str) -> Result<Card, NotationError> {
         match text.parse::<u8>() {
             Ok(v) => Ok(Card::Chest(v)),
-            Err(_) => n.province(text).map(|p| Card::Province(ProvinceId::new(p))),
+            Err(_) => n.province(text).map(Card::Province),
         }
     }
     fn write(&self, n: &Notation, out: &mut String) {
         match self {
-            Card::Province(p) => out.push_str(n.province_name(p.index())),
+            Card::Province(p) => out.push_str(n.province_name(*p)),
             Card::Chest(v) => out.push_str(&v.to_string()),
         }
     }
@@ -196,12 +195,12 @@ impl Notated for Choice {
         } else if let Ok(c) = t.parse::<u32>() {
             Choice::Count(c)
         } else {
-            Choice::Province(ProvinceId::new(n.province(t)?))
+            Choice::Province(n.province(t)?)
         })
     }
     fn write(&self, n: &Notation, out: &mut String) {
         match self {
-            Choice::Province(p) => out.push_str(n.province_name(p.index())),
+            Choice::Province(p) => out.push_str(n.province_name(*p)),
             Choice::Count(c) => out.push_str(&c.to_string()),
             Choice::Space(k) => out.push_str(&format!("space {}", u32::from(*k) + 1)),
             Choice::Pass => out.push_str("pass"),
@@ -256,7 +255,7 @@ impl Notated for Decision {
         }
         let expected = "`chance`, `SEAT choose CHOICE` or `SEAT plan ACTION:CARD... bid:CARD`";
         let (who, rest) = line.split_once(' ').ok_or_else(|| syntax(line, expected))?;
-        let seat = Seat::new(n.seat(who)?);
+        let seat = n.seat(who)?;
         let rest = rest.trim();
         if let Some(answer) = rest.strip_prefix("choose ") {
             return Ok(Decision::Choose { seat, choice: n.parse(answer)? });
@@ -273,12 +272,12 @@ impl Notated for Decision {
         match self {
             Decision::Chance => out.push_str("chance"),
             Decision::Choose { seat, choice } => {
-                out.push_str(n.seat_name(seat.index()));
+                out.push_str(n.seat_name(*seat));
                 out.push_str(" choose ");
                 choice.write(n, out);
             }
             Decision::Plan { seat, plan } => {
-                out.push_str(n.seat_name(seat.index()));
+                out.push_str(n.seat_name(*seat));
                 out.push_str(" plan");
                 let items = n.text(plan);
                 if !items.is_empty() {

@@ -14,10 +14,10 @@ use crate::tower::odds::{Chances, Position, chances_from};
 pub struct Battle {
     /// The rules' word for it (`attack`, `neutral`, ...).
     pub kind: String,
-    pub province: usize,
-    pub attacker: usize,
+    pub province: ProvinceId,
+    pub attacker: Seat,
     /// The province's owner before the battle (`None`: neutral).
-    pub defender: Option<usize>,
+    pub defender: Option<Seat>,
     /// The armies the attacker moves in, when a count was chosen.
     pub moved: Option<u16>,
     /// The defender's armies in the province.
@@ -33,11 +33,11 @@ impl Battle {
     /// Cubes the attacker throws beyond the armies he moves (from his
     /// supply, by the cards in force), when the count is known.
     pub fn attacker_extra(&self) -> Option<u16> {
-        self.moved.map(|m| self.thrown.seats[self.attacker].saturating_sub(m))
+        self.moved.map(|m| self.thrown.seats[self.attacker.index()].saturating_sub(m))
     }
     /// Cubes the defender throws beyond his armies in the province.
     pub fn defender_extra(&self) -> u16 {
-        self.defender.map(|d| self.thrown.seats[d].saturating_sub(self.defending)).unwrap_or(0)
+        self.defender.map(|d| self.thrown.seats[d.index()].saturating_sub(self.defending)).unwrap_or(0)
     }
 }
 
@@ -81,20 +81,19 @@ pub fn answer(engine: &Engine, known: &GameState, choice: Choice, count: Option<
         moved = Some(n as u16);
         events.extend(engine.apply(&mut s, &Decision::Choose { seat: q, choice: Choice::Count(n) }).map_err(|e| e.to_string())?);
     }
-    Ok(battle_in(&before, seat.index(), moved, &events).map(Preview::Battle).unwrap_or(Preview::Quiet))
+    Ok(battle_in(&before, seat, moved, &events).map(Preview::Battle).unwrap_or(Preview::Quiet))
 }
 
 /// The first battle among `events` and the throw that decides it.
-fn battle_in(before: &GameState, seat: usize, moved: Option<u16>, events: &[Event]) -> Option<Battle> {
+fn battle_in(before: &GameState, seat: Seat, moved: Option<u16>, events: &[Event]) -> Option<Battle> {
     let at = events.iter().position(|e| matches!(e, Event::Battle { .. }))?;
     let Event::Battle { kind, province } = &events[at] else { return None };
     let thrown = events[at..].iter().find_map(|e| if let Event::Throw { thrown, .. } = e { Some(*thrown) } else { None })?;
-    let p = province.index();
-    let pr = &before.provinces[p];
-    let defender = pr.owner.map(|o| o.index());
+    let pr = &before.provinces[province.index()];
+    let defender = pr.owner;
     Some(Battle {
         kind: kind.clone(),
-        province: p,
+        province: *province,
         attacker: seat,
         defender,
         moved,
@@ -112,11 +111,11 @@ pub fn chances(engine: &Engine, known: &GameState, b: &Battle, levels_known: boo
     // The rules' verdict is from the attacker's side; a seat defending its
     // own province against peasants throws as the defender.
     let own = b.defender == Some(b.attacker);
-    let seed = known.decisions as u64 ^ ((b.province as u64) << 32);
+    let seed = known.decisions as u64 ^ ((b.province.index() as u64) << 32);
     let at = Position { inside: &known.tower, tray: known.tray, levels_known };
     chances_from(engine.tower().as_ref(), at, b.thrown, TRIALS, seed, |landed| {
-        let a = if own { 0 } else { u32::from(landed.seats[b.attacker]) };
-        let d = b.defender.map(|d| u32::from(landed.seats[d])).unwrap_or(0);
+        let a = if own { 0 } else { u32::from(landed.seats[b.attacker.index()]) };
+        let d = b.defender.map(|d| u32::from(landed.seats[d.index()])).unwrap_or(0);
         rt.battle_outcome(&b.kind, a, d, u32::from(landed.peasants), b.unrest).map(|r| r.0).map_err(|e| e.to_string())
     })
 }
@@ -126,7 +125,16 @@ pub fn chances(engine: &Engine, known: &GameState, b: &Battle, levels_known: boo
 /// `actions` whose question offers `to`. The event and the specials in
 /// force stay as they are. With more armies asked for than `from` can
 /// send, the copy first deploys the difference from the seat's supply.
-pub fn staged_move(engine: &Engine, known: &GameState, seat: usize, from: usize, to: usize, count: Option<u32>, actions: &[usize]) -> Result<Preview, String> {
+pub fn staged_move(
+    engine: &Engine,
+    known: &GameState,
+    seat: Seat,
+    from: ProvinceId,
+    to: ProvinceId,
+    count: Option<u32>,
+    actions: &[usize],
+) -> Result<Preview, String> {
+    let (seat_name, from_name, to_name) = (engine.rules.seat_name(seat.index()), &engine.rules.map.at(from).name, &engine.rules.map.at(to).name);
     let stage = |st: &GameState, a: usize| -> Result<Option<GameState>, String> {
         let mut s = st.clone();
         s.ask = None;
@@ -134,25 +142,25 @@ pub fn staged_move(engine: &Engine, known: &GameState, seat: usize, from: usize,
         for p in s.players.iter_mut() {
             p.plan = Some(Plan { slots: vec![None; n], bid: None });
         }
-        s.players[seat].plan.as_mut().expect("a plan").slots[a] = Some(Card::Province(ProvinceId::new(from)));
+        s.players[seat.index()].plan.as_mut().expect("a plan").slots[a] = Some(Card::Province(from));
         s.action_row = vec![a as u8];
         s.actions_revealed = 1;
-        s.turn_order = vec![Seat::new(seat)];
+        s.turn_order = vec![seat];
         s.phase = Phase::Actions { card: 0, turn: 0 };
         engine.resume(&mut s).map_err(|e| e.to_string())?;
-        let offered = matches!(engine.legal(&s), Legal::Choose { seat: q, ref options, .. } if q.index() == seat && options.contains(&Choice::Province(ProvinceId::new(to))));
+        let offered = matches!(engine.legal(&s), Legal::Choose { seat: q, ref options, .. } if q == seat && options.contains(&Choice::Province(to)));
         Ok(offered.then_some(s))
     };
-    if known.provinces[from].owner != Some(Seat::new(seat)) {
-        return Err(format!("{} does not hold {}", engine.rules.seat_name(seat), engine.rules.province_name(from)));
+    if known.provinces[from.index()].owner != Some(seat) {
+        return Err(format!("{seat_name} does not hold {from_name}"));
     }
     for &a in actions {
         let Some(s) = stage(known, a)? else { continue };
         let most = |s: &GameState| -> Option<u32> {
             let mut t = s.clone();
-            engine.apply(&mut t, &Decision::Choose { seat: Seat::new(seat), choice: Choice::Province(ProvinceId::new(to)) }).ok()?;
+            engine.apply(&mut t, &Decision::Choose { seat, choice: Choice::Province(to) }).ok()?;
             match engine.legal(&t) {
-                Legal::Choose { seat: q, options, .. } if q.index() == seat => {
+                Legal::Choose { seat: q, options, .. } if q == seat => {
                     options.iter().filter_map(|o| if let Choice::Count(n) = o { Some(*n) } else { None }).max()
                 }
                 _ => None,
@@ -161,31 +169,21 @@ pub fn staged_move(engine: &Engine, known: &GameState, seat: usize, from: usize,
         let can = most(&s).unwrap_or(1);
         let want = count.unwrap_or(can);
         if want <= can {
-            return answer(engine, &s, Choice::Province(ProvinceId::new(to)), Some(want).filter(|_| most(&s).is_some()));
+            return answer(engine, &s, Choice::Province(to), Some(want).filter(|_| most(&s).is_some()));
         }
         // More armies than stand there now: as if deployed first.
         let mut more = known.clone();
         let extra = (want - can) as u16;
-        if more.players[seat].supply < extra {
-            return Err(format!(
-                "{} cannot send {want}: {} has {} armies and the supply {}",
-                engine.rules.seat_name(seat),
-                engine.rules.province_name(from),
-                known.provinces[from].armies,
-                known.players[seat].supply
-            ));
+        let (player, at) = (&known.players[seat.index()], &known.provinces[from.index()]);
+        if player.supply < extra {
+            return Err(format!("{seat_name} cannot send {want}: {from_name} has {} armies and the supply {}", at.armies, player.supply));
         }
-        more.players[seat].supply -= extra;
-        more.provinces[from].armies += extra;
+        more.players[seat.index()].supply -= extra;
+        more.provinces[from.index()].armies += extra;
         let s = stage(&more, a)?.ok_or("the staged move was not offered again")?;
-        return answer(engine, &s, Choice::Province(ProvinceId::new(to)), Some(want));
+        return answer(engine, &s, Choice::Province(to), Some(want));
     }
-    Err(format!(
-        "no action card lets {} move from {} into {} now",
-        engine.rules.seat_name(seat),
-        engine.rules.province_name(from),
-        engine.rules.province_name(to)
-    ))
+    Err(format!("no action card lets {seat_name} move from {from_name} into {to_name} now"))
 }
 
 /// One action of a plan as the rules would carry it out now.
@@ -195,7 +193,7 @@ pub struct LedgerStep {
     /// The card's place in the row is known (face up); face-down cards
     /// follow in no known order.
     pub face_up: bool,
-    pub province: usize,
+    pub province: ProvinceId,
     pub chests_before: i64,
     pub chests_after: i64,
     /// The rules' narration of it (empty when a battle decides it: the
@@ -214,17 +212,17 @@ pub struct LedgerStep {
 /// carried out by the rules' `perform` handler on a copy of the seat's
 /// view. Other seats' plans are unknown and left out; the event and the
 /// specials are not counted before they are drawn and taken.
-pub fn ledger(engine: &Engine, known: &GameState, seat: usize, plan: &Plan) -> Result<(i64, Vec<LedgerStep>), String> {
+pub fn ledger(engine: &Engine, known: &GameState, seat: Seat, plan: &Plan) -> Result<(i64, Vec<LedgerStep>), String> {
     let rt = engine.runtime();
     let mut s = known.clone();
     s.ask = None;
     let n = engine.rules.cards.actions.len();
     for (i, p) in s.players.iter_mut().enumerate() {
-        p.plan = Some(if i == seat { plan.clone() } else { Plan { slots: vec![None; n], bid: None } });
+        p.plan = Some(if i == seat.index() { plan.clone() } else { Plan { slots: vec![None; n], bid: None } });
     }
     let mut ev = Vec::new();
     rt.call_phase(&mut s, &mut ev, crate::script::PhaseHandler::Bids).map_err(|e| e.to_string())?;
-    let at_reveal = s.players[seat].chests;
+    let at_reveal = s.players[seat.index()].chests;
     let mut steps = Vec::new();
     let revealed = (s.actions_revealed as usize).min(s.action_row.len());
     let row: Vec<u8> = if s.action_row.is_empty() { (0..n as u8).collect() } else { s.action_row.clone() };
@@ -232,9 +230,9 @@ pub fn ledger(engine: &Engine, known: &GameState, seat: usize, plan: &Plan) -> R
         let a = a as usize;
         let Some(Card::Province(p)) = plan.slots.get(a).copied().flatten() else { continue };
         let before = (s.players.clone(), s.provinces.clone(), s.buildings.clone());
-        let chests_before = s.players[seat].chests;
+        let chests_before = s.players[seat.index()].chests;
         let mut ev = Vec::new();
-        let res = rt.call_action(&mut s, &mut ev, a, Seat::new(seat), p).map_err(|e| e.to_string())?;
+        let res = rt.call_action(&mut s, &mut ev, a, seat, p).map_err(|e| e.to_string())?;
         let asks = res.ask.map(|q| (q.prompt, q.options.len()));
         let battle = ev.iter().any(|e| matches!(e, Event::Battle { .. }));
         let mut text = String::new();
@@ -245,9 +243,9 @@ pub fn ledger(engine: &Engine, known: &GameState, seat: usize, plan: &Plan) -> R
         steps.push(LedgerStep {
             action: a,
             face_up: k < revealed,
-            province: p.index(),
+            province: p,
             chests_before,
-            chests_after: s.players[seat].chests,
+            chests_after: s.players[seat.index()].chests,
             lines: text.lines().map(|l| l.trim().to_string()).filter(|l| !l.is_empty()).collect(),
             skipped,
             asks,

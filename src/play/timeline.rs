@@ -39,7 +39,7 @@ pub enum Entry {
 pub struct Line {
     pub text: String,
     /// `Some(seat)`: only that seat (and the god view) may read it.
-    pub only: Option<usize>,
+    pub only: Option<Seat>,
 }
 
 /// One point of the timeline: the position after an entry.
@@ -149,8 +149,8 @@ impl Game {
     }
 
     /// Who plays a seat from now on.
-    pub fn set_player(&mut self, seat: usize, p: Player) {
-        self.moments[self.cursor].players[seat] = p;
+    pub fn set_player(&mut self, seat: Seat, p: Player) {
+        self.moments[self.cursor].players[seat.index()] = p;
     }
 
     /// How many entries lead to the current position.
@@ -190,7 +190,7 @@ impl Game {
     /// (0 is the game's start) to now that `viewer` may read (`None`: the
     /// god view, everything). Every output a seat sees goes through this
     /// and `entry_seen`.
-    pub fn lines_seen(&self, from: usize, viewer: Option<usize>) -> Vec<&str> {
+    pub fn lines_seen(&self, from: usize, viewer: Option<Seat>) -> Vec<&str> {
         let from = from.min(self.cursor + 1);
         self.moments[from..=self.cursor]
             .iter()
@@ -203,10 +203,10 @@ impl Game {
     /// The seat's view of entry `i` (1-based) of the history: another
     /// seat's plan shows only the cards turned face up by now (each when
     /// its action is carried out, the bid at the reveal).
-    pub fn entry_seen(&self, i: usize, viewer: Option<usize>) -> String {
+    pub fn entry_seen(&self, i: usize, viewer: Option<Seat>) -> String {
         let Some((entry, _)) = self.moments.get(i).and_then(|m| m.entry.as_ref()) else { return String::new() };
         let (Some(v), Entry::Decide(Decision::Plan { seat, plan })) = (viewer, entry) else { return self.entry_text(entry) };
-        let seat = seat.index();
+        let seat = *seat;
         if v == seat {
             return self.entry_text(entry);
         }
@@ -225,7 +225,7 @@ impl Game {
         } else if plan.bid.is_some() {
             hidden += 1;
         }
-        let text = self.notation().text(&Decision::Plan { seat: Seat::new(seat), plan: shown });
+        let text = self.notation().text(&Decision::Plan { seat, plan: shown });
         if hidden == 0 { text } else { format!("{text} ({hidden} cards face down)") }
     }
 
@@ -258,7 +258,7 @@ impl Game {
         for e in events {
             let mut text = String::new();
             transcript::render(&self.engine, seats, std::slice::from_ref(e), &mut text);
-            let only = if let Event::Secret { seat, .. } = e { Some(seat.index()) } else { None };
+            let only = if let Event::Secret { seat, .. } = e { Some(*seat) } else { None };
             lines.extend(text.lines().map(|t| Line { text: t.to_string(), only }));
         }
         lines
@@ -431,7 +431,7 @@ fn public(text: &str) -> Vec<Line> {
 /// round of `then`, is face up in the position `now`: every card of a
 /// past round is; in the round itself, the bid from the reveal on and an
 /// action's card once that action has come to the seat.
-fn face_up(now: &GameState, then: &GameState, seat: usize, action: Option<usize>) -> bool {
+fn face_up(now: &GameState, then: &GameState, seat: Seat, action: Option<usize>) -> bool {
     if (now.year, now.season) != (then.year, then.season) {
         return (now.year, now.season) > (then.year, then.season);
     }
@@ -441,7 +441,7 @@ fn face_up(now: &GameState, then: &GameState, seat: usize, action: Option<usize>
         (Phase::ChooseSpace { .. }, Some(_)) => false,
         (Phase::Actions { card, turn }, Some(a)) => {
             let pos = now.action_row.iter().position(|&x| x as usize == a).unwrap_or(usize::MAX);
-            let at = now.turn_order.iter().position(|&s| s.index() == seat).unwrap_or(usize::MAX);
+            let at = now.turn_order.iter().position(|&s| s == seat).unwrap_or(usize::MAX);
             pos < card as usize || (pos == card as usize && at < turn as usize)
         }
         _ => true,

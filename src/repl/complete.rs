@@ -4,7 +4,7 @@
 //! seats, actions, regions, the options of the pending question.
 
 use super::{COMMANDS, Repl};
-use crate::core::{Actor, Legal};
+use crate::core::{Actor, Legal, ProvinceId, Seat};
 
 /// What completion draws on, taken from the game before each prompt.
 #[derive(Clone, Debug, Default)]
@@ -40,12 +40,12 @@ impl Repl {
         };
         Words {
             provinces: e.rules.map.provinces.iter().map(|p| p.name.clone()).collect(),
-            seats: (0..st.seats()).map(|s| e.rules.seat_name(s).to_string()).collect(),
+            seats: Seat::all(st.seats()).map(|s| n.seat_name(s).to_string()).collect(),
             actions: e.rules.cards.actions.iter().map(|a| a.id.clone()).collect(),
             regions: e.rules.map.regions.clone(),
             bots: ["human", "greedy", "random", "mcts"].map(String::from).to_vec(),
             answers,
-            own: planner.map(|s| st.provinces_of(s).map(|p| e.rules.province_name(p).to_string()).collect()).unwrap_or_default(),
+            own: planner.map(|s| st.provinces_of(s.index()).map(|p| n.province_name(ProvinceId::new(p)).to_string()).collect()).unwrap_or_default(),
             context: self.context_words(),
         }
     }

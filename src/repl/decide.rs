@@ -13,15 +13,15 @@ impl Repl {
     /// The seat whose knowledge `odds` and the option details use: the
     /// viewer's, or in the god view the human seat to act (else the first
     /// human seat).
-    pub(super) fn me(&self) -> Option<usize> {
+    pub(super) fn me(&self) -> Option<Seat> {
         match self.viewer {
             Viewer::Seat(s) => Some(s),
             Viewer::God => {
                 let acting = match self.game.engine.actor(self.state()) {
-                    Actor::Seat(s) => Some(s.index()),
+                    Actor::Seat(s) => Some(s),
                     _ => None,
                 };
-                acting.filter(|&s| self.is_human(s)).or_else(|| (0..self.config.seats.len()).find(|&s| self.is_human(s)))
+                acting.filter(|&s| self.is_human(s)).or_else(|| Seat::all(self.config.seats.len()).find(|&s| self.is_human(s)))
             }
         }
     }
@@ -41,7 +41,7 @@ impl Repl {
         let e = &self.game.engine;
         let st = self.state();
         let asking = match e.actor(st) {
-            Actor::Seat(s) => Some(s.index()),
+            Actor::Seat(s) => Some(s),
             _ => None,
         };
         let may_know = self.viewer == Viewer::God || asking.is_some_and(|a| self.viewer == Viewer::Seat(a));
@@ -70,7 +70,7 @@ impl Repl {
                 Some(format!("{} ({})", card.name, card.text))
             }
             Choice::Province(p) => {
-                let about = views::brief(e, known, p.index());
+                let about = views::brief(e, known, p);
                 let preview = preview::answer(e, known, o, None).ok();
                 Some(match preview {
                     Some(Preview::Battle(b)) => format!("{about}; {}", self.battle_text(known, levels, &b)),
@@ -90,8 +90,8 @@ impl Repl {
     /// contents and tray now.
     fn battle_text(&self, known: &GameState, levels: bool, b: &Battle) -> String {
         let e = &self.game.engine;
-        let seat = |s: usize| e.rules.seat_name(s).to_string();
-        let mut s = format!("{} battle: {} throws {}", b.kind, seat(b.attacker), b.thrown.seats[b.attacker]);
+        let n = self.notation();
+        let mut s = format!("{} battle: {} throws {}", b.kind, n.seat_name(b.attacker), b.thrown.seats[b.attacker.index()]);
         if let (Some(m), Some(x)) = (b.moved, b.attacker_extra())
             && x > 0
         {
@@ -99,7 +99,7 @@ impl Repl {
         }
         match b.defender {
             Some(d) if d != b.attacker => {
-                s.push_str(&format!(", {} {}", seat(d), b.thrown.seats[d]));
+                s.push_str(&format!(", {} {}", n.seat_name(d), b.thrown.seats[d.index()]));
                 let x = b.defender_extra();
                 if x > 0 {
                     s.push_str(&format!(" ({} armies +{x} from supply)", b.defending));
@@ -131,8 +131,8 @@ impl Repl {
             v.push(format!("event #{} {}", c.id, c.name));
         }
         for s in std::iter::once(b.attacker).chain(b.defender.filter(|&d| d != b.attacker)) {
-            if let Some(c) = known.special_of(s) {
-                v.push(format!("{}'s special {}", e.rules.seat_name(s), e.rules.cards.specials[c as usize].name));
+            if let Some(c) = known.special_of(s.index()) {
+                v.push(format!("{}'s special {}", self.notation().seat_name(s), e.rules.cards.specials[c as usize].name));
             }
         }
         v
@@ -165,38 +165,38 @@ impl Repl {
         let e = &self.game.engine;
         let (known, levels) = self.known();
         let m = &e.rules.map;
-        let plan = self.drafts.get(me).cloned().flatten().filter(|_| self.draft_is_current(me)).or_else(|| known.players[me].plan.clone());
+        let plan = self.drafts.get(me.index()).cloned().flatten().filter(|_| self.draft_is_current(me)).or_else(|| known.players[me.index()].plan.clone());
         // Sources: the one given, else the plan's provinces next to the
         // target, else every province of the seat next to it (most armies first).
-        let mut sources: Vec<(usize, Vec<usize>)> = Vec::new();
+        let mut sources: Vec<(ProvinceId, Vec<usize>)> = Vec::new();
         let all: Vec<usize> = (0..e.rules.cards.actions.len()).collect();
         if let Some(f) = from {
             let planned: Vec<usize> =
-                plan.iter().flat_map(|p| p.slots.iter().enumerate()).filter(|(_, c)| **c == Some(Card::Province(ProvinceId::new(f)))).map(|(a, _)| a).collect();
+                plan.iter().flat_map(|p| p.slots.iter().enumerate()).filter(|(_, c)| **c == Some(Card::Province(f))).map(|(a, _)| a).collect();
             sources.push((f, planned.into_iter().chain(all.iter().copied()).collect()));
         } else {
             if let Some(p) = &plan {
                 for (a, c) in p.slots.iter().enumerate() {
                     if let Some(Card::Province(q)) = c
-                        && m.provinces[q.index()].neighbours.contains(&to)
+                        && m.neighbours(*q).any(|x| x == to)
                     {
-                        sources.push((q.index(), std::iter::once(a).chain(all.iter().copied()).collect()));
+                        sources.push((*q, std::iter::once(a).chain(all.iter().copied()).collect()));
                     }
                 }
             }
-            let mut own: Vec<usize> = m.provinces[to].neighbours.iter().copied().filter(|&q| known.provinces[q].owner == Some(Seat::new(me))).collect();
-            own.sort_by_key(|&q| std::cmp::Reverse(known.provinces[q].armies));
+            let mut own: Vec<ProvinceId> = m.neighbours(to).filter(|&q| known.provinces[q.index()].owner == Some(me)).collect();
+            own.sort_by_key(|&q| std::cmp::Reverse(known.provinces[q.index()].armies));
             sources.extend(own.into_iter().map(|q| (q, all.clone())));
         }
+        let name = |p: ProvinceId| n.province_name(p);
         if sources.is_empty() {
-            return Err(format!("odds: {} holds no province next to {}", e.rules.seat_name(me), m.provinces[to].name));
+            return Err(format!("odds: {} holds no province next to {}", n.seat_name(me), name(to)));
         }
         let mut why = Vec::new();
         for (src, actions) in sources {
             match preview::staged_move(e, &known, me, src, to, count, &actions) {
                 Ok(Preview::Battle(b)) => {
-                    let head =
-                        format!("{} into {} ({}) from {}", e.rules.seat_name(me), m.provinces[to].name, views::brief(e, &known, to), m.provinces[src].name);
+                    let head = format!("{} into {} ({}) from {}", n.seat_name(me), name(to), views::brief(e, &known, to), name(src));
                     let note = if known.event.is_none() && known.phase == Phase::Planning {
                         "\n  (the event is drawn and the specials taken after the plans: none counted here)"
                     } else {
@@ -206,8 +206,8 @@ impl Repl {
                         if levels { "" } else { "\n  (the tower's cubes counted as a player can, by colour; their levels are hidden and spread at random)" };
                     return Ok(format!("{head}:\n  {}{note}{secret}", self.battle_text(&known, levels, &b)));
                 }
-                Ok(Preview::Quiet) => return Ok(format!("{} into {}: no battle (a move)", m.provinces[src].name, m.provinces[to].name)),
-                Err(err) => why.push(format!("from {}: {err}", m.provinces[src].name)),
+                Ok(Preview::Quiet) => return Ok(format!("{} into {}: no battle (a move)", name(src), name(to))),
+                Err(err) => why.push(format!("from {}: {err}", name(src))),
             }
         }
         Err(format!("odds: {}", why.join("; ")))

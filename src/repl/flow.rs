@@ -52,11 +52,11 @@ impl Repl {
 
     /// The human seat that must act now (for planning: the viewer's seat if
     /// it still plans, else the first human still to plan).
-    fn acting_human(&self) -> Option<usize> {
+    fn acting_human(&self) -> Option<Seat> {
         match self.game.engine.actor(self.state()) {
-            Actor::Seat(s) if self.is_human(s.index()) => Some(s.index()),
+            Actor::Seat(s) if self.is_human(s) => Some(s),
             Actor::Simultaneous(seats) => {
-                let humans: Vec<usize> = seats.iter().map(|&s| s.index()).filter(|&s| self.is_human(s)).collect();
+                let humans: Vec<Seat> = seats.into_iter().filter(|&s| self.is_human(s)).collect();
                 match self.viewer {
                     Viewer::Seat(v) if humans.contains(&v) => Some(v),
                     _ => humans.first().copied(),
@@ -70,7 +70,7 @@ impl Repl {
     /// must act. Returns the pause to show when the keyboard changes hands.
     pub(super) fn follow_the_actor(&mut self) -> Option<String> {
         let Viewer::Seat(v) = self.viewer else { return None };
-        if (0..self.config.seats.len()).filter(|&s| self.is_human(s)).count() < 2 {
+        if Seat::all(self.config.seats.len()).filter(|&s| self.is_human(s)).count() < 2 {
             return None;
         }
         let next = self.acting_human()?;
@@ -79,19 +79,18 @@ impl Repl {
         }
         self.viewer = Viewer::Seat(next);
         self.handover = Some(next);
-        let e = &self.game.engine;
+        let (n, colour) = (self.notation(), &self.game.engine.rules.rules.seats[next.index()].colour);
         Some(format!(
-            "-- pass the keyboard to {} ({}): the view is {}'s from now on and shows nothing of {}'s secrets --",
-            e.rules.seat_name(next),
-            e.rules.rules.seats[next].colour,
-            e.rules.seat_name(next),
-            e.rules.seat_name(v)
+            "-- pass the keyboard to {} ({colour}): the view is {}'s from now on and shows nothing of {}'s secrets --",
+            n.seat_name(next),
+            n.seat_name(next),
+            n.seat_name(v)
         ))
     }
 
     /// The seat the keyboard was just passed to, once (the terminal then
     /// waits for Enter and clears the screen and the line history).
-    pub fn take_handover(&mut self) -> Option<usize> {
+    pub fn take_handover(&mut self) -> Option<Seat> {
         self.handover.take()
     }
 
@@ -104,7 +103,7 @@ impl Repl {
         let entries: Vec<(usize, &Entry)> = self.game.entries().collect();
         let mine = entries.iter().rev().find(|(_, e)| match e {
             Entry::Edit(_) => true,
-            Entry::Decide(Decision::Plan { seat, .. } | Decision::Choose { seat, .. }) => self.is_human(seat.index()),
+            Entry::Decide(Decision::Plan { seat, .. } | Decision::Choose { seat, .. }) => self.is_human(*seat),
             Entry::Decide(Decision::Chance) => false,
         });
         mine.map(|(i, _)| self.game.cursor() + 1 - i).unwrap_or(1)
@@ -123,18 +122,20 @@ impl Repl {
         if matches!(known.phase, Phase::Setup | Phase::Draft | Phase::Preload | Phase::GameOver) {
             return Err("winter?: no winter to forecast now".into());
         }
+        let n = self.notation();
         let per = e.rules.rules.winter.rice_per_province;
-        let needed = |q: usize| known.provinces_of(q).count() as i64 * per;
+        let held = |q: Seat| known.provinces_of(q.index()).count() as i64;
+        let needed = |q: Seat| held(q) * per;
         let mut out = String::from("rice now:");
-        for q in 0..known.seats() {
+        for q in Seat::all(known.seats()) {
             let _ = write!(
                 out,
                 "\n  {}: holds {}, needs {} in winter ({} rice for each of {})",
-                e.rules.seat_name(q),
-                known.players[q].rice,
+                n.seat_name(q),
+                known.players[q.index()].rice,
                 needed(q),
                 per,
-                views::count(known.provinces_of(q).count() as i64, "province", "provinces")
+                views::count(held(q), "province", "provinces")
             );
         }
         if known.year_events.is_empty() {
@@ -147,17 +148,17 @@ impl Repl {
             let _ = write!(out, "\n  #{} {} (rice loss {}):", card.id, card.name, card.rice_loss);
             match winter_preview(e, &known, ev) {
                 Ok(w) => {
-                    for q in 0..known.seats() {
-                        let (held, left) = (known.players[q].rice, w.rice[q]);
+                    for q in Seat::all(known.seats()) {
+                        let (held, left) = (known.players[q.index()].rice, w.rice[q.index()]);
                         let short = (needed(q) - left).max(0);
                         let _ = write!(
                             out,
                             "\n    {}: loses {} of the {held} held, {left} left of {} needed{} -> {}",
-                            e.rules.seat_name(q),
+                            n.seat_name(q),
                             held - left,
                             needed(q),
                             if short > 0 { format!(", short {short}") } else { String::new() },
-                            views::count(w.revolts[q], "revolt", "revolts")
+                            views::count(w.revolts[q.index()], "revolt", "revolts")
                         );
                     }
                 }
@@ -196,14 +197,13 @@ impl Repl {
                 _ => {}
             }
         }
-        let name = |s: usize| e.rules.seat_name(s).to_string();
+        let name = |s: Seat| self.notation().seat_name(s);
         let mut out = String::from("== the game is over ==\nstandings:");
         for (s, rank) in e.standings(st).map_err(|e| e.to_string())? {
             let p = &st.players[s.index()];
-            let _ =
-                write!(out, "\n  {rank}. {}: {} points, {} war chests, {} provinces", name(s.index()), p.points, p.chests, st.provinces_of(s.index()).count());
+            let _ = write!(out, "\n  {rank}. {}: {} points, {} war chests, {} provinces", name(s), p.points, p.chests, st.provinces_of(s.index()).count());
         }
-        let header: String = (0..n).map(|s| format!(" {:>5}", name(s))).collect();
+        let header: String = Seat::all(n).map(|s| format!(" {:>5}", name(s))).collect();
         for (title, prefix) in [("points by source", "points."), ("battles", "battles.")] {
             let rows: Vec<(&String, &Vec<i64>)> = tallies.iter().filter(|(k, _)| k.starts_with(prefix)).collect();
             if rows.is_empty() {

@@ -31,7 +31,7 @@ pub struct Config {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Viewer {
-    Seat(usize),
+    Seat(Seat),
     God,
 }
 
@@ -52,7 +52,7 @@ pub struct Repl {
     /// After a human decision, play on to the next one (`auto on|off`).
     auto: bool,
     /// Hot seat: the seat the keyboard was just passed to.
-    handover: Option<usize>,
+    handover: Option<Seat>,
     /// Set by `quit`.
     pub done: bool,
     /// Colour in the text it returns (`board compact`): set at a terminal
@@ -165,7 +165,7 @@ impl Repl {
 
     /// A REPL on a game made elsewhere (a scenario's).
     pub fn from_game(config: Config, game: Game) -> Repl {
-        let viewer = config.seats.iter().position(|s| s == "human").map(Viewer::Seat).unwrap_or(Viewer::God);
+        let viewer = config.seats.iter().position(|s| s == "human").map(|s| Viewer::Seat(Seat::new(s))).unwrap_or(Viewer::God);
         Repl {
             drafts: vec![None; config.players as usize],
             draft_when: vec![(0, 0); config.players as usize],
@@ -207,8 +207,8 @@ impl Repl {
         self.game.notation()
     }
 
-    fn is_human(&self, seat: usize) -> bool {
-        self.game.players().get(seat).is_some_and(Player::is_human)
+    fn is_human(&self, seat: Seat) -> bool {
+        self.game.players().get(seat.index()).is_some_and(Player::is_human)
     }
 
     /// The prompt: where the game is and who acts.
@@ -232,7 +232,7 @@ impl Repl {
     }
 
     /// Whose eyes the outputs use: `None` is the god view.
-    fn eyes(&self) -> Option<usize> {
+    fn eyes(&self) -> Option<Seat> {
         match self.viewer {
             Viewer::God => None,
             Viewer::Seat(s) => Some(s),
@@ -306,27 +306,27 @@ impl Repl {
     /// Who must act now, in words.
     pub fn waiting(&self) -> String {
         let st = self.state();
-        let name = |s: usize| self.game.engine.rules.seat_name(s).to_string();
+        let name = |s: Seat| self.notation().seat_name(s);
         match self.game.engine.actor(st) {
             Actor::Terminal => match self.game.engine.standings(st) {
                 Ok(ranks) => {
-                    let won: Vec<String> = ranks.iter().filter(|(_, r)| *r == 1).map(|(s, _)| name(s.index())).collect();
+                    let won: Vec<&str> = ranks.iter().filter(|(_, r)| *r == 1).map(|(s, _)| name(*s)).collect();
                     format!("the game is over: {} won", won.join(" and "))
                 }
                 Err(e) => format!("the game is over; the rules could not rank the players: {e}"),
             },
             Actor::Chance => String::new(),
-            Actor::Seat(s) if self.is_human(s.index()) => match self.game.engine.legal(st) {
+            Actor::Seat(s) if self.is_human(s) => match self.game.engine.legal(st) {
                 Legal::Choose { prompt, options, .. } => {
                     let opts = self.option_lines(&options);
                     let long = opts.iter().any(|o| o.contains(": "));
-                    format!("{} to decide: {prompt}\n  {}", name(s.index()), opts.join(if long { "\n  " } else { "  " }))
+                    format!("{} to decide: {prompt}\n  {}", name(s), opts.join(if long { "\n  " } else { "  " }))
                 }
                 _ => String::new(),
             },
             Actor::Seat(_) => String::new(),
             Actor::Simultaneous(seats) => {
-                let humans: Vec<String> = seats.iter().filter(|&&s| self.is_human(s.index())).map(|&s| name(s.index())).collect();
+                let humans: Vec<&str> = seats.iter().filter(|&&s| self.is_human(s)).map(|&s| name(s)).collect();
                 if humans.is_empty() {
                     String::new()
                 } else {
@@ -339,7 +339,7 @@ impl Repl {
         }
     }
 
-    fn viewed(&self) -> (GameState, bool, Option<usize>) {
+    fn viewed(&self) -> (GameState, bool, Option<Seat>) {
         match self.viewer {
             Viewer::God => (self.state().clone(), true, None),
             Viewer::Seat(s) => (self.state().view(Some(s)), false, Some(s)),
@@ -426,9 +426,9 @@ impl Repl {
             }
             "player" => {
                 let (st, god, viewer) = self.viewed();
-                let seats: Vec<usize> = match args.first() {
+                let seats: Vec<Seat> = match args.first() {
                     Some(s) => vec![self.notation().seat(s).map_err(|e| e.to_string())?],
-                    None => (0..st.seats()).collect(),
+                    None => Seat::all(st.seats()).collect(),
                 };
                 Ok(seats.iter().map(|&s| views::player(&self.game.engine, &st, s, god, viewer)).collect::<Vec<_>>().join("\n"))
             }
@@ -460,16 +460,16 @@ impl Repl {
                 } else {
                     let s = self.notation().seat(who).map_err(|e| e.to_string())?;
                     self.viewer = Viewer::Seat(s);
-                    Ok(format!("viewing as {}", self.game.engine.rules.seat_name(s)))
+                    Ok(format!("viewing as {}", self.notation().seat_name(s)))
                 }
             }
             "seat" => {
                 let [who, what] = args[..] else { return Err("usage: seat SEAT human|greedy|random".into()) };
                 let s = self.notation().seat(who).map_err(|e| e.to_string())?;
                 let player = Player::by_name(what, self.config.seed.wrapping_add(self.game.cursor() as u64), s)?;
-                self.config.seats[s] = what.to_string();
+                self.config.seats[s.index()] = what.to_string();
                 self.game.set_player(s, player);
-                Ok(format!("{} is now played by {what}", self.game.engine.rules.seat_name(s)))
+                Ok(format!("{} is now played by {what}", self.notation().seat_name(s)))
             }
             "undo" | "u" => {
                 let n = if args.is_empty() { self.undo_count() } else { count_arg("undo", &args)? };
@@ -525,7 +525,7 @@ impl Repl {
             ["--svg"] => Err("board --svg needs a file to write, e.g. board --svg board.svg".into()),
             ["--svg", file] => {
                 let seen = match self.eyes() {
-                    Some(s) => format!("as {} sees it", self.engine().rules.seat_name(s)),
+                    Some(s) => format!("as {} sees it", self.notation().seat_name(s)),
                     None => "in the god view".into(),
                 };
                 // The prompt's words without the brackets: when, who acts.
@@ -562,13 +562,13 @@ impl Repl {
             self.config.seed,
             self.game.engine.rules.ruleset_name()
         );
-        let seats: Vec<String> = self.config.seats.iter().enumerate().map(|(i, b)| format!("{} {b}", self.game.engine.rules.seat_name(i))).collect();
+        let seats: Vec<String> = Seat::all(st.seats()).zip(&self.config.seats).map(|(s, b)| format!("{} {b}", self.notation().seat_name(s))).collect();
         s.push_str(&format!("seats: {}\n", seats.join(", ")));
         s.push_str(&format!(
             "viewing as: {}\n",
             match self.viewer {
                 Viewer::God => "god (everything)".to_string(),
-                Viewer::Seat(x) => self.game.engine.rules.seat_name(x).to_string(),
+                Viewer::Seat(x) => self.notation().seat_name(x).to_string(),
             }
         ));
         s.push_str(&format!("entries: {} (undo/redo move along them)", self.game.cursor()));
@@ -586,13 +586,14 @@ impl Repl {
             Legal::None => "the game is over".into(),
             Legal::Chance => "chance acts next: `step`".into(),
             Legal::Plan { seats } => {
-                let names: Vec<&str> = seats.iter().map(|&s| self.game.engine.rules.seat_name(s.index())).collect();
+                let n = self.notation();
+                let names: Vec<&str> = seats.iter().map(|&s| n.seat_name(s)).collect();
                 let hand: Vec<String> = seats
                     .iter()
-                    .filter(|&&s| self.is_human(s.index()))
+                    .filter(|&&s| self.is_human(s))
                     .map(|&s| {
                         let cards: Vec<String> = self.game.engine.hand(st, s.index()).iter().map(|c| self.game.engine.card_name(*c)).collect();
-                        format!("{}'s cards: {}", self.game.engine.rules.seat_name(s.index()), cards.join(", "))
+                        format!("{}'s cards: {}", n.seat_name(s), cards.join(", "))
                     })
                     .collect();
                 let acts: Vec<&str> = self.game.engine.rules.cards.actions.iter().map(|a| a.id.as_str()).collect();
@@ -600,7 +601,7 @@ impl Repl {
             }
             Legal::Choose { seat, prompt, options, .. } => {
                 let opts: Vec<String> = self.option_lines(&options).into_iter().map(|o| format!("  {o}")).collect();
-                format!("{}: {prompt}\n{}", self.game.engine.rules.seat_name(seat.index()), opts.join("\n"))
+                format!("{}: {prompt}\n{}", self.notation().seat_name(seat), opts.join("\n"))
             }
         }
     }
@@ -624,11 +625,11 @@ impl Repl {
     }
 
     /// The human seat that plans now (the viewer's, else the first).
-    fn planner(&self) -> Result<usize, String> {
+    fn planner(&self) -> Result<Seat, String> {
         let Actor::Simultaneous(seats) = self.game.engine.actor(self.state()) else {
             return Err("nobody plans now".into());
         };
-        let humans: Vec<usize> = seats.iter().map(|&s| s.index()).filter(|&s| self.is_human(s)).collect();
+        let humans: Vec<Seat> = seats.into_iter().filter(|&s| self.is_human(s)).collect();
         if let Viewer::Seat(v) = self.viewer
             && humans.contains(&v)
         {
@@ -638,15 +639,16 @@ impl Repl {
     }
 
     /// Whether `seat`'s draft belongs to the round being planned now.
-    fn draft_is_current(&self, seat: usize) -> bool {
-        self.draft_when.get(seat) == Some(&(self.state().year, self.state().season))
+    fn draft_is_current(&self, seat: Seat) -> bool {
+        self.draft_when.get(seat.index()) == Some(&(self.state().year, self.state().season))
     }
 
     fn plan(&mut self, args: &[&str]) -> Result<String, String> {
-        let s = self.planner()?;
+        let seat = self.planner()?;
+        let s = seat.index();
         let n = self.game.engine.rules.cards.actions.len();
-        let name = self.game.engine.rules.seat_name(s).to_string();
-        if !self.draft_is_current(s) {
+        let name = self.notation().seat_name(seat).to_string();
+        if !self.draft_is_current(seat) {
             self.drafts[s] = None;
             self.draft_when[s] = (self.state().year, self.state().season);
         }
@@ -656,8 +658,8 @@ impl Repl {
             ["clear"] => *draft = Plan { slots: vec![None; n], bid: None },
             ["auto"] => {
                 let mut b = crate::bots::Greedy::new(self.config.seed ^ s as u64);
-                let view = crate::core::SeatView::new(self.game.state(), Seat::new(s));
-                let plan = b.plan(&self.game.engine, &view, Seat::new(s));
+                let view = crate::core::SeatView::new(self.game.state(), seat);
+                let plan = b.plan(&self.game.engine, &view, seat);
                 self.drafts[s] = Some(plan);
             }
             ["done"] | ["done", "anyway"] => {
@@ -671,7 +673,7 @@ impl Repl {
                 let mut plan = draft.clone();
                 self.game.engine.fill_skips(self.game.state(), s, &mut plan);
                 self.game.engine.check_plan(self.state(), s, &plan).map_err(|e| e.to_string())?;
-                self.decide(Decision::Plan { seat: Seat::new(s), plan })?;
+                self.decide(Decision::Plan { seat, plan })?;
                 let mut text = format!("{name}'s plan is locked in");
                 let w = self.waiting();
                 if !w.is_empty() {
@@ -689,9 +691,9 @@ impl Repl {
                 let plan: Plan = self.notation().parse(&items.join(" ")).map_err(|e| e.to_string())?;
                 for card in plan.slots.iter().chain(std::iter::once(&plan.bid)).flatten() {
                     if let Card::Province(p) = card
-                        && self.state().provinces[p.index()].owner != Some(Seat::new(s))
+                        && self.state().provinces[p.index()].owner != Some(seat)
                     {
-                        return Err(format!("{name} does not hold {}", self.game.engine.rules.province_name(p.index())));
+                        return Err(format!("{name} does not hold {}", self.notation().province_name(*p)));
                     }
                 }
                 self.drafts[s] = Some(plan);
@@ -701,9 +703,9 @@ impl Repl {
                 let a = n.action(action).map_err(|e| e.to_string())?;
                 let c: Option<Card> = if *v == "-" { None } else { Some(n.parse(v).map_err(|e| e.to_string())?) };
                 if let Some(Card::Province(p)) = c
-                    && self.state().provinces[p.index()].owner != Some(Seat::new(s))
+                    && self.state().provinces[p.index()].owner != Some(seat)
                 {
-                    return Err(format!("{name} does not hold {}", self.game.engine.rules.province_name(p.index())));
+                    return Err(format!("{name} does not hold {}", n.province_name(p)));
                 }
                 let draft = self.drafts[s].as_mut().unwrap();
                 // A card can lie on one space only: move it.
@@ -726,7 +728,7 @@ impl Repl {
             }
         }
         let draft = self.drafts[s].as_ref().unwrap();
-        Ok(format!("{name}'s plan (not locked in): {}\n{}", views::plan_text(&self.game.engine, draft), self.plan_report(s, draft)))
+        Ok(format!("{name}'s plan (not locked in): {}\n{}", views::plan_text(&self.game.engine, draft), self.plan_report(seat, draft)))
     }
 
     fn save(&self, path: &Path) -> Result<String, String> {

@@ -14,13 +14,13 @@ use crate::play::preview;
 
 impl Repl {
     /// The ledger and warnings for `seat`'s draft.
-    pub(super) fn plan_report(&self, seat: usize, draft: &Plan) -> String {
+    pub(super) fn plan_report(&self, seat: Seat, draft: &Plan) -> String {
         let e = &self.game.engine;
         let known = self.state().view(Some(seat));
         let mut plan = draft.clone();
-        e.fill_skips(&known, seat, &mut plan);
+        e.fill_skips(&known, seat.index(), &mut plan);
         let mut out = String::new();
-        let chests = known.players[seat].chests;
+        let chests = known.players[seat.index()].chests;
         match preview::ledger(e, &known, seat, &plan) {
             Ok((at_reveal, steps)) => {
                 let bid = chests - at_reveal;
@@ -47,7 +47,7 @@ impl Repl {
                     } else {
                         st.lines.join("; ")
                     };
-                    let _ = write!(out, "\n  {:<20} {:<13} {money} -> {:>3}  {what}", card.name, e.rules.province_name(st.province), st.chests_after);
+                    let _ = write!(out, "\n  {:<20} {:<13} {money} -> {:>3}  {what}", card.name, self.notation().province_name(st.province), st.chests_after);
                 }
             }
             Err(err) => {
@@ -57,7 +57,8 @@ impl Repl {
         let _ = write!(out, "\n  bids you may make: {} or a province card", self.chest_bids(&known, seat).join(", "));
         // What is still to place.
         let placed = |c: &Card| draft.bid == Some(*c) || draft.slots.contains(&Some(*c));
-        let left: Vec<String> = e.hand(&known, seat).into_iter().filter(|c| matches!(c, Card::Province(_)) && !placed(c)).map(|c| e.card_name(c)).collect();
+        let left: Vec<String> =
+            e.hand(&known, seat.index()).into_iter().filter(|c| matches!(c, Card::Province(_)) && !placed(c)).map(|c| e.card_name(c)).collect();
         let empty = draft.slots.iter().filter(|c| c.is_none()).count();
         if !draft.slots.iter().any(|c| matches!(c, Some(Card::Province(_)))) {
             out.push_str("\n  ! no province card on any action: every action would be skipped");
@@ -72,10 +73,10 @@ impl Repl {
     }
 
     /// The war-chest cards `seat` may bid (at most the chests it holds).
-    fn chest_bids(&self, known: &GameState, seat: usize) -> Vec<String> {
+    fn chest_bids(&self, known: &GameState, seat: Seat) -> Vec<String> {
         let e = &self.game.engine;
         let cards = &e.rules.rules.components.chest_cards;
-        cards.iter().filter(|&&v| u8::try_from(v).is_ok_and(|v| e.can_bid(known, seat, Card::Chest(v)))).map(|v| v.to_string()).collect()
+        cards.iter().filter(|&&v| u8::try_from(v).is_ok_and(|v| e.can_bid(known, seat.index(), Card::Chest(v)))).map(|v| v.to_string()).collect()
     }
 
     /// Whether the draft puts no province card on any action (`plan done`
@@ -93,13 +94,13 @@ impl Repl {
         let seat = self.planner().ok()?;
         let e = &self.game.engine;
         let n = e.rules.cards.actions.len();
-        let draft = self.drafts[seat].clone().filter(|_| self.draft_is_current(seat)).unwrap_or(Plan { slots: vec![None; n], bid: None });
+        let draft = self.drafts[seat.index()].clone().filter(|_| self.draft_is_current(seat)).unwrap_or(Plan { slots: vec![None; n], bid: None });
         let known = self.state().view(Some(seat));
         let words: Vec<&str> = rest.split_whitespace().collect();
         let typing = !rest.is_empty() && !rest.ends_with(char::is_whitespace);
         let done = words.len() - usize::from(typing);
         let free_provinces = || -> Vec<String> {
-            e.hand(&known, seat)
+            e.hand(&known, seat.index())
                 .into_iter()
                 .filter(|c| matches!(c, Card::Province(_)) && draft.bid != Some(*c) && !draft.slots.contains(&Some(*c)))
                 .map(|c| e.card_name(c))

@@ -214,7 +214,7 @@ fn interactive(repl: &mut Repl) -> Result<(), String> {
         // Hot seat: wait until the next player has the keyboard, then clear
         // the screen and the line history (they hold the last one's plans).
         if let Some(next) = repl.take_handover() {
-            let _ = ed.readline(&format!("{} presses Enter to go on ", repl.engine().rules.seat_name(next)));
+            let _ = ed.readline(&format!("{} presses Enter to go on ", repl.engine().rules.seat_name(next.index())));
             print!("\x1b[2J\x1b[H");
             let _ = ed.clear_history();
             let w = repl.waiting();

@@ -95,9 +95,9 @@ pub fn board(engine: &Engine, st: &GameState, region: Option<&str>) -> Result<St
 
 /// A province in brief, as a player weighs it: owner and armies, unrest,
 /// buildings (`neutral` when nobody holds it).
-pub fn brief(engine: &Engine, st: &GameState, p: usize) -> String {
-    let pr = &st.provinces[p];
-    if !st.in_play[p] {
+pub fn brief(engine: &Engine, st: &GameState, p: ProvinceId) -> String {
+    let pr = &st.provinces[p.index()];
+    if !st.in_play[p.index()] {
         return "out of play".into();
     }
     let mut parts = vec![match pr.owner {
@@ -113,17 +113,18 @@ pub fn brief(engine: &Engine, st: &GameState, p: usize) -> String {
     parts.join(", ")
 }
 
-pub fn province(engine: &Engine, st: &GameState, p: usize) -> String {
+pub fn province(engine: &Engine, st: &GameState, p: ProvinceId) -> String {
     let m = &engine.rules.map;
-    let info = &m.provinces[p];
-    let pr = &st.provinces[p];
-    let mut ns: Vec<String> = info.borders.iter().map(|&n| format!("{} ({})", m.provinces[n].name, brief(engine, st, n))).collect();
-    ns.extend(info.sea_routes.iter().map(|&n| format!("~{} ({}; by sea)", m.provinces[n].name, brief(engine, st, n))));
+    let info = m.at(p);
+    let pr = &st.provinces[p.index()];
+    let about = |n: usize| (&m.provinces[n].name, brief(engine, st, ProvinceId::new(n)));
+    let mut ns: Vec<String> = info.borders.iter().map(|&n| about(n)).map(|(name, b)| format!("{name} ({b})")).collect();
+    ns.extend(info.sea_routes.iter().map(|&n| about(n)).map(|(name, b)| format!("~{name} ({b}; by sea)")));
     format!(
         "{} ({} region){}\n  owner {}, armies {}, unrest {}, buildings {} of {}\n  tax {}, rice {}\n  neighbours:\n    {}",
         info.name,
         m.regions[info.region],
-        if st.in_play[p] { "" } else { " — out of play" },
+        if st.in_play[p.index()] { "" } else { " — out of play" },
         seat_label(engine, pr.owner),
         pr.armies,
         pr.unrest,
@@ -135,14 +136,14 @@ pub fn province(engine: &Engine, st: &GameState, p: usize) -> String {
     )
 }
 
-pub fn player(engine: &Engine, st: &GameState, s: usize, god: bool, viewer: Option<usize>) -> String {
-    let p = &st.players[s];
-    let provinces: Vec<String> = st.provinces_of(s).map(|q| format!("{} {}", engine.rules.province_name(q), st.provinces[q].armies)).collect();
-    let special = st.special_of(s).map(|c| engine.rules.cards.specials[c as usize].name.clone()).unwrap_or_else(|| "-".into());
+pub fn player(engine: &Engine, st: &GameState, s: Seat, god: bool, viewer: Option<Seat>) -> String {
+    let p = &st.players[s.index()];
+    let provinces: Vec<String> = st.provinces_of(s.index()).map(|q| format!("{} {}", engine.rules.province_name(q), st.provinces[q].armies)).collect();
+    let special = st.special_of(s.index()).map(|c| engine.rules.cards.specials[c as usize].name.clone()).unwrap_or_else(|| "-".into());
     let mut out = format!(
         "{} ({}): supply {}, {}, {} rice, {}, special {}\n  provinces ({}): {}",
-        engine.rules.seat_name(s),
-        engine.rules.rules.seats[s].colour,
+        engine.rules.seat_name(s.index()),
+        engine.rules.rules.seats[s.index()].colour,
         count(p.supply, "cube", "cubes"),
         count(p.chests, "war chest", "war chests"),
         p.rice,
