@@ -262,6 +262,88 @@ fn a_replaced_battle_rule_changes_games_and_odds_alike() {
     assert_eq!(st.provinces[province(&engine, "Kozuke")].owner, Some(Seat::new(1)), "the game used the replaced rule: the defender holds");
 }
 
+/// `shogun tower odds` and games call the one battle handler rules.yaml
+/// names (`handlers.battle`): a variant that replaces it in place
+/// (`shogun.replace`) or names another one (`set handlers.battle`) changes
+/// the odds the command prints and the battles games fight alike.
+#[test]
+fn tower_odds_and_games_share_the_battle_handler_a_variant_names() {
+    let holds = "function(kind, a, d, p, unrest)\n  return \"defender\", 0, d\nend";
+    let replaced = temp_variant(
+        "replaced",
+        "name: replaced\ndescription: t\nsource: t\nextends: base\nlua: [v.lua]\n",
+        Some(&format!("shogun.replace(\"handler\", \"battle_outcome\", {holds})\n")),
+    );
+    let renamed = temp_variant(
+        "renamed",
+        "name: renamed\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - set: {path: handlers.battle, value: defenders_hold}\nlua: [v.lua]\n",
+        Some(&format!("shogun.handler(\"defenders_hold\", {holds})\n")),
+    );
+    // The variant from the test's data folder (the pack and map copied there).
+    let odds = |variant: Option<&PathBuf>| {
+        let mut args: Vec<String> = ["tower", "odds", "--tower", "passthrough", "--attack", "6", "--defend", "1", "--trials", "50"].map(String::from).to_vec();
+        if let Some(v) = variant {
+            let data = v.parent().and_then(|d| d.parent()).unwrap();
+            let name = v.file_name().unwrap().to_str().unwrap();
+            for (flag, value) in [("--data", data.to_path_buf()), ("--rules", data.join("pack")), ("--map", data.join("sun.yaml"))] {
+                args.extend([flag.to_string(), value.to_str().unwrap().to_string()]);
+            }
+            args.extend(["--variant".to_string(), name.to_string()]);
+        }
+        let (ok, out) = shogun(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(ok, "{out}");
+        out
+    };
+    assert!(odds(None).contains("attacker wins  100.0%"), "base: 6 cubes beat 1 when all land\n{}", odds(None));
+    for dir in [&replaced, &renamed] {
+        let name = dir.file_name().unwrap().to_str().unwrap().to_string();
+        let out = odds(Some(dir));
+        assert!(out.contains("attacker wins    0.0%") && out.contains("defender wins  100.0%"), "{name}: the odds use the variant's rule\n{out}");
+        // A game under the variant: 6 armies attack 1, every cube lands.
+        let engine = Engine::new(load(&[(dir.clone(), arg(&name))]).unwrap()).unwrap();
+        engine.runtime().set_tower("passthrough").unwrap();
+        let mut st = started(&engine, 4, 1);
+        let n = shogun_lab::play::Notation::of(&engine, &st);
+        for line in ["set Shinano owner=A armies=7", "set Kozuke owner=B armies=1"] {
+            n.parse::<shogun_lab::play::Edit>(line).unwrap().apply(&engine, &mut st).unwrap();
+        }
+        perform(&engine, &mut st, 0, "attack_a", "Shinano", None, None);
+        let kozuke = ProvinceId::new(province(&engine, "Kozuke"));
+        answer(&engine, &mut st, |o| *o.iter().find(|c| **c == shogun_lab::core::Choice::Province(kozuke)).unwrap());
+        answer(&engine, &mut st, |o| *o.last().unwrap());
+        assert_eq!(st.provinces[kozuke.index()].owner, Some(Seat::new(1)), "{name}: the game used the variant's rule");
+    }
+}
+
+/// `shogun tower odds` against a neutral province throws the peasants the
+/// pack declares for one (rules.yaml `bots.neutral_peasants` names the
+/// param), not a param it assumes by name.
+#[test]
+fn tower_odds_take_the_neutral_peasants_the_pack_declares() {
+    let (pack, map) = copy_data("odds-peasants");
+    edit(&pack.join("rules.yaml"), "neutral_peasants: neutral_peasants", "neutral_peasants: peasants_for_neutrals");
+    edit(&pack.join("rules.yaml"), "params:\n", "params:\n  peasants_for_neutrals: 3\n");
+    let (ok, out) = shogun(&[
+        "tower",
+        "odds",
+        "--rules",
+        pack.to_str().unwrap(),
+        "--map",
+        map.to_str().unwrap(),
+        "--tower",
+        "passthrough",
+        "--attack",
+        "3",
+        "--defend",
+        "0",
+        "--trials",
+        "50",
+    ]);
+    assert!(ok, "{out}");
+    assert!(out.lines().next().unwrap_or_default().contains("a neutral province + 3 peasant(s)"), "{out}");
+    assert!(out.contains("attacker wins    0.0%"), "3 attackers do not beat 3 peasants\n{out}");
+}
+
 #[test]
 fn ranking_bids_and_voiding_are_the_packs_rules() {
     // The tie-break at the end: a variant ranks by war chests alone.

@@ -41,8 +41,8 @@ pub struct OddsArgs {
     /// Defending cubes thrown (0: a neutral province).
     #[arg(long)]
     pub defend: u16,
-    /// Peasants thrown (default: the rules' params.neutral_peasants against
-    /// a neutral province, else 0).
+    /// Peasants thrown (default: against a neutral province the peasants
+    /// the rules declare for one, rules.yaml `bots.neutral_peasants`; else 0).
     #[arg(long)]
     pub peasants: Option<u16>,
     /// The province has unrest: peasants take no side.
@@ -107,17 +107,12 @@ pub fn castle_bonus(engine: &Engine) -> Result<u16, String> {
     u16::try_from(n).map_err(|_| format!("--castle: {n} extra cubes is too many"))
 }
 
-/// The peasants a neutral province throws (rules.yaml params.neutral_peasants).
-pub fn neutral_peasants(engine: &Engine) -> Result<u16, String> {
-    let v = engine.rules.rules.params.get("neutral_peasants").and_then(|v| v.as_u64()).ok_or("the rules have no whole number params.neutral_peasants")?;
-    u16::try_from(v).map_err(|_| format!("params.neutral_peasants {v} is too large"))
-}
-
 pub fn query(engine: &Engine, a: &OddsArgs) -> Result<OddsQuery, String> {
     let pre = &engine.rules.rules.tower.preload;
     let peasants = match a.peasants {
         Some(p) => p,
-        None if a.defend == 0 => neutral_peasants(engine)?,
+        // The param the pack declares for them (checked when the rules load).
+        None if a.defend == 0 => engine.rules.bots.neutral_peasants,
         None => 0,
     };
     Ok(OddsQuery {
@@ -134,6 +129,8 @@ pub fn query(engine: &Engine, a: &OddsArgs) -> Result<OddsQuery, String> {
     })
 }
 
+/// The odds of `q` by the engine's tower and the rules' battle handler
+/// (`handlers.battle`, the one games call through `battle_outcome`).
 fn run_odds(engine: &Engine, q: &OddsQuery) -> Result<crate::tower::odds::Odds, String> {
     let rt = engine.runtime();
     odds(engine.tower().as_ref(), q, |kind, a, d, p, u| rt.battle_outcome(kind, a, d, p, u).map_err(|e| e.to_string()))
