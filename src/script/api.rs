@@ -78,10 +78,11 @@ impl Shared {
         }
         // Plain ASCII text (every prompt and kind the packs write) is
         // already what `sanitize` would make of it.
-        if bytes.iter().all(|&b| (b' '..=b'~').contains(&b) || b == b'\n' || b == b'\t')
-            && let Ok(s) = std::str::from_utf8(bytes)
+        // (A fold, not `all`: no early exit, so it runs on whole words.)
+        if bytes.iter().fold(true, |plain, &b| plain & matches!(b, b' '..=b'~' | b'\n' | b'\t'))
+            && let Ok(s) = String::from_utf8(bytes.to_vec())
         {
-            return Ok(s.to_owned());
+            return Ok(s);
         }
         Ok(crate::files::sanitize(&String::from_utf8_lossy(bytes)))
     }

@@ -182,12 +182,11 @@ pub(crate) struct Shared {
     readonly_list: RefCell<Option<Function>>,
     /// Interned key strings for the host functions that read tables.
     keys: RefCell<Option<Keys>>,
-    /// The bodies of the raw host functions (see `raw.rs`): the VM holds
-    /// pointers to them, so they live as long as this, past the VM. Boxed
-    /// twice: the VM holds a thin pointer to each inner box, which must not
-    /// move when the vector grows.
+    /// The raw host functions (see `raw.rs`): the VM holds pointers to
+    /// them, so they live as long as this, past the VM. Boxed: a pointer
+    /// to each must not move when the vector grows.
     #[allow(clippy::vec_box)]
-    raw_bodies: RefCell<Vec<Box<Box<raw::RawBody>>>>,
+    raw_bodies: RefCell<Vec<Box<raw::RawFn>>>,
     /// game.effects' answers by (hook, event, special, action).
     effects_cache_raw: RefCell<Option<raw::EffectsCache>>,
 }

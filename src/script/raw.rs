@@ -24,6 +24,13 @@ use super::lend::{Call, Host};
 /// results, returns how many.
 pub(super) type RawBody = dyn Fn(&Shared, *mut ffi::lua_State) -> Result<c_int, String>;
 
+/// A raw host function: its body and the `Shared` it runs with. The VM
+/// holds its address as the function's first upvalue (one read per call).
+pub(super) struct RawFn {
+    sh: *const Shared,
+    body: Box<RawBody>,
+}
+
 /// The longest error message a host function raises (longer ones are cut).
 const MAX_ERROR: usize = 2048;
 
@@ -171,7 +178,7 @@ impl RawArgs for Spec {
             return Err(bad(name, at, "a table", l));
         }
         // SAFETY: a missing upvalue reads as LUA_TNONE.
-        let keyed = unsafe { ffi::lua_type(l, ffi::lua_upvalueindex(3)) } == ffi::LUA_TSTRING;
+        let keyed = unsafe { ffi::lua_type(l, ffi::lua_upvalueindex(2)) } == ffi::LUA_TSTRING;
         Ok(Spec { l, idx: at, name, keyed })
     }
 }
@@ -186,7 +193,7 @@ impl Spec {
         // and this pushes two and pops them.
         unsafe {
             match SPEC_KEYS.iter().position(|k| *k == key).filter(|_| self.keyed) {
-                Some(i) => ffi::lua_pushvalue(self.l, ffi::lua_upvalueindex(3 + i as c_int)),
+                Some(i) => ffi::lua_pushvalue(self.l, ffi::lua_upvalueindex(2 + i as c_int)),
                 None => {
                     ffi::lua_pushlstring(self.l, key.as_ptr().cast(), key.len());
                 }
@@ -365,14 +372,15 @@ unsafe fn raise(l: *mut ffi::lua_State, text: String) -> ! {
     }
 }
 
-/// Every raw host function enters here: upvalue 1 is the `Shared`, upvalue
-/// 2 the body. Nothing with a destructor is alive here when `raise` jumps.
+/// Every raw host function enters here: upvalue 1 is its `RawFn`.
+/// Nothing with a destructor is alive here when `raise` jumps.
 unsafe extern "C-unwind" fn trampoline(l: *mut ffi::lua_State) -> c_int {
-    // SAFETY: the upvalues were set by `fast` and point into the `Shared`
-    // that owns the bodies and outlives the VM (see there).
+    // SAFETY: the upvalue was set by `fast_with_keys` and points to a
+    // `RawFn` owned by the `Shared` it names, which outlives the VM (see
+    // there).
     unsafe {
-        let sh = &*(ffi::lua_touserdata(l, ffi::lua_upvalueindex(1)) as *const Shared);
-        let body = &*(ffi::lua_touserdata(l, ffi::lua_upvalueindex(2)) as *const Box<RawBody>);
+        let raw = &*(ffi::lua_touserdata(l, ffi::lua_upvalueindex(1)) as *const RawFn);
+        let (sh, body) = (&*raw.sh, &raw.body);
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(sh, l))) {
             Ok(Ok(n)) => n,
             Ok(Err(msg)) => raise(l, msg),
@@ -396,36 +404,36 @@ where
 }
 
 /// `fast` for a function that reads a `Spec`: it holds `keys` (the
-/// `SPEC_KEYS`) as upvalues 3.. .
+/// `SPEC_KEYS`) as upvalues 2.. .
 pub(super) fn fast_with_keys<A, R, F>(lua: &Lua, t: &Table, sh: &Rc<Shared>, name: &'static str, keys: &[&str], f: F) -> mlua::Result<()>
 where
     A: RawArgs,
     R: RawRet,
     F: Fn(Host<'_>, A) -> mlua::Result<R> + 'static,
 {
-    let body: Box<Box<RawBody>> = Box::new(Box::new(move |sh: &Shared, l: *mut ffi::lua_State| {
+    let body: Box<RawBody> = Box::new(move |sh: &Shared, l: *mut ffi::lua_State| {
         let mut call = Call::enter(sh, name)?;
         // SAFETY: called by the trampoline with the function's own stack.
         let args = unsafe { A::read(l, 1, name)? };
         let results = f(call.host(), args).map_err(message)?;
         // SAFETY: as above.
         unsafe { results.push(l) }
-    }));
-    let body_ptr = &*body as *const Box<RawBody> as *mut c_void;
-    let sh_ptr = Rc::as_ptr(sh) as *mut c_void;
-    // The body lives as long as `Shared`, which the runtime keeps until
+    });
+    let raw = Box::new(RawFn { sh: Rc::as_ptr(sh), body });
+    let raw_ptr = &*raw as *const RawFn as *mut c_void;
+    // The `RawFn` lives as long as `Shared`, which the runtime keeps until
     // after the VM is closed: the pointers stay valid while Lua can call.
-    sh.raw_bodies.borrow_mut().push(body);
-    // SAFETY: pushes two light userdata and a closure over them (within
-    // the stack exec_raw checked), nothing that raises but allocation.
+    sh.raw_bodies.borrow_mut().push(raw);
+    // SAFETY: pushes a light userdata, the keys and a closure over them
+    // (within the stack exec_raw checked), nothing that raises but
+    // allocation.
     let f: mlua::Function = unsafe {
         lua.exec_raw((), |l| {
-            ffi::lua_pushlightuserdata(l, sh_ptr);
-            ffi::lua_pushlightuserdata(l, body_ptr);
+            ffi::lua_pushlightuserdata(l, raw_ptr);
             for k in keys {
                 ffi::lua_pushlstring(l, k.as_ptr().cast(), k.len());
             }
-            ffi::lua_pushcclosure(l, trampoline, 2 + keys.len() as c_int);
+            ffi::lua_pushcclosure(l, trampoline, 1 + keys.len() as c_int);
         })?
     };
     t.set(name, f)
