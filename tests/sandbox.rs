@@ -191,6 +191,18 @@ fn host_function_errors_name_the_call_and_the_script_line() {
         ("game.ask { seat = seat, cont = 'move_count', counts = { 1 } }", "counts must be {min, max}"),
         ("game.ask { seat = seat, cont = 'move_count', pass = true, data = { f = string.len } }", "data cannot hold a function"),
         ("game.ask(3)", "game.ask: argument 1 must be a table, got number"),
+        ("game.ask_province(seat, 'k', 'p', 'nope', nil, true)", "game.ask_province: no continuation `nope`"),
+        ("game.ask_province(seat, 'k', 'p', 'move_target', nil, false)", "game.ask_province: no options to choose from"),
+        ("game.ask_province(seat, 'k', 'p', 'move_target', nil, false, 1, nil, 2)", "game.ask_province: argument 8 must be a province, got nil"),
+        ("game.ask_province(seat, 'k', 'p', 'move_target', nil, false, 99)", "game.ask_province: province 99 does not exist"),
+        ("game.ask_province(seat, 5, 'p', 'move_target', nil, true)", "game.ask_province: argument 2 must be a string, got number"),
+        ("game.ask_province(seat, 'k', 'p', 'move_target', { f = string.len }, true)", "data cannot hold a function"),
+        ("game.ask_count(seat, 'k', 'p', 'move_count', nil, 3, 1)", "game.ask_count: counts {3, 1} is not a range"),
+        ("game.ask_count(seat, 'k', 'p', 'move_count', nil, 1)", "game.ask_count: argument 7 must be an integer, got no value"),
+        (
+            "game.ask_province(seat, 'k', 'p', 'move_target', nil, true) game.ask_count(seat, 'k', 'p', 'move_count', nil, 1, 2)",
+            "game.ask_count: only one question per call",
+        ),
     ] {
         let err = taxes_with("host-errors", code);
         assert!(err.contains(wants), "{code}: {err}");
@@ -199,6 +211,32 @@ fn host_function_errors_name_the_call_and_the_script_line() {
     // A script's pcall sees the message as a string.
     let err = taxes_with("host-pcall", "local ok, e = pcall(game.pay, seat, 1000) error('caught: ' .. e)");
     assert!(err.contains("caught: game.pay: seat 1 has"), "{err}");
+}
+
+/// The positional questions record the very question `game.ask` records.
+#[test]
+fn positional_questions_ask_what_game_ask_asks() {
+    let asked = |tag: &str, handler: &str| {
+        let code = format!("shogun.replace('action', 'collect_taxes', function(seat, p, a) {handler} end)");
+        let engine = with_lua_in(tag, "winter.lua", &code).unwrap();
+        let mut st = started(&engine, 4, 1);
+        let (a, p) = (action(&engine, "taxes"), province(&engine, "Settsu"));
+        shogun_lab::play::stage_action(&engine, &mut st, shogun_lab::core::Seat::new(0), a, shogun_lab::core::ProvinceId::new(p), None, None).unwrap();
+        st.ask.expect("the handler asked")
+    };
+    let data = "{ from = p, list = { 1, 2 }, name = 'x', on = true }";
+    let by_table = asked(
+        "ask-table",
+        &format!("game.ask {{ seat = seat, kind = 'k', prompt = 'which?', cont = 'move_target', provinces = {{ 3, 1 }}, pass = true, data = {data} }}"),
+    );
+    let positional = asked("ask-positional", &format!("game.ask_province(seat, 'k', 'which?', 'move_target', {data}, true, 3, 1)"));
+    assert_eq!(by_table, positional);
+    assert_eq!(by_table.options.len(), 3);
+    let by_table =
+        asked("count-table", &format!("game.ask {{ seat = seat, kind = 'n', prompt = 'how many?', cont = 'move_count', counts = {{ 2, 4 }}, data = {data} }}"));
+    let positional = asked("count-positional", &format!("game.ask_count(seat, 'n', 'how many?', 'move_count', {data}, 2, 4)"));
+    assert_eq!(by_table, positional);
+    assert_eq!(by_table.options.len(), 3);
 }
 
 #[test]

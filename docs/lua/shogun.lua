@@ -311,3 +311,22 @@ function game.tally(key, seat, amount) end
 ---pass = true.
 ---@param spec table
 function game.ask(spec) end
+---Asks a seat to choose one of the provinces given after `pass`, or to
+---pass when `pass` is true: `game.ask` without a table.
+---@param seat Seat
+---@param kind string
+---@param prompt string
+---@param cont string # a shogun.continuation
+---@param data any # plain data for the continuation
+---@param pass boolean
+---@param ... Province
+function game.ask_province(seat, kind, prompt, cont, data, pass, ...) end
+---Asks a seat for a number from `min` to `max`: `game.ask` without a table.
+---@param seat Seat
+---@param kind string
+---@param prompt string
+---@param cont string # a shogun.continuation
+---@param data any # plain data for the continuation
+---@param min integer
+---@param max integer
+function game.ask_count(seat, kind, prompt, cont, data, min, max) end

@@ -9,9 +9,9 @@ local unrest_per_collection, armies_left_behind = RULES.params.unrest_per_collec
 -- read through the sealed `game` table goes through its metatable.
 local unrest_in, armies_in, supply_of, pay, own_targets, other_targets, chests_of, owner_of, gain, add_unrest, add_rice, effects_on =
   game.unrest, game.armies, game.supply, game.pay, game.own_targets, game.other_targets, game.chests, game.owner, game.gain, game.add_unrest, game.add_rice, game.effects
-local has, free_spaces, building_supply, build, remove_unrest, deploy_to, move, ask =
-  game.has, game.free_spaces, game.building_supply, game.build, game.remove_unrest, game.deploy, game.move, game.ask
-local format = string.format
+local has, free_spaces, building_supply, build, remove_unrest, deploy_to, move, ask_province, ask_count =
+  game.has, game.free_spaces, game.building_supply, game.build, game.remove_unrest, game.deploy, game.move, game.ask_province, game.ask_count
+local format, unpack = string.format, table.unpack
 -- What each action card costs, builds and deploys, and what each province
 -- yields, read once at load: each step into CARDS or MAP is a read
 -- through a sealed table.
@@ -82,11 +82,8 @@ shogun.action("deploy_move", function(seat, p, a)
   if not n then return end
   local own = { own_targets(p, seat) }
   if #own == 0 then return end
-  ask {
-    seat = seat, kind = "deploy_move", cont = "deploy_move_to", provinces = own, pass = true,
-    prompt = "move the new army on to a neighbouring province of yours, or pass",
-    data = { from = p, n = n },
-  }
+  ask_province(seat, "deploy_move", "move the new army on to a neighbouring province of yours, or pass", "deploy_move_to",
+    { from = p, n = n }, true, unpack(own))
 end)
 
 shogun.continuation("deploy_move_to", function(seat, to, data)
@@ -122,22 +119,14 @@ shogun.action("move_attack", function(seat, p, a)
     end
   end
   if #targets == 0 then return skip(seat, p, "no province it may enter", "no_target") end
-  ask {
-    seat = seat, kind = "move_target", cont = "move_target", provinces = targets,
-    prompt = "move or attack into",
-    data = { from = p, action = a },
-  }
+  ask_province(seat, "move_target", "move or attack into", "move_target", { from = p, action = a }, false, unpack(targets))
 end)
 
 shogun.continuation("move_target", function(seat, to, data)
   local most = armies_in(data.from) - armies_left_behind
   local next = { from = data.from, to = to, action = data.action }
   if most == 1 then return move_count(seat, 1, next) end
-  ask {
-    seat = seat, kind = "move_count", cont = "move_count", counts = { 1, most },
-    prompt = "how many armies go?",
-    data = next,
-  }
+  ask_count(seat, "move_count", "how many armies go?", "move_count", next, 1, most)
 end)
 
 shogun.continuation("move_count", move_count)

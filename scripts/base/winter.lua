@@ -21,11 +21,8 @@ local function next_revolt(queue)
       local p = table.remove(entry.provinces, 1)
       revolt(entry.seat, p, game.unrest(p) + entry.extra, "winter")
     else
-      game.ask {
-        seat = entry.seat, kind = "revolt_order", cont = "winter_revolt", provinces = entry.provinces,
-        prompt = "which revolt is fought next?",
-        data = { queue = queue },
-      }
+      game.ask_province(entry.seat, "revolt_order", "which revolt is fought next?", "winter_revolt", { queue = queue }, false,
+        table.unpack(entry.provinces))
       return
     end
   end

@@ -56,7 +56,8 @@ impl Shared {
     }
 
     fn kind(&self, what: &str, k: &str) -> mlua::Result<usize> {
-        self.building_ids.get(k).copied().ok_or_else(|| rt(format!("game.{what}: unknown building kind `{k}`")))
+        // A handful of kinds: a scan costs less than hashing the name.
+        self.rules.rules.components.buildings.iter().position(|b| b.id == k).ok_or_else(|| rt(format!("game.{what}: unknown building kind `{k}`")))
     }
 
     fn count(&self, what: &str, n: i64) -> mlua::Result<u16> {

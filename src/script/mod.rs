@@ -162,7 +162,6 @@ pub(crate) struct Shared {
     depth: Cell<u32>,
     /// The watchdog's handle on this VM (the time limit).
     watch: std::sync::Arc<guard::Watch>,
-    building_ids: HashMap<String, usize>,
     /// Names of registered continuations (checked when a script asks).
     continuations: RefCell<Vec<String>>,
     /// When set, host functions that change the state refuse (REPL queries).
@@ -193,7 +192,6 @@ pub(crate) struct Shared {
 
 impl Shared {
     fn new(lua: &Lua, rules: Rc<Rules>, limits: Limits) -> Shared {
-        let building_ids = rules.rules.components.buildings.iter().enumerate().map(|(i, b)| (b.id.clone(), i)).collect();
         Shared {
             state: Cell::new(std::ptr::null_mut()),
             scratch: RefCell::new(Scratch::default()),
@@ -201,7 +199,6 @@ impl Shared {
             in_tower: Cell::new(false),
             depth: Cell::new(0),
             watch: guard::Watch::new(lua.state(), limits.time_per_call.saturating_mul(20)),
-            building_ids,
             continuations: RefCell::new(Vec::new()),
             read_only: Cell::new(false),
             narrate: Cell::new(true),

@@ -1,14 +1,15 @@
 //! What a seat is asked and what the order of play depends on: questions
 //! (`ask`), revealed bids, the choosing order and the game's generator.
 
+use std::ffi::c_int;
 use std::rc::Rc;
 
-use mlua::{Lua, Table, Value};
+use mlua::{Lua, Table, Value, ffi};
 
 use super::{MAX_DATA_VALUES, MAX_TEXT, reg, rt};
 use crate::core::{Ask, Card, Choice, ProvinceId, Seat};
 use crate::script::Shared;
-use crate::script::raw::{SPEC_KEYS, Spec, fast, fast_with_keys};
+use crate::script::raw::{LStr, RawArgs, RestInts, SPEC_KEYS, Spec, fast, fast_with_keys};
 
 /// How many values a JSON value holds (itself included).
 fn json_values(v: &serde_json::Value) -> usize {
@@ -17,6 +18,118 @@ fn json_values(v: &serde_json::Value) -> usize {
         serde_json::Value::Object(m) => 1 + m.values().map(json_values).sum::<usize>(),
         _ => 1,
     }
+}
+
+/// A question's `data` argument, read as plain data (see `value.rs`).
+struct Data(serde_json::Value);
+
+impl RawArgs for Data {
+    const N: c_int = 1;
+    unsafe fn read(l: *mut ffi::lua_State, at: c_int, _: &'static str) -> Result<Self, String> {
+        // SAFETY: `read` raises nothing and leaves the stack as it found it.
+        match unsafe { crate::script::value::read(l, at, 0) } {
+            Ok(v) => Ok(Data(v)),
+            Err(mlua::Error::RuntimeError(s)) => Err(s),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+/// A yes/no argument: anything but nil and false is yes.
+struct Flag(bool);
+
+impl RawArgs for Flag {
+    const N: c_int = 1;
+    unsafe fn read(l: *mut ffi::lua_State, at: c_int, _: &'static str) -> Result<Self, String> {
+        // SAFETY: reads one slot of the running function's stack.
+        Ok(Flag(unsafe { ffi::lua_toboolean(l, at) } != 0))
+    }
+}
+
+/// The name of a registered continuation.
+fn continuation<'a>(sh: &Shared, what: &str, cont: &'a LStr) -> mlua::Result<&'a str> {
+    let cont = cont.to_str()?;
+    if !sh.continuations.borrow().iter().any(|c| c == cont) {
+        return Err(rt(format!("game.{what}: no continuation `{cont}` is registered (shogun.continuation)")));
+    }
+    Ok(cont)
+}
+
+/// A question's kind and prompt, read only once the rest is checked.
+type Texts<'a> = &'a dyn Fn() -> mlua::Result<(String, String)>;
+
+/// The kind and prompt a script gave, bounded and safe to print (a
+/// missing kind is "choice", a missing prompt empty).
+fn texts(sh: &Shared, what: &str, kind: Option<&LStr>, prompt: Option<&LStr>) -> mlua::Result<(String, String)> {
+    let kind = match kind {
+        Some(s) => sh.text(what, s.as_bytes(), 64)?,
+        None => "choice".into(),
+    };
+    let prompt = match prompt {
+        Some(s) => sh.text(what, s.as_bytes(), MAX_TEXT)?,
+        None => String::new(),
+    };
+    Ok((kind, prompt))
+}
+
+/// Sets the call's question, once its options and data are checked.
+fn pose(sh: &Shared, what: &str, seat: usize, cont: &str, options: Vec<Choice>, data: serde_json::Value, texts: Texts<'_>) -> mlua::Result<()> {
+    if json_values(&data) > MAX_DATA_VALUES {
+        return Err(rt(format!("game.{what}: `data` holds more than {MAX_DATA_VALUES} values")));
+    }
+    let mut scratch = sh.scratch.borrow_mut();
+    if scratch.ask.is_some() {
+        return Err(rt(format!("game.{what}: only one question per call")));
+    }
+    let (kind, prompt) = texts()?;
+    scratch.ask = Some(Ask { seat: Seat::new(seat), kind, prompt, options, cont: cont.to_string(), data, asked_before: 0 });
+    Ok(())
+}
+
+/// A count range `{lo, hi}` as options.
+fn count_range(what: &str, lo: i64, hi: i64) -> mlua::Result<impl Iterator<Item = Choice>> {
+    if lo < 0 || hi < lo || hi > 10_000 {
+        return Err(rt(format!("game.{what}: counts {{{lo}, {hi}}} is not a range")));
+    }
+    Ok((lo..=hi).map(|n| Choice::Count(n as u32)))
+}
+
+/// The positional questions: `ask_province` and `ask_count` ask what
+/// `game.ask` asks, without a table for the question.
+fn positional(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
+    // game.ask_province(seat, kind, prompt, cont, data, pass, p1, p2, ...):
+    // one of the provinces, or pass when `pass` is true.
+    type ProvinceArgs = ((i64, LStr, LStr, LStr), (Data, Flag, RestInts));
+    fast(lua, t, sh, "ask_province", |host, ((seat, kind, prompt, cont), (Data(data), Flag(pass), RestInts(ps))): ProvinceArgs| {
+        host.with_state_mut("ask_province", |sh, st| {
+            let seat = sh.seat(st, "ask_province", seat)?;
+            let cont = continuation(sh, "ask_province", &cont)?;
+            let mut options = Vec::with_capacity(ps.len() + 1);
+            for (i, p) in ps.into_iter().enumerate() {
+                let p = p.ok_or_else(|| rt(format!("game.ask_province: argument {} must be a province, got nil", i + 7)))?;
+                options.push(Choice::Province(ProvinceId::new(sh.prov(st, "ask_province", p)?)));
+            }
+            if pass {
+                options.push(Choice::Pass);
+            }
+            if options.is_empty() {
+                return Err(rt("game.ask_province: no options to choose from (no province and no pass)".into()));
+            }
+            pose(sh, "ask_province", seat, cont, options, data, &|| texts(sh, "ask_province", Some(&kind), Some(&prompt)))
+        })
+    })?;
+    // game.ask_count(seat, kind, prompt, cont, data, min, max): a number
+    // from min to max.
+    type CountArgs = ((i64, LStr, LStr, LStr), (Data, i64, i64));
+    fast(lua, t, sh, "ask_count", |host, ((seat, kind, prompt, cont), (Data(data), lo, hi)): CountArgs| {
+        host.with_state_mut("ask_count", |sh, st| {
+            let seat = sh.seat(st, "ask_count", seat)?;
+            let cont = continuation(sh, "ask_count", &cont)?;
+            let options = count_range("ask_count", lo, hi)?.collect();
+            pose(sh, "ask_count", seat, cont, options, data, &|| texts(sh, "ask_count", Some(&kind), Some(&prompt)))
+        })
+    })?;
+    Ok(())
 }
 
 /// Registers the questions part of `game`.
@@ -64,6 +177,7 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
             Ok(i64::from(st.rng.below(n as u32)) + 1)
         })
     })?;
+    positional(lua, t, sh)?;
     // Asks a seat to choose; the answer goes to continuation `cont`.
     // spec: seat, kind, prompt, cont, data, and options as any of
     // provinces = {...}, counts = {min, max}, pass = true.
@@ -71,10 +185,7 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
         host.with_state_mut("ask", |sh, st| {
             let seat = sh.seat(st, "ask", spec.int("seat")?.ok_or_else(|| rt("game.ask: `seat` is required".into()))?)?;
             let cont = spec.string("cont")?.ok_or_else(|| rt("game.ask: `cont` (continuation name) is required".into()))?;
-            let cont = cont.to_str()?;
-            if !sh.continuations.borrow().iter().any(|c| c == cont) {
-                return Err(rt(format!("game.ask: no continuation `{cont}` is registered (shogun.continuation)")));
-            }
+            let cont = continuation(sh, "ask", &cont)?;
             let mut options = Vec::new();
             if let Some(ps) = spec.ints("provinces")? {
                 for p in ps {
@@ -85,10 +196,7 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
                 let [lo, hi] = c[..] else {
                     return Err(rt(format!("game.ask: counts must be {{min, max}}, got {} numbers", c.len())));
                 };
-                if lo < 0 || hi < lo || hi > 10_000 {
-                    return Err(rt(format!("game.ask: counts {{{lo}, {hi}}} is not a range")));
-                }
-                options.extend((lo..=hi).map(|n| Choice::Count(n as u32)));
+                options.extend(count_range("ask", lo, hi)?);
             }
             if spec.truthy("pass")? {
                 options.push(Choice::Pass);
@@ -97,29 +205,7 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
                 return Err(rt("game.ask: no options to choose from".into()));
             }
             let data = spec.json("data")?;
-            if json_values(&data) > MAX_DATA_VALUES {
-                return Err(rt(format!("game.ask: `data` holds more than {MAX_DATA_VALUES} values")));
-            }
-            let mut scratch = sh.scratch.borrow_mut();
-            if scratch.ask.is_some() {
-                return Err(rt("game.ask: only one question per call".into()));
-            }
-            scratch.ask = Some(Ask {
-                seat: Seat::new(seat),
-                kind: match spec.string("kind")? {
-                    Some(s) => sh.text("ask", s.as_bytes(), 64)?,
-                    None => "choice".into(),
-                },
-                prompt: match spec.string("prompt")? {
-                    Some(s) => sh.text("ask", s.as_bytes(), MAX_TEXT)?,
-                    None => String::new(),
-                },
-                options,
-                cont: cont.to_string(),
-                data,
-                asked_before: 0,
-            });
-            Ok(())
+            pose(sh, "ask", seat, cont, options, data, &|| texts(sh, "ask", spec.string("kind")?.as_ref(), spec.string("prompt")?.as_ref()))
         })
     })?;
     Ok(())
