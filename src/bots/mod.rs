@@ -179,28 +179,29 @@ pub(crate) fn comply(engine: &Engine, seat_view: &SeatView, seat: Seat, plan: &m
     }
     // The seat's own hand and chests are public to it: no redacted copy.
     let view = seat_view;
+    // The cards of the hand the plan does not use yet, in hand order.
+    let unplaced = engine.unplaced(view, seat.index(), plan);
     if plan.bid.is_none() {
-        let left = engine.unplaced(view, seat.index(), plan);
-        let chest = left.iter().copied().filter(|c| matches!(c, Card::Chest(_)) && engine.can_bid(view, seat.index(), *c)).min_by_key(|c| match c {
+        let chest = unplaced.iter().copied().filter(|c| matches!(c, Card::Chest(_)) && engine.can_bid(view, seat.index(), *c)).min_by_key(|c| match c {
             Card::Chest(v) => *v,
             Card::Province(_) => u8::MAX,
         });
-        plan.bid = chest.or_else(|| left.iter().copied().find(|c| matches!(c, Card::Province(_))));
+        plan.bid = chest.or_else(|| unplaced.iter().copied().find(|c| matches!(c, Card::Province(_))));
     }
     engine.fill_skips(view, seat.index(), plan);
     let chests = view.chests(seat);
-    let kinds: Vec<ActionKind> = (0..plan.slots.len()).map(|a| action_kind(engine, a)).collect();
     let mut order: Vec<usize> = (0..plan.slots.len()).collect();
-    order.sort_by_key(|&a| forbid.action(kinds[a]));
-    // The province cards not placed yet, in hand order; each placement
+    order.sort_by_key(|&a| forbid.action(action_kind(engine, a)));
+    // The province cards not placed yet, in hand order (fill_skips places
+    // only war-chest cards; the bid may have taken one); each placement
     // below takes one out.
     let mut left: Vec<ProvinceId> =
-        engine.unplaced(view, seat.index(), plan).into_iter().filter_map(|c| if let Card::Province(p) = c { Some(p) } else { None }).collect();
+        unplaced.into_iter().filter(|c| plan.bid != Some(*c)).filter_map(|c| if let Card::Province(p) = c { Some(p) } else { None }).collect();
     for a in order {
         if plan.slots[a].is_some() {
             continue;
         }
-        let kind = kinds[a];
+        let kind = action_kind(engine, a);
         let Some(i) = left.iter().position(|&p| !feasible(engine, seat_view, seat, a, kind, p, chests)).or((!left.is_empty()).then_some(0)) else { break };
         let p = left.remove(i);
         plan.slots[a] = Some(Card::Province(p));

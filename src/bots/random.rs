@@ -31,19 +31,21 @@ impl Bot for RandomBot {
         let mut order: Vec<usize> = (0..n).collect();
         self.rng.shuffle(&mut order);
         let mut chests = view.chests(seat);
-        let kinds: Vec<_> = (0..n).map(|a| action_kind(engine, a)).collect();
+        // The positions in `free` of the provinces that could carry out
+        // the action (one pass; the buffer serves every action).
+        let mut fitting: Vec<usize> = Vec::with_capacity(free.len());
         for a in order {
             if free.is_empty() || self.rng.chance(0.2) {
                 continue;
             }
-            let fits = |p: &ProvinceId| feasible(engine, view, seat, a, kinds[a], *p, chests);
-            let n = free.iter().filter(|p| fits(p)).count();
-            if n == 0 {
+            let kind = action_kind(engine, a);
+            fitting.clear();
+            fitting.extend((0..free.len()).filter(|&i| feasible(engine, view, seat, a, kind, free[i], chests)));
+            if fitting.is_empty() {
                 continue;
             }
-            let k = self.rng.below(n as u32) as usize;
-            let Some(i) = free.iter().enumerate().filter(|(_, p)| fits(p)).nth(k).map(|(i, _)| i) else { continue };
-            let p = free.remove(i);
+            let k = self.rng.below(fitting.len() as u32) as usize;
+            let p = free.remove(fitting[k]);
             chests -= engine.rules.cards.actions[a].cost;
             slots[a] = Some(Card::Province(p));
         }
