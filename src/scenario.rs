@@ -254,172 +254,243 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
+    /// Checks one expectation: every key it gives, in the order the keys
+    /// are listed in `Expect`; a mismatch is a failure in the report, a key
+    /// that does not read (a seat or province that is not there) an error.
     fn check(&mut self, e: &Expect, here: &str, game: &Game) -> Result<(), String> {
-        let (engine, st, n) = (&game.engine, game.state(), game.notation());
-        let (path, update) = (self.path, self.update);
-        let report = &mut self.report;
+        let at = At { here, game, n: game.notation() };
         let mut log = game.lines().into_iter().skip(1).collect::<Vec<_>>().join("\n");
         if !log.is_empty() {
             log.push('\n');
         }
-        let check = |report: &mut Report, what: &str, got: String, want: String| {
-            if got != want {
-                report.failures.push(format!("{here}: {what}: expected {want}, got {got}"));
-            }
-        };
-        if let Some(k) = e.peasants {
-            check(report, "general peasant supply", st.peasants.to_string(), k.to_string());
-        }
-        if let Some(k) = e.unrest_supply {
-            check(report, "unrest markers in the supply", st.unrest.to_string(), k.to_string());
-        }
-        if let Some(order) = &e.turn_order {
-            let got: Vec<&str> = st.turn_order.iter().map(|&s| n.seat_name(s)).collect();
-            let want: Vec<&str> = order.split(',').map(|s| n.seat(s).map(|s| n.seat_name(s))).collect::<Result<_, _>>().map_err(|m| format!("{here}: {m}"))?;
-            check(report, "turn order", got.join(","), want.join(","));
-        }
-        if e.offered.is_some() || e.not_offered.is_some() {
-            let Legal::Choose { options, .. } = engine.legal(st) else {
-                report.failures.push(format!("{here}: no question is pending"));
-                return Ok(());
-            };
-            let names: Vec<String> = options.iter().map(|o| n.text(o)).collect();
-            for want in e.offered.iter().flatten() {
-                if !names.iter().any(|x| x.eq_ignore_ascii_case(want)) {
-                    report.failures.push(format!("{here}: `{want}` is not offered (options: {})", names.join(", ")));
-                }
-            }
-            for not in e.not_offered.iter().flatten() {
-                if names.iter().any(|x| x.eq_ignore_ascii_case(not)) {
-                    report.failures.push(format!("{here}: `{not}` is offered (options: {})", names.join(", ")));
-                }
-            }
+        self.supplies(e, &at);
+        self.turn_order(e, &at)?;
+        if !self.question(e, &at) {
+            return Ok(());
         }
         if let Some(t) = &e.transcript_lacks
             && log.contains(t.as_str())
         {
-            report.failures.push(format!("{here}: the transcript contains {t:?}"));
+            self.report.failures.push(format!("{here}: the transcript contains {t:?}"));
         }
-        if let Some(p) = &e.province {
-            let p = n.province(p).map_err(|m| format!("{here}: {m}"))?;
-            let prov = st.provinces[p.index()];
-            let name = n.province_name(p);
-            if let Some(o) = &e.owner {
-                let want = n.owner(o).map_err(|m| format!("{here}: {m}"))?;
-                check(report, &format!("{name} owner"), n.owner_name(prov.owner).to_string(), n.owner_name(want).to_string());
-            }
-            if let Some(a) = e.armies {
-                check(report, &format!("{name} armies"), prov.armies.to_string(), a.to_string());
-            }
-            if let Some(u) = e.unrest {
-                check(report, &format!("{name} unrest"), prov.unrest.to_string(), u.to_string());
-            }
-            if let Some(b) = &e.buildings {
-                let mut got: Vec<String> =
-                    engine.rules.rules.components.buildings.iter().enumerate().filter(|(k, _)| prov.has(*k)).map(|(_, b)| b.id.clone()).collect();
-                let mut want = b.clone();
-                got.sort();
-                want.sort();
-                check(report, &format!("{name} buildings"), got.join(","), want.join(","));
-            }
+        self.province(e, &at)?;
+        self.piles(e, &at)?;
+        self.events(e, &at)?;
+        self.seat(e, &at)?;
+        self.winner(e, &at)?;
+        if let Some(t) = &e.transcript_contains
+            && !log.contains(t.as_str())
+        {
+            self.report.failures.push(format!("{here}: the transcript does not contain {t:?}"));
         }
-        let cards = &engine.rules.cards;
-        // Piles in the notation's words (`A=2 peasants=1`).
+        self.golden(e, &at, &log)
+    }
+
+    /// A failure unless `got` is `want`.
+    fn compare(&mut self, here: &str, what: &str, got: String, want: String) {
+        if got != want {
+            self.report.failures.push(format!("{here}: {what}: expected {want}, got {got}"));
+        }
+    }
+
+    /// The general peasant supply and the unrest markers left.
+    fn supplies(&mut self, e: &Expect, at: &At) {
+        let st = at.game.state();
+        if let Some(k) = e.peasants {
+            self.compare(at.here, "general peasant supply", st.peasants.to_string(), k.to_string());
+        }
+        if let Some(k) = e.unrest_supply {
+            self.compare(at.here, "unrest markers in the supply", st.unrest.to_string(), k.to_string());
+        }
+    }
+
+    fn turn_order(&mut self, e: &Expect, at: &At) -> Result<(), String> {
+        let Some(order) = &e.turn_order else { return Ok(()) };
+        let n = &at.n;
+        let got: Vec<&str> = at.game.state().turn_order.iter().map(|&s| n.seat_name(s)).collect();
+        let want: Vec<&str> = order.split(',').map(|s| n.seat(s).map(|s| n.seat_name(s))).collect::<Result<_, _>>().map_err(|m| at.error(m))?;
+        self.compare(at.here, "turn order", got.join(","), want.join(","));
+        Ok(())
+    }
+
+    /// What the pending question offers and does not. False when the
+    /// expectation asks about options and no question is pending (the rest
+    /// of it is not checked then).
+    fn question(&mut self, e: &Expect, at: &At) -> bool {
+        if e.offered.is_none() && e.not_offered.is_none() {
+            return true;
+        }
+        let here = at.here;
+        let Legal::Choose { options, .. } = at.game.engine.legal(at.game.state()) else {
+            self.report.failures.push(format!("{here}: no question is pending"));
+            return false;
+        };
+        let names: Vec<String> = options.iter().map(|o| at.n.text(o)).collect();
+        let offered = |x: &str| names.iter().any(|name| name.eq_ignore_ascii_case(x));
+        for want in e.offered.iter().flatten().filter(|w| !offered(w)) {
+            self.report.failures.push(format!("{here}: `{want}` is not offered (options: {})", names.join(", ")));
+        }
+        for not in e.not_offered.iter().flatten().filter(|w| offered(w)) {
+            self.report.failures.push(format!("{here}: `{not}` is offered (options: {})", names.join(", ")));
+        }
+        true
+    }
+
+    /// A province's owner, armies, unrest and buildings.
+    fn province(&mut self, e: &Expect, at: &At) -> Result<(), String> {
+        let Some(p) = &e.province else { return Ok(()) };
+        let (n, here) = (&at.n, at.here);
+        let p = n.province(p).map_err(|m| at.error(m))?;
+        let prov = at.game.state().provinces[p.index()];
+        let name = n.province_name(p);
+        if let Some(o) = &e.owner {
+            let want = n.owner(o).map_err(|m| at.error(m))?;
+            self.compare(here, &format!("{name} owner"), n.owner_name(prov.owner).to_string(), n.owner_name(want).to_string());
+        }
+        if let Some(a) = e.armies {
+            self.compare(here, &format!("{name} armies"), prov.armies.to_string(), a.to_string());
+        }
+        if let Some(u) = e.unrest {
+            self.compare(here, &format!("{name} unrest"), prov.unrest.to_string(), u.to_string());
+        }
+        if let Some(b) = &e.buildings {
+            let kinds = &at.game.engine.rules.rules.components.buildings;
+            let mut got: Vec<String> = kinds.iter().enumerate().filter(|(k, _)| prov.has(*k)).map(|(_, b)| b.id.clone()).collect();
+            let mut want = b.clone();
+            got.sort();
+            want.sort();
+            self.compare(here, &format!("{name} buildings"), got.join(","), want.join(","));
+        }
+        Ok(())
+    }
+
+    /// The cubes in the tray and inside the tower, in the notation's words
+    /// (`A=2 peasants=1`).
+    fn piles(&mut self, e: &Expect, at: &At) -> Result<(), String> {
+        let st = at.game.state();
         let pile_text = |p: &Pile| -> String {
             let mut out = String::new();
-            crate::play::edit::write_pile(&n, p, &mut out);
+            crate::play::edit::write_pile(&at.n, p, &mut out);
             out.trim_start().to_string()
         };
         let want_pile = |m: &BTreeMap<String, u16>| -> Result<Pile, String> {
             let mut pile = Pile::default();
             for (k, c) in m {
-                n.pile_count(&mut pile, k, *c).map_err(|m| format!("{here}: {m}"))?;
+                at.n.pile_count(&mut pile, k, *c).map_err(|m| at.error(m))?;
             }
             Ok(pile)
         };
         if let Some(m) = &e.tray {
-            check(report, "tray", pile_text(&st.tray), pile_text(&want_pile(m)?));
+            self.compare(at.here, "tray", pile_text(&st.tray), pile_text(&want_pile(m)?));
         }
         if let Some(m) = &e.tower {
             let mut all = Pile::default();
             for l in &st.tower {
                 all.add(l);
             }
-            check(report, "tower", pile_text(&all), pile_text(&want_pile(m)?));
+            self.compare(at.here, "tower", pile_text(&all), pile_text(&want_pile(m)?));
         }
+        Ok(())
+    }
+
+    /// The event in force, the year's events left and the buildings left
+    /// in the supply.
+    fn events(&mut self, e: &Expect, at: &At) -> Result<(), String> {
+        let (st, n, here) = (at.game.state(), &at.n, at.here);
+        let cards = &at.game.engine.rules.cards;
         let event_id = |e: Option<u8>| e.map_or_else(|| "none".to_string(), |e| cards.events[e as usize].id.clone());
         if let Some(want) = &e.event {
-            let want = if want == "none" { "none".to_string() } else { event_id(Some(n.event(want).map_err(|m| format!("{here}: {m}"))? as u8)) };
-            check(report, "event in force", event_id(st.event), want);
+            let want = if want == "none" { "none".to_string() } else { event_id(Some(n.event(want).map_err(|m| at.error(m))? as u8)) };
+            self.compare(here, "event in force", event_id(st.event), want);
         }
         if let Some(want) = &e.events_left {
             let got: Vec<String> = st.year_events.iter().map(|&e| event_id(Some(e))).collect();
-            let want: Vec<String> =
-                want.iter().map(|w| n.event(w).map(|e| event_id(Some(e as u8)))).collect::<Result<_, _>>().map_err(|m| format!("{here}: {m}"))?;
-            check(report, "the year's events left", got.join(","), want.join(","));
+            let want: Vec<String> = want.iter().map(|w| n.event(w).map(|e| event_id(Some(e as u8)))).collect::<Result<_, _>>().map_err(|m| at.error(m))?;
+            self.compare(here, "the year's events left", got.join(","), want.join(","));
         }
-        if let Some(m) = &e.building_supply {
-            for (kind, want) in m {
-                let k = n.building(kind).map_err(|m| format!("{here}: {m}"))?;
-                check(report, &format!("{kind}s in the supply"), st.buildings[k].to_string(), want.to_string());
-            }
+        for (kind, want) in e.building_supply.iter().flatten() {
+            let k = n.building(kind).map_err(|m| at.error(m))?;
+            self.compare(here, &format!("{kind}s in the supply"), st.buildings[k].to_string(), want.to_string());
         }
+        Ok(())
+    }
+
+    /// A seat's special card, chests, rice, points, provinces and supply.
+    fn seat(&mut self, e: &Expect, at: &At) -> Result<(), String> {
+        let (st, n, here) = (at.game.state(), &at.n, at.here);
         if e.special.is_some() && e.seat.is_none() {
             return Err(format!("{here}: `special` needs the `seat` it belongs to"));
         }
-        if let Some(s) = &e.seat {
-            let s = n.seat(s).map_err(|m| format!("{here}: {m}"))?;
-            let p = &st.players[s.index()];
-            let name = n.seat_name(s);
-            if let Some(want) = &e.special {
-                let id = |k: Option<u8>| k.map_or_else(|| "none".to_string(), |k| cards.specials[k as usize].id.clone());
-                let want = if want == "none" { "none".to_string() } else { id(Some(n.special(want).map_err(|m| format!("{here}: {m}"))? as u8)) };
-                check(report, &format!("{name}'s special card"), id(st.special_of(s.index())), want);
-            }
-            for (what, got, want) in [
-                ("chests", Some(p.chests), e.chests),
-                ("rice", Some(p.rice), e.rice),
-                ("points", Some(p.points), e.points),
-                ("provinces", Some(st.provinces_of(s.index()).count() as i64), e.provinces.map(|x| x as i64)),
-                ("supply", Some(i64::from(p.supply)), e.supply.map(i64::from)),
-            ] {
-                if let (Some(g), Some(w)) = (got, want) {
-                    check(report, &format!("{name} {what}"), g.to_string(), w.to_string());
-                }
-            }
+        let Some(s) = &e.seat else { return Ok(()) };
+        let s = n.seat(s).map_err(|m| at.error(m))?;
+        let p = &st.players[s.index()];
+        let name = n.seat_name(s);
+        if let Some(want) = &e.special {
+            let specials = &at.game.engine.rules.cards.specials;
+            let id = |k: Option<u8>| k.map_or_else(|| "none".to_string(), |k| specials[k as usize].id.clone());
+            let want = if want == "none" { "none".to_string() } else { id(Some(n.special(want).map_err(|m| at.error(m))? as u8)) };
+            self.compare(here, &format!("{name}'s special card"), id(st.special_of(s.index())), want);
         }
-        if let Some(w) = &e.winner {
-            let won: Vec<String> = engine
-                .standings(st)
-                .map_err(|e| format!("{here}: {e}"))?
-                .iter()
-                .filter(|(_, r)| *r == 1)
-                .map(|(s, _)| engine.rules.seat_name(s.index()).to_string())
-                .collect();
-            check(report, "winner", won.join(","), w.clone());
-        }
-        if let Some(t) = &e.transcript_contains
-            && !log.contains(t.as_str())
-        {
-            report.failures.push(format!("{here}: the transcript does not contain {t:?}"));
-        }
-        if let Some(golden) = &e.transcript {
-            // A golden transcript lives beside its scenario, never elsewhere.
-            let gpath = crate::files::inside(path.parent().unwrap_or(Path::new(".")), golden).map_err(|e| format!("{here}: transcript: {e}"))?;
-            let text = format!("# {}\n# ruleset: {}\n{log}", self.sc.description.trim(), engine.rules.ruleset_name());
-            match crate::files::read_text(&gpath) {
-                Ok(old) if old == text => {}
-                Ok(old) if !update => {
-                    report.failures.push(format!("{here}: transcript differs from {}:\n{}", gpath.display(), first_difference(&old, &text, 3)))
-                }
-                Err(_) if !update => report.failures.push(format!("{here}: golden transcript {} is missing (run with --update to write it)", gpath.display())),
-                _ => {
-                    crate::files::write_atomic(&gpath, text.as_bytes()).map_err(|e| format!("{here}: {e}"))?;
-                    report.updated.push(gpath);
-                }
+        for (what, got, want) in [
+            ("chests", p.chests, e.chests),
+            ("rice", p.rice, e.rice),
+            ("points", p.points, e.points),
+            ("provinces", st.provinces_of(s.index()).count() as i64, e.provinces.map(|x| x as i64)),
+            ("supply", i64::from(p.supply), e.supply.map(i64::from)),
+        ] {
+            if let Some(w) = want {
+                self.compare(here, &format!("{name} {what}"), got.to_string(), w.to_string());
             }
         }
         Ok(())
+    }
+
+    /// Who ranks first by the rules' standings.
+    fn winner(&mut self, e: &Expect, at: &At) -> Result<(), String> {
+        let Some(w) = &e.winner else { return Ok(()) };
+        let standings = at.game.engine.standings(at.game.state()).map_err(|e| at.error(e))?;
+        let won: Vec<&str> = standings.iter().filter(|(_, r)| *r == 1).map(|(s, _)| at.n.seat_name(*s)).collect();
+        self.compare(at.here, "winner", won.join(","), w.clone());
+        Ok(())
+    }
+
+    /// The transcript `log` against its golden file beside the scenario
+    /// (written or rewritten with `--update`).
+    fn golden(&mut self, e: &Expect, at: &At, log: &str) -> Result<(), String> {
+        let Some(golden) = &e.transcript else { return Ok(()) };
+        let here = at.here;
+        // A golden transcript lives beside its scenario, never elsewhere.
+        let gpath = crate::files::inside(self.path.parent().unwrap_or(Path::new(".")), golden).map_err(|e| format!("{here}: transcript: {e}"))?;
+        let text = format!("# {}\n# ruleset: {}\n{log}", self.sc.description.trim(), at.game.engine.rules.ruleset_name());
+        match crate::files::read_text(&gpath) {
+            Ok(old) if old == text => {}
+            Ok(old) if !self.update => {
+                self.report.failures.push(format!("{here}: transcript differs from {}:\n{}", gpath.display(), first_difference(&old, &text, 3)))
+            }
+            Err(_) if !self.update => {
+                self.report.failures.push(format!("{here}: golden transcript {} is missing (run with --update to write it)", gpath.display()))
+            }
+            _ => {
+                crate::files::write_atomic(&gpath, text.as_bytes()).map_err(|e| at.error(e))?;
+                self.report.updated.push(gpath);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where an expectation is checked: its place in the file, the game and
+/// the game's notation.
+struct At<'a> {
+    here: &'a str,
+    game: &'a Game,
+    n: crate::play::Notation<'a>,
+}
+
+impl At<'_> {
+    /// An expectation that does not read, at its place.
+    fn error(&self, m: impl std::fmt::Display) -> String {
+        format!("{}: {m}", self.here)
     }
 }
 
