@@ -130,37 +130,141 @@ fn play(engine: &Engine, combo: &Combo, seed: u64, probe_every: u64, tally: &mut
     Ok(Played { hash, state: fingerprint(&st), decisions })
 }
 
+/// The values each dimension of a combination takes.
+struct Dimensions {
+    variants: Vec<Option<String>>,
+    towers: Vec<Option<String>>,
+    maps: Vec<String>,
+}
+
+impl Dimensions {
+    /// No variant and each shipped one; the rules' own tower and each
+    /// other one but `scripted` (it cannot throw by itself); every map.
+    fn of(spec: &GameSpec, engine: &Engine) -> Dimensions {
+        let layout = spec.layout();
+        let mut variants: Vec<Option<String>> = vec![None];
+        variants.extend(layout.known_variants().into_iter().map(Some));
+        let mut towers: Vec<Option<String>> = vec![None];
+        towers.extend(engine.rules.rules.towers.iter().filter(|(_, t)| t.model != "scripted").map(|(n, _)| Some(n.clone())));
+        Dimensions { variants, towers, maps: layout.known_maps() }
+    }
+
+    /// Game `i`'s combination. Each dimension turns over on its own
+    /// period, so that a short run already sees every value of each.
+    fn combo(&self, i: u64) -> Combo {
+        let i = i as usize;
+        Combo {
+            variant: self.variants[i % self.variants.len()].clone(),
+            players: 3 + (i % 3) as u8,
+            map: self.maps[i % self.maps.len()].clone(),
+            draft: (i / self.variants.len()) % 2 == 1,
+            tower: self.towers[i % self.towers.len()].clone(),
+            bots: (i / self.towers.len()) % BOT_SETS.len(),
+        }
+    }
+}
+
+impl Combo {
+    fn label(&self, g: u64, seed: u64) -> String {
+        format!(
+            "game {g} (seed {seed}, {}, {} players, {}, {}, tower {}, {} bots)",
+            self.variant.as_deref().unwrap_or("base"),
+            self.players,
+            self.map,
+            if self.draft { "draft" } else { "preset" },
+            self.tower.as_deref().unwrap_or("default"),
+            BOT_SETS[self.bots]
+        )
+    }
+
+    /// The rows of the summary's count by combination this game adds to.
+    fn rows(&self) -> [String; 6] {
+        [
+            format!("variant {}", self.variant.as_deref().unwrap_or("(none)")),
+            format!("players {}", self.players),
+            format!("map {}", self.map),
+            format!("setup {}", if self.draft { "draft" } else { "map default" }),
+            format!("tower {}", self.tower.as_deref().unwrap_or("(the rules' own)")),
+            format!("bots {}", BOT_SETS[self.bots]),
+        ]
+    }
+}
+
+/// Plays game `c` once on an engine of each cache (made on first use),
+/// probing refused decisions in the first play only; a problem is noted in
+/// the tally and ends the game's plays.
+fn play_twice(
+    engines: &mut [HashMap<RulesetKey, Engine>; 2],
+    base: &GameSpec,
+    c: &Combo,
+    seed: u64,
+    probe_every: u64,
+    label: &str,
+    tally: &mut Tally,
+) -> Vec<Played> {
+    let key = (c.variant.clone(), c.map.clone(), c.tower.clone());
+    let mut plays = Vec::new();
+    for (n, cache) in engines.iter_mut().enumerate() {
+        if !cache.contains_key(&key) {
+            let spec = GameSpec { map: c.map.clone(), variants: c.variant.iter().cloned().collect(), tower: c.tower.clone(), setup: None, ..base.clone() };
+            match spec.engine() {
+                Ok(e) => {
+                    e.set_check(CheckMode::Every);
+                    cache.insert(key.clone(), e);
+                }
+                Err(e) => {
+                    tally.problems.push(format!("{label}: the rules did not load: {e}"));
+                    break;
+                }
+            }
+        }
+        match play(&cache[&key], c, seed, if n == 0 { probe_every } else { 0 }, tally) {
+            Ok(p) => plays.push(p),
+            Err(e) => {
+                tally.problems.push(format!("{label}, play {}: {e}", n + 1));
+                break;
+            }
+        }
+    }
+    plays
+}
+
+impl Tally {
+    /// The summary on standard output, the first problems on standard
+    /// error; an error when there was any.
+    fn report(&self, seconds: f64) -> Result<(), String> {
+        println!("soak: {} games, each played twice, in {seconds:.1} s", self.games);
+        println!("  decisions:              {} per play (invariants checked after every one)", self.decisions);
+        println!("  refused decisions:      {} of {} tried; {} changed the state", self.refused, self.probes, self.changed);
+        println!("  games that differ:      {} (transcript hash and final state)", self.divergent);
+        println!("  games that failed:      {}", self.problems.len() as u64 - self.divergent);
+        println!("  games by combination:");
+        for (k, n) in &self.by {
+            println!("    {k:<32} {n}");
+        }
+        if self.problems.is_empty() {
+            println!("soak: OK");
+            return Ok(());
+        }
+        for p in self.problems.iter().take(20) {
+            eprintln!("  {p}");
+        }
+        Err(format!("soak: {} problem(s)", self.problems.len()))
+    }
+}
+
 pub fn command(args: SoakArgs) -> Result<(), String> {
     if args.games == 0 {
         return Err("--games must be at least 1".into());
     }
     let base = args.data.spec();
-    let layout = base.layout();
-    let first = base.engine()?;
-    let mut variants: Vec<Option<String>> = vec![None];
-    variants.extend(layout.known_variants().into_iter().map(Some));
-    let mut towers: Vec<Option<String>> = vec![None];
-    towers.extend(first.rules.rules.towers.iter().filter(|(_, t)| t.model != "scripted").map(|(n, _)| Some(n.clone())));
-    let maps = layout.known_maps();
-    // Each dimension turns over on its own period, so that a short run
-    // already sees every value of each.
-    let combo = |i: u64| {
-        let i = i as usize;
-        Combo {
-            variant: variants[i % variants.len()].clone(),
-            players: 3 + (i % 3) as u8,
-            map: maps[i % maps.len()].clone(),
-            draft: (i / variants.len()) % 2 == 1,
-            tower: towers[i % towers.len()].clone(),
-            bots: (i / towers.len()) % BOT_SETS.len(),
-        }
-    };
+    let dims = Dimensions::of(&base, &base.engine()?);
     eprintln!(
         "soak: {} games, each played twice, over {} rulesets (none and each variant), 3-5 players, {} maps, 2 setups, {} towers, {} bot sets",
         args.games,
-        variants.len(),
-        maps.len(),
-        towers.len(),
+        dims.variants.len(),
+        dims.maps.len(),
+        dims.towers.len(),
         BOT_SETS.len()
     );
     let bar = super::Progress::games(args.games);
@@ -170,42 +274,10 @@ pub fn command(args: SoakArgs) -> Result<(), String> {
     let mut tally = Tally::default();
     let started = std::time::Instant::now();
     for g in 0..args.games {
-        let c = combo(g);
+        let c = dims.combo(g);
         let seed = args.seed + g;
-        let key = (c.variant.clone(), c.map.clone(), c.tower.clone());
-        let label = format!(
-            "game {g} (seed {seed}, {}, {} players, {}, {}, tower {}, {} bots)",
-            c.variant.as_deref().unwrap_or("base"),
-            c.players,
-            c.map,
-            if c.draft { "draft" } else { "preset" },
-            c.tower.as_deref().unwrap_or("default"),
-            BOT_SETS[c.bots]
-        );
-        let mut plays = Vec::new();
-        for (n, cache) in engines.iter_mut().enumerate() {
-            if !cache.contains_key(&key) {
-                let spec = GameSpec { map: c.map.clone(), variants: c.variant.iter().cloned().collect(), tower: c.tower.clone(), setup: None, ..base.clone() };
-                match spec.engine() {
-                    Ok(e) => {
-                        e.set_check(CheckMode::Every);
-                        cache.insert(key.clone(), e);
-                    }
-                    Err(e) => {
-                        tally.problems.push(format!("{label}: the rules did not load: {e}"));
-                        break;
-                    }
-                }
-            }
-            let engine = &cache[&key];
-            match play(engine, &c, seed, if n == 0 { args.probe_every } else { 0 }, &mut tally) {
-                Ok(p) => plays.push(p),
-                Err(e) => {
-                    tally.problems.push(format!("{label}, play {}: {e}", n + 1));
-                    break;
-                }
-            }
-        }
+        let label = c.label(g, seed);
+        let plays = play_twice(&mut engines, &base, &c, seed, args.probe_every, &label, &mut tally);
         tally.games += 1;
         if let [a, b] = &plays[..] {
             tally.decisions += a.decisions;
@@ -214,34 +286,11 @@ pub fn command(args: SoakArgs) -> Result<(), String> {
                 tally.problems.push(format!("{label}: the two plays differ (transcript {:016x} vs {:016x}, state {} vs {})", a.hash, b.hash, a.state, b.state));
             }
         }
-        for k in [
-            format!("variant {}", c.variant.as_deref().unwrap_or("(none)")),
-            format!("players {}", c.players),
-            format!("map {}", c.map),
-            format!("setup {}", if c.draft { "draft" } else { "map default" }),
-            format!("tower {}", c.tower.as_deref().unwrap_or("(the rules' own)")),
-            format!("bots {}", BOT_SETS[c.bots]),
-        ] {
+        for k in c.rows() {
             *tally.by.entry(k).or_default() += 1;
         }
         bar.set(g + 1);
     }
     bar.finish();
-    println!("soak: {} games, each played twice, in {:.1} s", tally.games, started.elapsed().as_secs_f64());
-    println!("  decisions:              {} per play (invariants checked after every one)", tally.decisions);
-    println!("  refused decisions:      {} of {} tried; {} changed the state", tally.refused, tally.probes, tally.changed);
-    println!("  games that differ:      {} (transcript hash and final state)", tally.divergent);
-    println!("  games that failed:      {}", tally.problems.len() as u64 - tally.divergent);
-    println!("  games by combination:");
-    for (k, n) in &tally.by {
-        println!("    {k:<32} {n}");
-    }
-    if tally.problems.is_empty() {
-        println!("soak: OK");
-        return Ok(());
-    }
-    for p in tally.problems.iter().take(20) {
-        eprintln!("  {p}");
-    }
-    Err(format!("soak: {} problem(s)", tally.problems.len()))
+    tally.report(started.elapsed().as_secs_f64())
 }
