@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::yaml::{Diagnostics, YamlFile};
+use super::yaml::{Diagnostics, Positions, YamlFile};
 use crate::core::ProvinceId;
 
 #[derive(Deserialize, Debug)]
@@ -131,10 +131,54 @@ impl Map {
     /// Resolves names and checks the map, reporting every problem found.
     pub fn from_file(file: &YamlFile<MapFile>, diags: &mut Diagnostics) -> Option<Map> {
         let m = &file.value;
-        let path: &Path = &file.path;
-        let pos = &file.pos;
-        let errors_before = diags.0.iter().filter(|d| d.severity == super::yaml::Severity::Error).count();
+        let errors = |diags: &Diagnostics| diags.0.iter().filter(|d| d.severity == super::yaml::Severity::Error).count();
+        let errors_before = errors(diags);
+        let r = Reading::new(file, diags);
+        let mut provinces = r.provinces(diags);
+        r.check_positions(&provinces, diags);
+        r.check_borders_two_sided(&provinces, diags);
+        let assumed_sea_routes = r.sea_routes(&mut provinces, diags);
+        for p in provinces.iter_mut() {
+            p.neighbours = p.borders.iter().chain(p.sea_routes.iter()).copied().collect();
+            p.neighbours.sort_unstable();
+            p.neighbours.dedup();
+        }
+        r.check_connected(&provinces, diags);
+        r.check_region_sizes(&provinces, diags);
+        let out_of_play = r.out_of_play(diags);
+        let presets = r.presets(&out_of_play, diags);
+        if errors(diags) > errors_before {
+            return None;
+        }
+        Some(Map {
+            name: m.name.clone(),
+            title: m.title.clone(),
+            provenance: m.provenance.clone(),
+            regions: m.regions.clone(),
+            provinces,
+            by_name: r.by_name,
+            out_of_play,
+            presets,
+            assumed_sea_routes,
+        })
+    }
+}
 
+/// A map file being read: its rows, where each one is, and the provinces
+/// by name.
+struct Reading<'a> {
+    m: &'a MapFile,
+    path: &'a Path,
+    pos: &'a Positions,
+    regions: HashMap<&'a str, usize>,
+    by_name: HashMap<String, usize>,
+}
+
+impl<'a> Reading<'a> {
+    /// Indexes the regions and provinces by name (a name given twice is
+    /// an error).
+    fn new(file: &'a YamlFile<MapFile>, diags: &mut Diagnostics) -> Reading<'a> {
+        let (m, path, pos) = (&file.value, file.path.as_path(), &file.pos);
         let mut regions: HashMap<&str, usize> = HashMap::new();
         for (i, r) in m.regions.iter().enumerate() {
             if regions.insert(r.as_str(), i).is_some() {
@@ -147,84 +191,93 @@ impl Map {
                 diags.error(path, pos.of(&format!("provinces/{i}/name")), format!("province `{}` is defined twice", p.name));
             }
         }
-        let lookup = |name: &str, at: String, diags: &mut Diagnostics| -> Option<usize> {
-            match by_name.get(name) {
-                Some(i) => Some(*i),
-                None => {
-                    diags.error(path, pos.of(&at), format!("unknown province `{name}`{}", suggest(name, by_name.keys())));
-                    None
-                }
-            }
-        };
+        Reading { m, path, pos, regions, by_name }
+    }
+
+    /// The province named `name`; an unknown name is an error at `at`.
+    fn lookup(&self, name: &str, at: String, diags: &mut Diagnostics) -> Option<usize> {
+        let found = self.by_name.get(name).copied();
+        if found.is_none() {
+            diags.error(self.path, self.pos.of(&at), format!("unknown province `{name}`{}", suggest(name, self.by_name.keys())));
+        }
+        found
+    }
+
+    /// Every province row resolved: its region, numbers in range, borders
+    /// by index, position. Sea routes and neighbours come later.
+    fn provinces(&self, diags: &mut Diagnostics) -> Vec<Province> {
+        let (m, path, pos) = (self.m, self.path, self.pos);
         let mut provinces = Vec::new();
         for (i, p) in m.provinces.iter().enumerate() {
             let at = |field: &str| format!("provinces/{i}/{field}");
-            let region = match regions.get(p.region.as_str()) {
-                Some(r) => *r,
-                None => {
-                    diags.error(
-                        path,
-                        pos.of(&at("region")),
-                        format!("province `{}`: unknown region `{}` (regions: {})", p.name, p.region, m.regions.join(", ")),
-                    );
-                    0
-                }
-            };
+            let region = self.regions.get(p.region.as_str()).copied().unwrap_or_else(|| {
+                let known = m.regions.join(", ");
+                diags.error(path, pos.of(&at("region")), format!("province `{}`: unknown region `{}` (regions: {known})", p.name, p.region));
+                0
+            });
             for (field, v, lo, hi) in [("tax", p.tax, 0, 99), ("rice", p.rice, 0, 99), ("spaces", p.spaces, 1, 3)] {
                 if v < lo || v > hi {
                     diags.error(path, pos.of(&at(field)), format!("province `{}`: {field} is {v}, expected {lo}..={hi}", p.name));
                 }
             }
-            let resolve = |list: &Vec<String>, field: &str, diags: &mut Diagnostics| -> Vec<usize> {
-                let mut out = Vec::new();
-                for (j, n) in list.iter().enumerate() {
-                    if let Some(k) = lookup(n, format!("provinces/{i}/{field}/{j}"), diags) {
-                        if k == i {
-                            diags.error(path, pos.of(&format!("provinces/{i}/{field}/{j}")), format!("province `{}` lists itself as a neighbour", p.name));
-                        } else if out.contains(&k) {
-                            diags.error(path, pos.of(&format!("provinces/{i}/{field}/{j}")), format!("province `{}` lists `{n}` twice in {field}", p.name));
-                        } else {
-                            out.push(k);
-                        }
-                    }
-                }
-                out
-            };
             let at = position(p, i, diags, path, pos);
-            let borders = resolve(&p.borders, "borders", diags);
-            let sea_routes = Vec::new();
-            let neighbours = borders.clone();
+            let borders = self.borders(i, p, diags);
             provinces.push(Province {
                 name: p.name.clone(),
                 region,
                 tax: p.tax.clamp(0, 99) as u32,
                 rice: p.rice.clamp(0, 99) as u32,
                 spaces: p.spaces.clamp(0, 3) as u32,
+                neighbours: borders.clone(),
                 borders,
-                sea_routes,
-                neighbours,
+                sea_routes: Vec::new(),
                 at,
             });
         }
-        // Positions: every province has one, or none has.
-        let placed = provinces.iter().filter(|p| p.at.is_some()).count();
-        if placed > 0 && placed < provinces.len() {
-            for (i, p) in m.provinces.iter().enumerate().filter(|(_, p)| p.lon.is_none() && p.lat.is_none()) {
-                diags.error(
-                    path,
-                    pos.of(&format!("provinces/{i}/name")),
-                    format!("province `{}` has no position, but {placed} other provinces have one: give every province `lon:` and `lat:`, or none", p.name),
-                );
+        provinces
+    }
+
+    /// Row `i`'s borders by index: each a known province, not itself, once.
+    fn borders(&self, i: usize, p: &ProvinceRow, diags: &mut Diagnostics) -> Vec<usize> {
+        let mut out = Vec::new();
+        for (j, n) in p.borders.iter().enumerate() {
+            let at = format!("provinces/{i}/borders/{j}");
+            let Some(k) = self.lookup(n, at.clone(), diags) else { continue };
+            if k == i {
+                diags.error(self.path, self.pos.of(&at), format!("province `{}` lists itself as a neighbour", p.name));
+            } else if out.contains(&k) {
+                diags.error(self.path, self.pos.of(&at), format!("province `{}` lists `{n}` twice in borders", p.name));
+            } else {
+                out.push(k);
             }
         }
-        // Land borders must be stated on both sides.
+        out
+    }
+
+    /// Positions: every province has one, or none has.
+    fn check_positions(&self, provinces: &[Province], diags: &mut Diagnostics) {
+        let placed = provinces.iter().filter(|p| p.at.is_some()).count();
+        if placed == 0 || placed == provinces.len() {
+            return;
+        }
+        for (i, p) in self.m.provinces.iter().enumerate().filter(|(_, p)| p.lon.is_none() && p.lat.is_none()) {
+            diags.error(
+                self.path,
+                self.pos.of(&format!("provinces/{i}/name")),
+                format!("province `{}` has no position, but {placed} other provinces have one: give every province `lon:` and `lat:`, or none", p.name),
+            );
+        }
+    }
+
+    /// Land borders must be stated on both sides.
+    fn check_borders_two_sided(&self, provinces: &[Province], diags: &mut Diagnostics) {
         for (i, p) in provinces.iter().enumerate() {
             for (j, &k) in p.borders.iter().enumerate() {
                 let other = &provinces[k];
                 if !other.borders.contains(&i) {
                     diags.error(
-                        path,
-                        pos.of(&format!("provinces/{i}/borders/{j}")),
+                        self.path,
+                        self.pos.of(&format!("provinces/{i}/borders/{j}")),
                         format!(
                             "`{}` lists `{}` in borders, but `{}` does not list `{}` back (borders must be two-sided)",
                             p.name, other.name, other.name, p.name
@@ -233,76 +286,94 @@ impl Map {
                 }
             }
         }
-        let mut assumed_sea_routes = Vec::new();
-        for (r, route) in m.sea_routes.iter().enumerate() {
-            let a = lookup(&route.between[0], format!("sea_routes/{r}/between/0"), diags);
-            let b = lookup(&route.between[1], format!("sea_routes/{r}/between/1"), diags);
+    }
+
+    /// Adds the sea routes to both provinces of each; returns the routes
+    /// marked as assumed (by index, lower first).
+    fn sea_routes(&self, provinces: &mut [Province], diags: &mut Diagnostics) -> Vec<(usize, usize)> {
+        let (path, pos) = (self.path, self.pos);
+        let mut assumed = Vec::new();
+        for (r, route) in self.m.sea_routes.iter().enumerate() {
+            let a = self.lookup(&route.between[0], format!("sea_routes/{r}/between/0"), diags);
+            let b = self.lookup(&route.between[1], format!("sea_routes/{r}/between/1"), diags);
             let (Some(a), Some(b)) = (a, b) else { continue };
+            let at = pos.of(&format!("sea_routes/{r}"));
             if a == b {
-                diags.error(path, pos.of(&format!("sea_routes/{r}")), format!("a sea route from `{}` to itself", route.between[0]));
+                diags.error(path, at, format!("a sea route from `{}` to itself", route.between[0]));
                 continue;
             }
             if provinces[a].sea_routes.contains(&b) {
-                diags.error(path, pos.of(&format!("sea_routes/{r}")), format!("the sea route {}-{} is listed twice", route.between[0], route.between[1]));
+                diags.error(path, at, format!("the sea route {}-{} is listed twice", route.between[0], route.between[1]));
                 continue;
             }
             if provinces[a].borders.contains(&b) {
-                diags.warning(path, pos.of(&format!("sea_routes/{r}")), format!("{} and {} already share a land border", route.between[0], route.between[1]));
+                diags.warning(path, at, format!("{} and {} already share a land border", route.between[0], route.between[1]));
             }
             provinces[a].sea_routes.push(b);
             provinces[b].sea_routes.push(a);
             if route.assumed {
-                assumed_sea_routes.push((a.min(b), a.max(b)));
+                assumed.push((a.min(b), a.max(b)));
             }
         }
-        for p in provinces.iter_mut() {
-            p.neighbours = p.borders.iter().chain(p.sea_routes.iter()).copied().collect();
-            p.neighbours.sort_unstable();
-            p.neighbours.dedup();
+        assumed
+    }
+
+    /// Every province reachable from every other.
+    fn check_connected(&self, provinces: &[Province], diags: &mut Diagnostics) {
+        if provinces.is_empty() {
+            return;
         }
-        // Every province reachable from every other; regions of one size.
-        if !provinces.is_empty() {
-            let mut seen = vec![false; provinces.len()];
-            let mut stack = vec![0usize];
-            seen[0] = true;
-            while let Some(x) = stack.pop() {
-                for &n in &provinces[x].neighbours {
-                    if !seen[n] {
-                        seen[n] = true;
-                        stack.push(n);
-                    }
+        let mut seen = vec![false; provinces.len()];
+        let mut stack = vec![0usize];
+        seen[0] = true;
+        while let Some(x) = stack.pop() {
+            for &n in &provinces[x].neighbours {
+                if !seen[n] {
+                    seen[n] = true;
+                    stack.push(n);
                 }
             }
-            let cut: Vec<&str> = provinces.iter().zip(seen.iter()).filter(|(_, s)| !**s).map(|(p, _)| p.name.as_str()).collect();
-            if !cut.is_empty() {
-                diags.error(
-                    path,
-                    pos.of("provinces"),
-                    format!("the map is not connected: {} cannot be reached from {} ({} province(s))", cut.join(", "), provinces[0].name, cut.len()),
-                );
-            }
         }
+        let cut: Vec<&str> = provinces.iter().zip(seen.iter()).filter(|(_, s)| !**s).map(|(p, _)| p.name.as_str()).collect();
+        if !cut.is_empty() {
+            diags.error(
+                self.path,
+                self.pos.of("provinces"),
+                format!("the map is not connected: {} cannot be reached from {} ({} province(s))", cut.join(", "), provinces[0].name, cut.len()),
+            );
+        }
+    }
+
+    /// Regions of one size (a warning otherwise).
+    fn check_region_sizes(&self, provinces: &[Province], diags: &mut Diagnostics) {
+        let regions = &self.m.regions;
         let mut sizes: BTreeMap<usize, usize> = BTreeMap::new();
-        for p in &provinces {
+        for p in provinces {
             *sizes.entry(p.region).or_default() += 1;
         }
-        let counts: Vec<usize> = (0..m.regions.len()).map(|r| sizes.get(&r).copied().unwrap_or(0)).collect();
+        let counts: Vec<usize> = (0..regions.len()).map(|r| sizes.get(&r).copied().unwrap_or(0)).collect();
         if counts.iter().any(|&c| c != counts[0]) {
-            let desc: Vec<String> = m.regions.iter().zip(counts.iter()).map(|(r, c)| format!("{r} {c}")).collect();
-            diags.warning(path, pos.of("regions"), format!("regions differ in size: {}", desc.join(", ")));
+            let desc: Vec<String> = regions.iter().zip(counts.iter()).map(|(r, c)| format!("{r} {c}")).collect();
+            diags.warning(self.path, self.pos.of("regions"), format!("regions differ in size: {}", desc.join(", ")));
         }
+    }
+
+    /// The provinces out of play, by player count.
+    fn out_of_play(&self, diags: &mut Diagnostics) -> BTreeMap<u8, Vec<usize>> {
         let mut out_of_play = BTreeMap::new();
-        for (n, list) in &m.out_of_play {
-            let mut v = Vec::new();
-            for (j, name) in list.iter().enumerate() {
-                if let Some(k) = lookup(name, format!("out_of_play/{n}/{j}"), diags) {
-                    v.push(k);
-                }
-            }
+        for (n, list) in &self.m.out_of_play {
+            let v = list.iter().enumerate().filter_map(|(j, name)| self.lookup(name, format!("out_of_play/{n}/{j}"), diags)).collect();
             out_of_play.insert(*n, v);
         }
+        out_of_play
+    }
+
+    /// The preset starting armies by player count, one list per seat:
+    /// each province known, in play, at least one army, given to one seat.
+    fn presets(&self, out_of_play: &BTreeMap<u8, Vec<usize>>, diags: &mut Diagnostics) -> BTreeMap<u8, Vec<Vec<(usize, u32)>>> {
+        let (path, pos) = (self.path, self.pos);
         let mut presets = BTreeMap::new();
-        for (n, seats) in &m.presets {
+        for (n, seats) in &self.m.presets {
             let out = out_of_play.get(n).cloned().unwrap_or_default();
             let mut all = Vec::new();
             let mut taken: HashMap<usize, usize> = HashMap::new();
@@ -313,8 +384,8 @@ impl Map {
                 let mut v = Vec::new();
                 for (name, count) in armies {
                     let at = format!("presets/{n}/{s}/{name}");
-                    let Some(k) = by_name.get(name).copied() else {
-                        diags.error(path, pos.key(&at), format!("unknown province `{name}`{}", suggest(name, by_name.keys())));
+                    let Some(k) = self.by_name.get(name).copied() else {
+                        diags.error(path, pos.key(&at), format!("unknown province `{name}`{}", suggest(name, self.by_name.keys())));
                         continue;
                     };
                     if *count < 1 {
@@ -333,27 +404,13 @@ impl Map {
             }
             presets.insert(*n, all);
         }
-        let errors_after = diags.0.iter().filter(|d| d.severity == super::yaml::Severity::Error).count();
-        if errors_after > errors_before {
-            return None;
-        }
-        Some(Map {
-            name: m.name.clone(),
-            title: m.title.clone(),
-            provenance: m.provenance.clone(),
-            regions: m.regions.clone(),
-            provinces,
-            by_name,
-            out_of_play,
-            presets,
-            assumed_sea_routes,
-        })
+        presets
     }
 }
 
 /// A province's position from its `lon` and `lat` (degrees east and
 /// north), both given or neither; an error names the field and its line.
-fn position(p: &ProvinceRow, i: usize, diags: &mut Diagnostics, path: &Path, pos: &super::yaml::Positions) -> Option<(f64, f64)> {
+fn position(p: &ProvinceRow, i: usize, diags: &mut Diagnostics, path: &Path, pos: &Positions) -> Option<(f64, f64)> {
     let at = |field: &str| pos.of(&format!("provinces/{i}/{field}"));
     let mut ok = true;
     for (field, v, limit) in [("lon", p.lon, 180.0), ("lat", p.lat, 90.0)] {
