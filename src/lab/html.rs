@@ -168,10 +168,22 @@ fn forest_svg(title: &str, unit: &str, rows: &[(String, Interval)]) -> Plot {
     Ok(svg)
 }
 
-/// The whole page.
+/// The whole page: the header, each condition, the sensitivity table and
+/// the method.
 pub fn page(r: &Report) -> Result<String, String> {
-    let h = &r.header;
     let mut o = String::new();
+    header(&mut o, r);
+    for c in 0..r.conditions.len() {
+        condition(&mut o, r, c)?;
+    }
+    sensitivity(&mut o, r);
+    let _ = writeln!(o, "<h2>Method</h2><p>{}</p></body></html>", esc(&r.method));
+    Ok(o)
+}
+
+/// The document's head and style, the lab's settings and its arms.
+fn header(o: &mut String, r: &Report) {
+    let h = &r.header;
     let _ = write!(
         o,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>shogun lab: {}</title>\n<style>\
@@ -196,120 +208,144 @@ th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.plots{{
         let _ = writeln!(o, "<li><code>{}</code></li>", esc(a));
     }
     let _ = writeln!(o, "</ol>");
-    for (c, cond) in r.conditions.iter().enumerate() {
-        let _ = writeln!(o, "<h2>{} — {} games per arm</h2>", esc(&cond.label), cond.games);
-        for p in &cond.pairs {
-            let _ = writeln!(o, "<div class=\"verdict\"><b>{} vs {}</b><ul>", esc(short(&cond.arms[p.a].name)), esc(short(&cond.arms[p.b].name)));
-            for line in &p.verdict {
-                let _ = writeln!(o, "<li>{}</li>", esc(line));
-            }
-            let _ = writeln!(o, "</ul></div>");
+}
+
+/// One condition (tower × bots): the verdicts, win rates by seat, the
+/// distributions, the paired differences and the means.
+fn condition(o: &mut String, r: &Report, c: usize) -> Result<(), String> {
+    let cond = &r.conditions[c];
+    let _ = writeln!(o, "<h2>{} — {} games per arm</h2>", esc(&cond.label), cond.games);
+    for p in &cond.pairs {
+        let _ = writeln!(o, "<div class=\"verdict\"><b>{} vs {}</b><ul>", esc(short(&cond.arms[p.a].name)), esc(short(&cond.arms[p.b].name)));
+        for line in &p.verdict {
+            let _ = writeln!(o, "<li>{}</li>", esc(line));
         }
-        let _ = writeln!(o, "<div class=\"plots\">{}</div>", win_rates_svg(r, c)?);
-        let _ = write!(o, "<table><tr><th>seat</th>");
+        let _ = writeln!(o, "</ul></div>");
+    }
+    let _ = writeln!(o, "<div class=\"plots\">{}</div>", win_rates_svg(r, c)?);
+    win_table(o, r, c);
+    let hists: Vec<String> = [("margin", "Margin of victory"), ("battles", "Battles per game"), ("decisions", "Game length (decisions)")]
+        .iter()
+        .map(|(m, t)| histogram_svg(r, c, m, t))
+        .collect::<Result<_, _>>()?;
+    let _ = writeln!(o, "<h3>Distributions</h3><div class=\"plots\">{}</div>", hists.join("\n"));
+    if !cond.pairs.is_empty() {
+        paired_differences(o, r, c)?;
+    }
+    means_table(o, r, c);
+    Ok(())
+}
+
+/// Win rates by seat and arm, and each arm's seat balance.
+fn win_table(o: &mut String, r: &Report, c: usize) {
+    let cond = &r.conditions[c];
+    let _ = write!(o, "<table><tr><th>seat</th>");
+    for a in &cond.arms {
+        let _ = write!(o, "<th>{}</th>", esc(short(&a.name)));
+    }
+    let _ = writeln!(o, "</tr>");
+    for seat in &r.header.seats {
+        let _ = write!(o, "<tr><td>{}</td>", esc(seat));
         for a in &cond.arms {
-            let _ = write!(o, "<th>{}</th>", esc(short(&a.name)));
+            let i = a.win_rates[seat];
+            let _ = write!(o, "<td>{:.1}% ({:.1}–{:.1})</td>", i.value * 100.0, i.lo * 100.0, i.hi * 100.0);
         }
         let _ = writeln!(o, "</tr>");
-        for seat in &h.seats {
-            let _ = write!(o, "<tr><td>{}</td>", esc(seat));
-            for a in &cond.arms {
-                let i = a.win_rates[seat];
-                let _ = write!(o, "<td>{:.1}% ({:.1}–{:.1})</td>", i.value * 100.0, i.lo * 100.0, i.hi * 100.0);
+    }
+    let _ = write!(o, "<tr><td>balance (χ² p)</td>");
+    for a in &cond.arms {
+        let _ = write!(o, "<td>{:.3} ({:.3})</td>", a.balance, a.balance_p);
+    }
+    let _ = writeln!(o, "</tr></table>");
+}
+
+/// Forest plots of each pair's differences: win rate by seat (points) and
+/// the flow of the game (relative to the reference arm's mean).
+fn paired_differences(o: &mut String, r: &Report, c: usize) -> Result<(), String> {
+    let cond = &r.conditions[c];
+    let mut win_rows = Vec::new();
+    let mut flow_rows = Vec::new();
+    for p in &cond.pairs {
+        let tag = format!("{} vs {}", short(&cond.arms[p.a].name), short(&cond.arms[p.b].name));
+        for seat in &r.header.seats {
+            if let Some(i) = p.diffs.get(&format!("win.{seat}")) {
+                win_rows.push((format!("{tag}: seat {seat}"), Interval { value: i.value * 100.0, lo: i.lo * 100.0, hi: i.hi * 100.0 }));
             }
-            let _ = writeln!(o, "</tr>");
         }
-        let _ = write!(o, "<tr><td>balance (χ² p)</td>");
-        for a in &cond.arms {
-            let _ = write!(o, "<td>{:.3} ({:.3})</td>", a.balance, a.balance_p);
-        }
-        let _ = writeln!(o, "</tr></table>");
-        let hists: Vec<String> = [("margin", "Margin of victory"), ("battles", "Battles per game"), ("decisions", "Game length (decisions)")]
-            .iter()
-            .map(|(m, t)| histogram_svg(r, c, m, t))
-            .collect::<Result<_, _>>()?;
-        let _ = writeln!(o, "<h3>Distributions</h3><div class=\"plots\">{}</div>", hists.join("\n"));
-        if !cond.pairs.is_empty() {
-            let mut win_rows = Vec::new();
-            let mut flow_rows = Vec::new();
-            for p in &cond.pairs {
-                let tag = format!("{} vs {}", short(&cond.arms[p.a].name), short(&cond.arms[p.b].name));
-                for seat in &h.seats {
-                    if let Some(i) = p.diffs.get(&format!("win.{seat}")) {
-                        win_rows.push((format!("{tag}: seat {seat}"), Interval { value: i.value * 100.0, lo: i.lo * 100.0, hi: i.hi * 100.0 }));
-                    }
-                }
-                for (key, name) in FLOW {
-                    let base = cond.arms[p.b].means.get(*key).map(|m| m.value).unwrap_or(0.0);
-                    if let Some(i) = p.diffs.get(*key)
-                        && base.abs() > 1e-9
-                    {
-                        let s = 100.0 / base.abs();
-                        flow_rows.push((format!("{tag}: {name}"), Interval { value: i.value * s, lo: i.lo * s, hi: i.hi * s }));
-                    }
-                }
+        for (key, name) in FLOW {
+            let base = cond.arms[p.b].means.get(*key).map(|m| m.value).unwrap_or(0.0);
+            if let Some(i) = p.diffs.get(*key)
+                && base.abs() > 1e-9
+            {
+                let s = 100.0 / base.abs();
+                flow_rows.push((format!("{tag}: {name}"), Interval { value: i.value * s, lo: i.lo * s, hi: i.hi * s }));
             }
-            let _ = writeln!(
-                o,
-                "<h3>Paired differences</h3><div class=\"plots\">{}\n{}</div>",
-                forest_svg("Win rate difference by seat", "percentage points (95% CI)", &win_rows)?,
-                forest_svg("Flow of the game, relative change", "% of the reference arm's mean (95% CI)", &flow_rows)?
-            );
         }
-        let _ = write!(o, "<h3>Means per game</h3><table><tr><th>metric</th>");
+    }
+    let _ = writeln!(
+        o,
+        "<h3>Paired differences</h3><div class=\"plots\">{}\n{}</div>",
+        forest_svg("Win rate difference by seat", "percentage points (95% CI)", &win_rows)?,
+        forest_svg("Flow of the game, relative change", "% of the reference arm's mean (95% CI)", &flow_rows)?
+    );
+    Ok(())
+}
+
+/// Every metric's mean per game by arm, and each pair's difference (bold
+/// where its interval excludes 0).
+fn means_table(o: &mut String, r: &Report, c: usize) {
+    let cond = &r.conditions[c];
+    let _ = write!(o, "<h3>Means per game</h3><table><tr><th>metric</th>");
+    for a in &cond.arms {
+        let _ = write!(o, "<th>{}</th>", esc(short(&a.name)));
+    }
+    for p in &cond.pairs {
+        let _ = write!(o, "<th>{} − {}</th>", esc(short(&cond.arms[p.a].name)), esc(short(&cond.arms[p.b].name)));
+    }
+    let _ = writeln!(o, "</tr>");
+    let keys: std::collections::BTreeSet<&String> = cond.arms.iter().flat_map(|a| a.means.keys()).collect();
+    for key in keys {
+        let _ = write!(o, "<tr><td>{}</td>", esc(key));
         for a in &cond.arms {
-            let _ = write!(o, "<th>{}</th>", esc(short(&a.name)));
+            match a.means.get(key) {
+                Some(i) => {
+                    let _ = write!(o, "<td>{:.3} ({:.3}–{:.3})</td>", i.value, i.lo, i.hi);
+                }
+                None => o.push_str("<td>0</td>"),
+            }
         }
         for p in &cond.pairs {
-            let _ = write!(o, "<th>{} − {}</th>", esc(short(&cond.arms[p.a].name)), esc(short(&cond.arms[p.b].name)));
+            match p.diffs.get(key) {
+                Some(i) => {
+                    let bold = if i.excludes_zero() { " style=\"font-weight:bold\"" } else { "" };
+                    let _ = write!(o, "<td{bold}>{:+.3} ({:.3}–{:.3})</td>", i.value, i.lo, i.hi);
+                }
+                None => o.push_str("<td>0</td>"),
+            }
         }
         let _ = writeln!(o, "</tr>");
-        let keys: std::collections::BTreeSet<&String> = cond.arms.iter().flat_map(|a| a.means.keys()).collect();
-        for key in keys {
-            let _ = write!(o, "<tr><td>{}</td>", esc(key));
-            for a in &cond.arms {
-                match a.means.get(key) {
-                    Some(i) => {
-                        let _ = write!(o, "<td>{:.3} ({:.3}–{:.3})</td>", i.value, i.lo, i.hi);
-                    }
-                    None => o.push_str("<td>0</td>"),
-                }
-            }
-            for p in &cond.pairs {
-                match p.diffs.get(key) {
-                    Some(i) => {
-                        let _ = write!(
-                            o,
-                            "<td{}>{:+.3} ({:.3}–{:.3})</td>",
-                            if i.excludes_zero() { " style=\"font-weight:bold\"" } else { "" },
-                            i.value,
-                            i.lo,
-                            i.hi
-                        );
-                    }
-                    None => o.push_str("<td>0</td>"),
-                }
-            }
-            let _ = writeln!(o, "</tr>");
-        }
-        let _ = writeln!(o, "</table>");
     }
-    if !r.sensitivity.is_empty() {
-        let _ = write!(o, "<h2>Sensitivity to the tower and the bots</h2><table><tr><th>pair</th><th>headline</th>");
-        for c in &r.conditions {
-            let _ = write!(o, "<th>{}</th>", esc(&c.label));
-        }
-        let _ = writeln!(o, "<th>verdict</th></tr>");
-        for row in &r.sensitivity {
-            let _ = write!(o, "<tr><td>{}</td><td>{}</td>", esc(&row.pair), esc(&row.metric));
-            for i in &row.by_condition {
-                let _ = write!(o, "<td>{:+.3}{}</td>", i.value, if i.excludes_zero() { "*" } else { "" });
-            }
-            let class = if row.verdict.starts_with("SIGN") { " class=\"flip\"" } else { "" };
-            let _ = writeln!(o, "<td{class}>{}</td></tr>", esc(&row.verdict));
-        }
-        let _ = writeln!(o, "</table><p>* the 95% interval excludes 0.</p>");
+    let _ = writeln!(o, "</table>");
+}
+
+/// How each pair's headline difference changes with the tower and the
+/// bots (only when the lab ran more than one condition).
+fn sensitivity(o: &mut String, r: &Report) {
+    if r.sensitivity.is_empty() {
+        return;
     }
-    let _ = writeln!(o, "<h2>Method</h2><p>{}</p></body></html>", esc(&r.method));
-    Ok(o)
+    let _ = write!(o, "<h2>Sensitivity to the tower and the bots</h2><table><tr><th>pair</th><th>headline</th>");
+    for c in &r.conditions {
+        let _ = write!(o, "<th>{}</th>", esc(&c.label));
+    }
+    let _ = writeln!(o, "<th>verdict</th></tr>");
+    for row in &r.sensitivity {
+        let _ = write!(o, "<tr><td>{}</td><td>{}</td>", esc(&row.pair), esc(&row.metric));
+        for i in &row.by_condition {
+            let _ = write!(o, "<td>{:+.3}{}</td>", i.value, if i.excludes_zero() { "*" } else { "" });
+        }
+        let class = if row.verdict.starts_with("SIGN") { " class=\"flip\"" } else { "" };
+        let _ = writeln!(o, "<td{class}>{}</td></tr>", esc(&row.verdict));
+    }
+    let _ = writeln!(o, "</table><p>* the 95% interval excludes 0.</p>");
 }
