@@ -387,6 +387,8 @@ impl Repl {
         Ok(text)
     }
 
+    /// Runs one command: the first word names it (a number alone chooses
+    /// that option; an answer alone answers the pending question).
     fn exec_command(&mut self, line: &str) -> Result<String, String> {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -412,89 +414,24 @@ impl Repl {
             "winter" => self.advance(Until::Winter),
             "end" => self.advance(Until::End),
             "options" | "o" => Ok(self.options()),
-            "choose" | "c" => {
-                if rest.is_empty() {
-                    return Err("choose what? (`options` lists them)".into());
-                }
-                self.choose(rest)
-            }
+            "choose" | "c" if rest.is_empty() => Err("choose what? (`options` lists them)".into()),
+            "choose" | "c" => self.choose(rest),
             "plan" => self.plan(&args),
-            "board" => self.board(&args),
-            "province" | "p" => {
-                let p = self.notation().province(rest).map_err(|e| e.to_string())?;
-                Ok(views::province(&self.game.engine, self.state(), p))
-            }
-            "player" => {
-                let (st, god, viewer) = self.viewed();
-                let seats: Vec<Seat> = match args.first() {
-                    Some(s) => vec![self.notation().seat(s).map_err(|e| e.to_string())?],
-                    None => Seat::all(st.seats()).collect(),
-                };
-                Ok(seats.iter().map(|&s| views::player(&self.game.engine, &st, s, god, viewer)).collect::<Vec<_>>().join("\n"))
-            }
             "odds" => self.odds(&args),
             "auto" => self.auto_command(&args),
             "winter?" => self.winter_forecast(),
             "summary" => self.summary(),
-            "tower" => {
-                let (st, god, _) = self.viewed();
-                Ok(views::tower(&self.game.engine, &st, god))
-            }
-            "events" => Ok(views::events(&self.game.engine, self.state())),
-            "actions" => {
-                let (st, _, _) = self.viewed();
-                Ok(views::actions(&self.game.engine, &st))
-            }
-            "order" => Ok(views::order(&self.game.engine, self.state())),
-            "log" => {
-                let n = args.first().map(|a| a.parse::<usize>().map_err(|_| format!("log takes a number, not `{a}`"))).transpose()?.unwrap_or(30);
-                let lines = self.lines();
-                let start = lines.len().saturating_sub(n);
-                Ok(lines[start..].join("\n"))
-            }
-            "view" => {
-                let who = args.first().ok_or("view whom? a seat or `god`")?;
-                if who.eq_ignore_ascii_case("god") {
-                    self.viewer = Viewer::God;
-                    Ok("god view: you see everything, including secret plans and the tower's levels".into())
-                } else {
-                    let s = self.notation().seat(who).map_err(|e| e.to_string())?;
-                    self.viewer = Viewer::Seat(s);
-                    Ok(format!("viewing as {}", self.notation().seat_name(s)))
-                }
-            }
-            "seat" => {
-                let [who, what] = args[..] else { return Err("usage: seat SEAT human|greedy|random".into()) };
-                let s = self.notation().seat(who).map_err(|e| e.to_string())?;
-                let player = Player::by_name(what, self.config.seed.wrapping_add(self.game.cursor() as u64), s)?;
-                self.config.seats[s.index()] = what.to_string();
-                self.game.set_player(s, player);
-                Ok(format!("{} is now played by {what}", self.notation().seat_name(s)))
-            }
-            "undo" | "u" => {
-                let n = if args.is_empty() { self.undo_count() } else { count_arg("undo", &args)? };
-                let k = self.game.undo(n).map_err(|e| e.to_string())?;
-                Ok(format!("undid {k}; now at entry {} of {}", self.game.cursor(), self.game.len()))
-            }
-            "redo" => {
-                let n = count_arg("redo", &args)?;
-                let k = self.game.redo(n).map_err(|e| e.to_string())?;
-                Ok(format!("redid {k}; now at entry {} of {}", self.game.cursor(), self.game.len()))
-            }
-            "history" => {
-                let n = args.first().and_then(|a| a.parse().ok()).unwrap_or(usize::MAX);
-                let entries: Vec<String> = self.game.entries().map(|(i, e)| format!("{i:>4}  {}", self.entry_text(i, e))).collect();
-                let start = entries.len().saturating_sub(n);
-                Ok(if entries.is_empty() { "no decisions yet".into() } else { entries[start..].join("\n") })
-            }
+            "board" => self.board(&args),
+            "province" | "p" | "player" | "tower" | "events" | "actions" | "order" | "log" => self.look(cmd, rest, &args),
+            "view" => self.view(&args),
+            "seat" => self.seat(&args),
+            "undo" | "u" | "redo" | "history" => self.timeline(cmd, &args),
             "save" => self.save(Path::new(rest)),
             "load" => self.load(Path::new(rest)),
             "reload" => self.reload(),
             "lab" => self.lab(&args),
+            "lua" if rest.is_empty() => Err("lua what? e.g. lua return game.chests(1)".into()),
             "lua" => {
-                if rest.is_empty() {
-                    return Err("lua what? e.g. lua return game.chests(1)".into());
-                }
                 let (st, _, _) = self.viewed();
                 self.game.engine.runtime().eval_repl(&st, rest).map_err(|e| e.to_string())
             }
@@ -514,6 +451,83 @@ impl Repl {
             other => {
                 let names: Vec<String> = COMMANDS.iter().map(|c| c.0.to_string()).collect();
                 Err(format!("unknown command `{other}`{} (`help` lists them)", crate::rules::map::suggest(other, names.iter())))
+            }
+        }
+    }
+
+    /// The views that only read the game, as the viewer may see it:
+    /// `province`, `player`, `tower`, `events`, `actions`, `order`, `log`.
+    fn look(&self, cmd: &str, rest: &str, args: &[&str]) -> Result<String, String> {
+        let engine = &self.game.engine;
+        match cmd {
+            "province" | "p" => {
+                let p = self.notation().province(rest).map_err(|e| e.to_string())?;
+                Ok(views::province(engine, self.state(), p))
+            }
+            "player" => {
+                let (st, god, viewer) = self.viewed();
+                let seats: Vec<Seat> = match args.first() {
+                    Some(s) => vec![self.notation().seat(s).map_err(|e| e.to_string())?],
+                    None => Seat::all(st.seats()).collect(),
+                };
+                Ok(seats.iter().map(|&s| views::player(engine, &st, s, god, viewer)).collect::<Vec<_>>().join("\n"))
+            }
+            "tower" => {
+                let (st, god, _) = self.viewed();
+                Ok(views::tower(engine, &st, god))
+            }
+            "events" => Ok(views::events(engine, self.state())),
+            "actions" => Ok(views::actions(engine, &self.viewed().0)),
+            "order" => Ok(views::order(engine, self.state())),
+            _ => {
+                let n = args.first().map(|a| a.parse::<usize>().map_err(|_| format!("log takes a number, not `{a}`"))).transpose()?.unwrap_or(30);
+                let lines = self.lines();
+                let start = lines.len().saturating_sub(n);
+                Ok(lines[start..].join("\n"))
+            }
+        }
+    }
+
+    /// `view SEAT|god`: whose eyes the outputs use.
+    fn view(&mut self, args: &[&str]) -> Result<String, String> {
+        let who = args.first().ok_or("view whom? a seat or `god`")?;
+        if who.eq_ignore_ascii_case("god") {
+            self.viewer = Viewer::God;
+            return Ok("god view: you see everything, including secret plans and the tower's levels".into());
+        }
+        let s = self.notation().seat(who).map_err(|e| e.to_string())?;
+        self.viewer = Viewer::Seat(s);
+        Ok(format!("viewing as {}", self.notation().seat_name(s)))
+    }
+
+    /// `seat SEAT human|BOT`: who plays a seat from now on.
+    fn seat(&mut self, args: &[&str]) -> Result<String, String> {
+        let [who, what] = args[..] else { return Err("usage: seat SEAT human|greedy|random".into()) };
+        let s = self.notation().seat(who).map_err(|e| e.to_string())?;
+        let player = Player::by_name(what, self.config.seed.wrapping_add(self.game.cursor() as u64), s)?;
+        self.config.seats[s.index()] = what.to_string();
+        self.game.set_player(s, player);
+        Ok(format!("{} is now played by {what}", self.notation().seat_name(s)))
+    }
+
+    /// Moving along the timeline: `undo [n]`, `redo [n]`, `history [n]`.
+    fn timeline(&mut self, cmd: &str, args: &[&str]) -> Result<String, String> {
+        match cmd {
+            "undo" | "u" => {
+                let n = if args.is_empty() { self.undo_count() } else { count_arg("undo", args)? };
+                let k = self.game.undo(n).map_err(|e| e.to_string())?;
+                Ok(format!("undid {k}; now at entry {} of {}", self.game.cursor(), self.game.len()))
+            }
+            "redo" => {
+                let n = count_arg("redo", args)?;
+                let k = self.game.redo(n).map_err(|e| e.to_string())?;
+                Ok(format!("redid {k}; now at entry {} of {}", self.game.cursor(), self.game.len()))
+            }
+            _ => {
+                let n = args.first().and_then(|a| a.parse().ok()).unwrap_or(usize::MAX);
+                let entries: Vec<String> = self.game.entries().map(|(i, e)| format!("{i:>4}  {}", self.entry_text(i, e))).collect();
+                let start = entries.len().saturating_sub(n);
+                Ok(if entries.is_empty() { "no decisions yet".into() } else { entries[start..].join("\n") })
             }
         }
     }
