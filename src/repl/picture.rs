@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use crate::core::GameState;
+use crate::core::{GameState, ProvinceId, Seat};
 use crate::rules::Rules;
 
 /// The picture's size: the map's longest side in pixels, the margin
@@ -124,27 +124,27 @@ impl Picture<'_> {
         out.push_str("</g>\n");
 
         for (p, &(x, y)) in xy.iter().enumerate() {
-            self.province(&mut out, p, x, y, &region_colour);
+            self.province(&mut out, ProvinceId::new(p), x, y, &region_colour);
         }
         self.legend(&mut out, map_w + 10.0, &region_colour);
         out.push_str("</svg>\n");
         Ok(out)
     }
 
-    fn seat_colour(&self, s: usize) -> String {
-        colour(&self.rules.rules.seats[s].colour, s)
+    fn seat_colour(&self, s: Seat) -> String {
+        colour(&self.rules.rules.seats[s.index()].colour, s.index())
     }
 
     /// One province: its node (owner's colour, region's outline), the
     /// armies (or, on the bare map, the tax) inside, unrest as a red badge,
     /// buildings as marks below, its name, and a tooltip.
-    fn province(&self, out: &mut String, p: usize, x: f64, y: f64, region_colour: &[String]) {
+    fn province(&self, out: &mut String, p: ProvinceId, x: f64, y: f64, region_colour: &[String]) {
         let e = self.rules;
-        let info = &e.map.provinces[p];
+        let info = e.map.at(p);
         let region = &e.map.regions[info.region];
-        let in_play = self.in_play.get(p).copied().unwrap_or(true);
-        let piece = self.state.map(|st| &st.provinces[p]);
-        let owner = piece.and_then(|pr| pr.owner).map(|s| s.index());
+        let in_play = self.in_play.get(p.index()).copied().unwrap_or(true);
+        let piece = self.state.map(|st| &st.provinces[p.index()]);
+        let owner = piece.and_then(|pr| pr.owner);
         let kinds = &e.rules.components.buildings;
         let built: Vec<usize> = piece.map(|pr| (0..kinds.len()).filter(|&k| pr.has(k)).collect()).unwrap_or_default();
         let mut tip = format!("{} ({region} region)", info.name);
@@ -153,7 +153,7 @@ impl Picture<'_> {
         } else if let Some(pr) = piece {
             match owner {
                 Some(s) => {
-                    let _ = write!(tip, ": {} with {}", e.seat_name(s), super::views::count(pr.armies, "army", "armies"));
+                    let _ = write!(tip, ": {} with {}", e.seat_name(s.index()), super::views::count(pr.armies, "army", "armies"));
                 }
                 None => tip.push_str(": neutral"),
             }
@@ -166,7 +166,7 @@ impl Picture<'_> {
             }
         }
         let _ = write!(tip, "; tax {}, rice {}, {}", info.tax, info.rice, super::views::count(info.spaces as i64, "building space", "building spaces"));
-        let owner_attr = owner.map(|s| e.seat_name(s).to_string()).unwrap_or_else(|| if piece.is_some() { "neutral".into() } else { String::new() });
+        let owner_attr = owner.map(|s| e.seat_name(s.index()).to_string()).unwrap_or_else(|| if piece.is_some() { "neutral".into() } else { String::new() });
         let _ = writeln!(
             out,
             r#"<g class="province" data-province="{}" data-region="{}" data-owner="{}" data-armies="{}" data-unrest="{}" data-in-play="{in_play}">"#,
@@ -245,8 +245,8 @@ impl Picture<'_> {
         y += 12.0;
         let dot = |fill: &str, stroke: &str| format!(r#"<circle cx="{:.1}" cy="{{Y}}" r="7" fill="{fill}" stroke="{stroke}" stroke-width="2"/>"#, x0 + 10.0);
         if let Some(st) = self.state {
-            for s in 0..st.seats() {
-                let label = format!("{} ({})", e.seat_name(s), e.rules.seats[s].colour);
+            for s in Seat::all(st.seats()) {
+                let label = format!("{} ({})", e.seat_name(s.index()), e.rules.seats[s.index()].colour);
                 line(out, &mut y, dot(&self.seat_colour(s), "#333"), &label);
             }
             line(out, &mut y, dot("#fffdf7", "#333"), "neutral");
