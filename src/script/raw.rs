@@ -328,6 +328,25 @@ impl<T: RawRet> RawRet for Option<T> {
     }
 }
 
+/// The function's `i`-th key string (see `fast_with_keys`), returned
+/// without allocating: the closure holds it as an upvalue.
+pub(super) struct Key(pub usize);
+
+impl RawRet for Key {
+    unsafe fn push(self, l: *mut ffi::lua_State) -> Result<c_int, String> {
+        let at = c_int::try_from(self.0).ok().and_then(|i| i.checked_add(2)).ok_or("no such key")?;
+        // SAFETY: a key made by `fast_with_keys` is a string upvalue; a
+        // missing one reads as none (checked before it is pushed).
+        unsafe {
+            if ffi::lua_type(l, ffi::lua_upvalueindex(at)) != ffi::LUA_TSTRING {
+                return Err("no such key".into());
+            }
+            ffi::lua_pushvalue(l, ffi::lua_upvalueindex(at));
+        }
+        Ok(1)
+    }
+}
+
 impl RawRet for Many {
     unsafe fn push(self, l: *mut ffi::lua_State) -> Result<c_int, String> {
         let n = c_int::try_from(self.0.len()).map_err(|_| "too many results".to_string())?;

@@ -4,12 +4,12 @@
 use std::ffi::c_int;
 use std::rc::Rc;
 
-use mlua::{Lua, Table, Value, ffi};
+use mlua::{Lua, Table, ffi};
 
 use super::{MAX_DATA_VALUES, MAX_TEXT, reg, rt};
 use crate::core::{Ask, Card, Choice, ProvinceId, Seat};
 use crate::script::Shared;
-use crate::script::raw::{LStr, RawArgs, RestInts, SPEC_KEYS, Spec, fast, fast_with_keys};
+use crate::script::raw::{Key, LStr, RawArgs, RestInts, SPEC_KEYS, Spec, fast, fast_with_keys};
 
 /// How many values a JSON value holds (itself included).
 fn json_values(v: &serde_json::Value) -> usize {
@@ -135,15 +135,17 @@ fn positional(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
 /// Registers the questions part of `game`.
 pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     // Turns up `seat`'s bid: ("chest", value), ("province", p) or nil.
-    reg(lua, t, sh, "reveal_bid", |lua, host, s: i64| {
+    // (A raw function: the two words are its keys, pushed without
+    // allocating.)
+    fast_with_keys(lua, t, sh, "reveal_bid", &["chest", "province"], |host, s: i64| {
         host.with_state_mut("reveal_bid", |sh, st| {
             let s = sh.seat(st, "reveal_bid", s)?;
             let bid = st.players[s].plan.as_ref().and_then(|p| p.bid);
             st.players[s].revealed_bid = bid;
             Ok(match bid {
-                None => (Value::Nil, Value::Nil),
-                Some(Card::Chest(v)) => (Value::String(lua.create_string("chest")?), Value::Integer(i64::from(v))),
-                Some(Card::Province(p)) => (Value::String(lua.create_string("province")?), Value::Integer(p.number())),
+                None => (None, None),
+                Some(Card::Chest(v)) => (Some(Key(0)), Some(i64::from(v))),
+                Some(Card::Province(p)) => (Some(Key(1)), Some(p.number())),
             })
         })
     })?;
