@@ -429,13 +429,13 @@ impl Checker<'_> {
             let specials = &at.game.engine.rules.cards.specials;
             let id = |k: Option<u8>| k.map_or_else(|| "none".to_string(), |k| specials[k as usize].id.clone());
             let want = if want == "none" { "none".to_string() } else { id(Some(n.special(want).map_err(|m| at.error(m))? as u8)) };
-            self.compare(here, &format!("{name}'s special card"), id(st.special_of(s.index())), want);
+            self.compare(here, &format!("{name}'s special card"), id(st.special_of(s)), want);
         }
         for (what, got, want) in [
             ("chests", p.chests, e.chests),
             ("rice", p.rice, e.rice),
             ("points", p.points, e.points),
-            ("provinces", st.provinces_of(s.index()).count() as i64, e.provinces.map(|x| x as i64)),
+            ("provinces", st.provinces_of(s).count() as i64, e.provinces.map(|x| x as i64)),
             ("supply", i64::from(p.supply), e.supply.map(i64::from)),
         ] {
             if let Some(w) = want {

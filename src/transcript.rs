@@ -35,7 +35,7 @@ impl Stats {
 }
 
 fn pile(engine: &Engine, p: &Pile, seats: usize) -> String {
-    let mut parts: Vec<String> = (0..seats).filter(|&s| p.seats[s] > 0).map(|s| format!("{} {}", engine.rules.seat_name(s), p.seats[s])).collect();
+    let mut parts: Vec<String> = (0..seats).filter(|&s| p.seats[s] > 0).map(|s| format!("{} {}", engine.rules.seat_name(Seat::new(s)), p.seats[s])).collect();
     if p.peasants > 0 {
         parts.push(format!("peasants {}", p.peasants));
     }
@@ -68,7 +68,7 @@ pub fn decision_line(engine: &Engine, asked: Option<&str>, d: &Decision) -> Opti
     match d {
         Decision::Choose { seat, choice } => {
             let kind = asked?;
-            Some(format!("  > {} chooses {} ({kind})", engine.rules.seat_name(seat.index()), engine.choice_name(*choice)))
+            Some(format!("  > {} chooses {} ({kind})", engine.rules.seat_name(*seat), engine.choice_name(*choice)))
         }
         _ => None,
     }
@@ -110,14 +110,14 @@ pub struct Summary {
 
 pub fn summary(engine: &Engine, st: &GameState, seed: u64, bot_names: &[String], stats: &Stats) -> Result<Summary, EngineError> {
     let standings = engine.standings(st)?;
-    let rank_of = |s: usize| standings.iter().find(|(x, _)| x.index() == s).map(|(_, r)| *r).unwrap_or(0);
-    let seats = (0..st.seats())
+    let rank_of = |s: Seat| standings.iter().find(|(x, _)| *x == s).map(|(_, r)| *r).unwrap_or(0);
+    let seats = Seat::all(st.seats())
         .map(|s| SeatResult {
             seat: engine.rules.seat_name(s).to_string(),
-            bot: bot_names.get(s).cloned().unwrap_or_default(),
+            bot: bot_names.get(s.index()).cloned().unwrap_or_default(),
             rank: rank_of(s),
-            points: st.players[s].points,
-            chests: st.players[s].chests,
+            points: st.players[s.index()].points,
+            chests: st.players[s.index()].chests,
             provinces: st.provinces_of(s).count(),
         })
         .collect();
@@ -127,7 +127,7 @@ pub fn summary(engine: &Engine, st: &GameState, seed: u64, bot_names: &[String],
         ruleset: engine.rules.ruleset_name(),
         players: st.seats(),
         seats,
-        winner: standings.iter().filter(|(_, r)| *r == 1).map(|(s, _)| engine.rules.seat_name(s.index()).to_string()).collect(),
+        winner: standings.iter().filter(|(_, r)| *r == 1).map(|(s, _)| engine.rules.seat_name(*s).to_string()).collect(),
         stats: stats.clone(),
     })
 }
@@ -147,7 +147,7 @@ pub fn transcript_with(engine: &Engine, players: u8, seed: u64, setup: SetupMode
         let _ = writeln!(out, "setup: {setup}");
     }
     let _ = writeln!(out, "seed: {seed}");
-    let seats: Vec<String> = bot_names.iter().enumerate().map(|(s, b)| format!("{} {b}", engine.rules.seat_name(s))).collect();
+    let seats: Vec<String> = bot_names.iter().enumerate().map(|(s, b)| format!("{} {b}", engine.rules.seat_name(Seat::new(s)))).collect();
     let _ = writeln!(out, "players: {players} ({})", seats.join(", "));
     let n = players as usize;
     let mut stats = Stats::default();

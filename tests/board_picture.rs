@@ -137,7 +137,7 @@ fn board_svg_shows_owners_armies_unrest_and_buildings() {
     // Every province's owner as the state has it.
     let st = r.state();
     for (p, info) in r.engine().rules.map.provinces.iter().enumerate() {
-        let owner = st.provinces[p].owner.map(|s| r.engine().rules.seat_name(s.index()).to_string()).unwrap_or_else(|| "neutral".into());
+        let owner = st.provinces[p].owner.map(|s| r.engine().rules.seat_name(s).to_string()).unwrap_or_else(|| "neutral".into());
         assert!(svg.contains(&format!("data-province=\"{}\" data-region=\"{}\" data-owner=\"{owner}\"", info.name, r.engine().rules.map.regions[info.region])));
     }
     assert!(r.exec("board --svg").unwrap_err().contains("needs a file"));

@@ -57,7 +57,7 @@ fn restricted_greedy_never_plans_the_forbidden_play() {
             let view = SeatView::new(&st, Seat::new(seat));
             for (forbid, kind) in [(Forbid { attack: true, build: false }, "move_attack"), (Forbid { attack: false, build: true }, "build")] {
                 let plan = Greedy::restricted(1, forbid).plan(&engine, &view, Seat::new(seat));
-                engine.check_plan(&st, seat, &plan).unwrap();
+                engine.check_plan(&st, Seat::new(seat), &plan).unwrap();
                 for (a, c) in plan.slots.iter().enumerate() {
                     if engine.rules.cards.actions[a].handler == kind {
                         assert!(!matches!(c, Some(Card::Province(_))), "seed {seed}: {kind} planned despite {forbid:?}");
@@ -127,15 +127,15 @@ fn mcts_takes_the_attack_it_wins_not_the_one_it_loses() {
     let map = &engine.rules.map;
     // A province of seat 1 with two neighbours held by other seats.
     let (from, weak, strong) = st
-        .provinces_of(0)
+        .provinces_of(Seat::new(0))
         .find_map(|p| {
-            let enemies: Vec<usize> = map.provinces[p]
+            let enemies: Vec<usize> = map.provinces[p.index()]
                 .neighbours
                 .iter()
                 .copied()
                 .filter(|&q| st.in_play[q] && matches!(st.provinces[q].owner, Some(o) if o != Seat::new(0)))
                 .collect();
-            (enemies.len() >= 2).then(|| (p, enemies[0], enemies[1]))
+            (enemies.len() >= 2).then(|| (p.index(), enemies[0], enemies[1]))
         })
         .expect("a border province with two enemy neighbours");
     set_armies(&mut st, from, 10);
@@ -166,16 +166,16 @@ fn mcts_prefers_a_plan_it_can_pay_for() {
     let mut st = planning_with_others_planned(&engine, 4, 0);
     st.players[0].chests = 0;
     let view = st.view(Some(Seat::new(0)));
-    let mine: Vec<usize> = st.provinces_of(0).collect();
+    let mine: Vec<ProvinceId> = st.provinces_of(Seat::new(0)).collect();
     // Every province card on an action that costs war chests: all skipped.
     let mut unpaid = Plan { slots: vec![None; engine.rules.cards.actions.len()], bid: None };
     let costly: Vec<usize> = (0..unpaid.slots.len()).filter(|&a| engine.rules.cards.actions[a].cost > 0).collect();
     for (&a, &p) in costly.iter().zip(&mine) {
-        unpaid.slots[a] = Some(Card::Province(ProvinceId::new(p)));
+        unpaid.slots[a] = Some(Card::Province(p));
     }
     unpaid.bid = Some(Card::Chest(0));
-    engine.fill_skips(&view, 0, &mut unpaid);
-    engine.check_plan(&st, 0, &unpaid).unwrap();
+    engine.fill_skips(&view, Seat::new(0), &mut unpaid);
+    engine.check_plan(&st, Seat::new(0), &unpaid).unwrap();
     let paid = Greedy::new(1).plan(&engine, &SeatView::new(&st, Seat::new(0)), Seat::new(0));
     assert_ne!(paid, unpaid);
     let cands = [Decision::Plan { seat: Seat::new(0), plan: unpaid.clone() }, Decision::Plan { seat: Seat::new(0), plan: paid.clone() }];

@@ -85,9 +85,9 @@ fn the_draft_places_every_group_and_takes_turns_from_seat_one() {
         let expected: Vec<Seat> = (0..groups * players as usize).map(|i| Seat::new(i % players as usize)).collect();
         assert_eq!(order, expected, "picks go round from seat 1");
         let want: i64 = e.rules.rules.army_groups.iter().take(groups).sum();
-        for s in 0..players as usize {
+        for s in Seat::all(players as usize) {
             assert_eq!(st.provinces_of(s).count(), groups);
-            let armies: i64 = st.provinces_of(s).map(|p| i64::from(st.provinces[p].armies)).sum();
+            let armies: i64 = st.provinces_of(s).map(|p| i64::from(st.provinces[p.index()].armies)).sum();
             assert_eq!(armies, want);
         }
         e.apply(&mut st, &Decision::Chance).unwrap();

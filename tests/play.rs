@@ -83,15 +83,15 @@ fn a_refused_edit_changes_nothing_and_pieces_are_conserved() {
     let e: Edit = n.parse("set Settsu armies=999").unwrap();
     assert!(e.apply(&engine, &mut st).unwrap_err().to_string().contains("cubes in supply"));
     assert_eq!(st, before);
-    let cubes: Vec<u32> = (0..4).map(|s| st.cubes_of(s)).collect();
+    let cubes: Vec<u32> = Seat::all(4).map(|s| st.cubes_of(s)).collect();
     n.parse::<Edit>("set Settsu owner=B armies=3 unrest=2 buildings=castle").unwrap().apply(&engine, &mut st).unwrap();
-    assert_eq!((0..4).map(|s| st.cubes_of(s)).collect::<Vec<_>>(), cubes);
+    assert_eq!(Seat::all(4).map(|s| st.cubes_of(s)).collect::<Vec<_>>(), cubes);
     shogun_lab::engine::check_invariants(&engine.rules, &st).unwrap();
     // The tray, the tower and a supply: cubes move between them and the
     // supplies, never appear or vanish; what cannot be done is refused whole.
     for line in ["set tray A=3 B=1 peasants=2", "set tower level=2 C=5", "set A supply=10", "set A supply=20", "set tray peasants=0"] {
         n.parse::<Edit>(line).unwrap().apply(&engine, &mut st).unwrap_or_else(|e| panic!("{line}: {e}"));
-        assert_eq!((0..4).map(|s| st.cubes_of(s)).collect::<Vec<_>>(), cubes, "{line}");
+        assert_eq!(Seat::all(4).map(|s| st.cubes_of(s)).collect::<Vec<_>>(), cubes, "{line}");
         shogun_lab::engine::check_invariants(&engine.rules, &st).unwrap();
     }
     assert_eq!(st.players[0].supply, 23, "20, and the 3 the emptied tray gave back");
@@ -186,21 +186,21 @@ fn a_player_with_cards_fills_the_bid_space_and_the_action_spaces() {
     engine.apply(&mut st, &Decision::Chance).unwrap();
     assert_eq!(st.phase, Phase::Planning);
     let n = Notation::of(&engine, &st);
-    let mine: Vec<usize> = st.provinces_of(0).collect();
+    let mine: Vec<ProvinceId> = st.provinces_of(Seat::new(0)).collect();
     assert!(mine.len() + 5 >= 11, "A holds enough cards to fill every space");
     let mut plan: Plan = n.parse(&format!("taxes:{} bid:1", engine.rules.province_name(mine[0]))).unwrap();
-    let err = engine.check_plan(&st, 0, &plan).unwrap_err().to_string();
+    let err = engine.check_plan(&st, Seat::new(0), &plan).unwrap_err().to_string();
     assert!(err.contains("empty") && err.contains("lack of cards"), "{err}");
     // The spare war-chest cards fill four spaces; the rest take province cards.
-    engine.fill_skips(&st, 0, &mut plan);
-    assert!(engine.check_plan(&st, 0, &plan).is_err());
-    let spare = engine.unplaced(&st, 0, &plan);
+    engine.fill_skips(&st, Seat::new(0), &mut plan);
+    assert!(engine.check_plan(&st, Seat::new(0), &plan).is_err());
+    let spare = engine.unplaced(&st, Seat::new(0), &plan);
     for (slot, card) in plan.slots.iter_mut().filter(|s| s.is_none()).zip(spare) {
         *slot = Some(card);
     }
-    engine.check_plan(&st, 0, &plan).unwrap();
+    engine.check_plan(&st, Seat::new(0), &plan).unwrap();
     plan.bid = None;
-    assert!(engine.check_plan(&st, 0, &plan).unwrap_err().to_string().contains("bid space"));
+    assert!(engine.check_plan(&st, Seat::new(0), &plan).unwrap_err().to_string().contains("bid space"));
     // A province-card bid says which province it reveals.
     let mut st2 = st.clone();
     let names = vec!["greedy".to_string(); 4];
@@ -210,8 +210,8 @@ fn a_player_with_cards_fills_the_bid_space_and_the_action_spaces() {
     st2 = d.state;
     let last = *mine.last().unwrap();
     let mut p: Plan = n.parse(&format!("bid:{}", engine.rules.province_name(last))).unwrap();
-    engine.fill_skips(&st2, 0, &mut p);
-    let spare = engine.unplaced(&st2, 0, &p);
+    engine.fill_skips(&st2, Seat::new(0), &mut p);
+    let spare = engine.unplaced(&st2, Seat::new(0), &p);
     for (slot, card) in p.slots.iter_mut().filter(|s| s.is_none()).zip(spare) {
         *slot = Some(card);
     }
@@ -236,7 +236,7 @@ fn set_voids_a_planned_action_whose_card_changes_hands() {
     engine.apply(&mut st, &d).unwrap();
     let planned = |st: &GameState| st.players[0].plan.as_ref().unwrap().slots.clone();
     let before = planned(&st);
-    let mut cards = before.iter().filter_map(|c| if let Some(Card::Province(p)) = c { Some(p.index()) } else { None });
+    let mut cards = before.iter().filter_map(|c| if let Some(Card::Province(p)) = c { Some(*p) } else { None });
     let (first, second) = (cards.next().unwrap(), cards.next().unwrap());
     for (p, line) in
         [(first, format!("set {} owner=B", engine.rules.province_name(first))), (second, format!("set {} owner=none", engine.rules.province_name(second)))]
@@ -244,15 +244,15 @@ fn set_voids_a_planned_action_whose_card_changes_hands() {
         let e: Edit = n.parse(&line).unwrap();
         e.apply(&engine, &mut st).unwrap_or_else(|err| panic!("{line}: {err}"));
         let slots = planned(&st);
-        assert!(!slots.contains(&Some(Card::Province(ProvinceId::new(p)))), "{line}: the card's action is void at once");
+        assert!(!slots.contains(&Some(Card::Province(p))), "{line}: the card's action is void at once");
     }
     let after = planned(&st);
     for (a, (b, c)) in before.iter().zip(&after).enumerate() {
-        let moved = [first, second].iter().any(|&p| *b == Some(Card::Province(ProvinceId::new(p))));
+        let moved = [first, second].iter().any(|&p| *b == Some(Card::Province(p)));
         assert_eq!(*c, if moved { None } else { *b }, "action space {a}");
     }
     // An edit that leaves the owner alone keeps the plan.
-    let other = st.players[0].plan.as_ref().unwrap().slots.iter().find_map(|c| if let Some(Card::Province(p)) = c { Some(p.index()) } else { None });
+    let other = st.players[0].plan.as_ref().unwrap().slots.iter().find_map(|c| if let Some(Card::Province(p)) = c { Some(*p) } else { None });
     if let Some(p) = other {
         let e: Edit = n.parse(&format!("set {} armies=2", engine.rules.province_name(p))).unwrap();
         e.apply(&engine, &mut st).unwrap();

@@ -64,7 +64,7 @@ fn decisions_show_specials_targets_and_odds_from_the_tower_now() {
     for (i, o) in options.iter().enumerate() {
         let Choice::Province(p) = *o else { panic!() };
         let line = out.lines().nth(i + 1).unwrap();
-        let name = r.engine().rules.province_name(p.index()).to_string();
+        let name = r.engine().rules.province_name(p).to_string();
         assert!(line.contains(&name), "{line}");
         match known.provinces[p.index()].owner {
             Some(A) => assert!(line.contains("A ") && line.contains("no battle"), "{line}"),
@@ -72,7 +72,7 @@ fn decisions_show_specials_targets_and_odds_from_the_tower_now() {
                 battles += 1;
                 if let Some(o) = owner {
                     let armies = known.provinces[p.index()].armies;
-                    assert!(line.contains(&format!("{} {armies} arm", r.engine().rules.seat_name(o.index()))), "{line}");
+                    assert!(line.contains(&format!("{} {armies} arm", r.engine().rules.seat_name(o))), "{line}");
                 } else {
                     assert!(line.contains("neutral"), "{line}");
                 }

@@ -115,7 +115,7 @@ fn winter_nine_provinces_six_rice() {
     let hitachi = province(&engine, "Hitachi");
     assert_eq!(st.provinces[hitachi].owner, None);
     set_armies(&mut st, hitachi, Some(a), 1);
-    assert_eq!(st.provinces_of(a).count(), 9);
+    assert_eq!(st.provinces_of(Seat::new(a)).count(), 9);
     for (s, p) in st.players.iter_mut().enumerate() {
         p.rice = if s == a { 6 } else { 20 };
     }
@@ -132,7 +132,7 @@ fn winter_nine_provinces_six_rice() {
     assert_eq!(throws.len(), 2);
     assert!(throws.iter().all(|t| t.peasants == 2), "{throws:?}");
     assert_eq!(events.iter().filter(|e| matches!(e, Event::Battle { kind, .. } if kind == "revolt")).count(), 2);
-    assert_eq!(st.provinces_of(a).count(), 9, "both revolts were put down");
+    assert_eq!(st.provinces_of(Seat::new(a)).count(), 9, "both revolts were put down");
     assert!(st.provinces.iter().all(|p| p.unrest == 0), "no unrest from winter revolts (reading 6)");
 }
 

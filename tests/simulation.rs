@@ -13,7 +13,7 @@ fn check_everything(engine: &Engine, st: &GameState) {
     let c = &engine.rules.rules.components;
     // Every player's 62 cubes are somewhere: supply, board, tower, tray.
     for s in 0..st.seats() {
-        assert_eq!(i64::from(st.cubes_of(s)), c.cubes_per_player, "seat {s} cubes");
+        assert_eq!(i64::from(st.cubes_of(Seat::new(s))), c.cubes_per_player, "seat {s} cubes");
         assert!(st.players[s].chests >= 0, "chests never negative");
     }
     // 20 peasants: general supply, tower, tray (never on the board).
@@ -111,15 +111,15 @@ fn illegal_decisions_are_refused_and_change_nothing() {
     assert_eq!(engine.actor(&st), Actor::Simultaneous(vec![Seat::new(0), Seat::new(1), Seat::new(2), Seat::new(3)]));
     let before = st.clone();
     // A province card the seat does not hold.
-    let theirs = st.provinces_of(1).next().unwrap();
+    let theirs = st.provinces_of(Seat::new(1)).next().unwrap();
     let mut bad = plan.clone();
-    bad.slots[0] = Some(Card::Province(ProvinceId::new(theirs)));
+    bad.slots[0] = Some(Card::Province(theirs));
     assert!(engine.apply(&mut st, &Decision::Plan { seat: Seat::new(0), plan: bad }).is_err());
     // The same card twice.
-    let mine = st.provinces_of(0).next().unwrap();
+    let mine = st.provinces_of(Seat::new(0)).next().unwrap();
     let mut twice = plan.clone();
-    twice.slots[0] = Some(Card::Province(ProvinceId::new(mine)));
-    twice.bid = Some(Card::Province(ProvinceId::new(mine)));
+    twice.slots[0] = Some(Card::Province(mine));
+    twice.bid = Some(Card::Province(mine));
     assert!(engine.apply(&mut st, &Decision::Plan { seat: Seat::new(0), plan: twice }).is_err());
     // A bid above the seat's chests.
     st.players[0].chests = 1;
@@ -138,8 +138,8 @@ fn illegal_decisions_are_refused_and_change_nothing() {
     // Planning twice.
     let mut full = plan.clone();
     full.bid = Some(Card::Chest(0));
-    engine.fill_skips(&st, 2, &mut full);
-    let spare: Vec<Card> = engine.unplaced(&st, 2, &full);
+    engine.fill_skips(&st, Seat::new(2), &mut full);
+    let spare: Vec<Card> = engine.unplaced(&st, Seat::new(2), &full);
     for (slot, card) in full.slots.iter_mut().filter(|s| s.is_none()).zip(spare) {
         *slot = Some(card);
     }

@@ -181,7 +181,7 @@ impl Mcts {
             }
             let forbidden =
                 p.slots.iter().enumerate().any(|(a, c)| matches!(c, Some(Card::Province(_))) && self.forbid.action(kinds[a]) && base.slots[a] != *c);
-            if !out.contains(&p) && !forbidden && engine.check_plan(view, seat.index(), &p).is_ok() {
+            if !out.contains(&p) && !forbidden && engine.check_plan(view, seat, &p).is_ok() {
                 out.push(p);
             }
         }
@@ -309,10 +309,10 @@ fn estimate(engine: &Engine, w: &GameState, s: Seat) -> f64 {
     let sc = &engine.rules.rules.scoring;
     let years_left = (engine.rules.rules.calendar.years - i64::from(w.year)).max(0) as f64;
     let (mut provinces, mut buildings, mut armies) = (0f64, 0f64, 0f64);
-    for q in w.provinces_of(s.index()) {
+    for q in w.provinces_of(s) {
         provinces += 1.0;
-        buildings += f64::from(w.provinces[q].building_count());
-        armies += f64::from(w.provinces[q].armies);
+        buildings += f64::from(w.provinces[q.index()].building_count());
+        armies += f64::from(w.provinces[q.index()].armies);
     }
     let hold = sc.per_province as f64 * provinces + sc.per_building as f64 * buildings;
     points + HOLD_PER_YEAR * years_left * hold + CHEST * p.chests as f64 + ARMY * armies

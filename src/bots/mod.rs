@@ -180,15 +180,15 @@ pub(crate) fn comply(engine: &Engine, seat_view: &SeatView, seat: Seat, plan: &m
     // The seat's own hand and chests are public to it: no redacted copy.
     let view = seat_view;
     // The cards of the hand the plan does not use yet, in hand order.
-    let unplaced = engine.unplaced(view, seat.index(), plan);
+    let unplaced = engine.unplaced(view, seat, plan);
     if plan.bid.is_none() {
-        let chest = unplaced.iter().copied().filter(|c| matches!(c, Card::Chest(_)) && engine.can_bid(view, seat.index(), *c)).min_by_key(|c| match c {
+        let chest = unplaced.iter().copied().filter(|c| matches!(c, Card::Chest(_)) && engine.can_bid(view, seat, *c)).min_by_key(|c| match c {
             Card::Chest(v) => *v,
             Card::Province(_) => u8::MAX,
         });
         plan.bid = chest.or_else(|| unplaced.iter().copied().find(|c| matches!(c, Card::Province(_))));
     }
-    engine.fill_skips(view, seat.index(), plan);
+    engine.fill_skips(view, seat, plan);
     let chests = view.chests(seat);
     let mut order: Vec<usize> = (0..plan.slots.len()).collect();
     order.sort_by_key(|&a| forbid.action(action_kind(engine, a)));

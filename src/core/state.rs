@@ -320,8 +320,8 @@ impl GameState {
     }
 
     /// The special card a seat holds this round.
-    pub fn special_of(&self, seat: usize) -> Option<u8> {
-        let space = self.players[seat].space?;
+    pub fn special_of(&self, seat: Seat) -> Option<u8> {
+        let space = self.players[seat.index()].space?;
         self.special_row.get(space as usize).copied().flatten()
     }
 
@@ -335,15 +335,15 @@ impl GameState {
         }
     }
 
-    pub fn provinces_of(&self, seat: usize) -> impl Iterator<Item = usize> + '_ {
-        self.provinces.iter().enumerate().filter(move |(_, p)| p.owner == Some(Seat::new(seat))).map(|(i, _)| i)
+    pub fn provinces_of(&self, seat: Seat) -> impl Iterator<Item = ProvinceId> + '_ {
+        self.provinces.iter().enumerate().filter(move |(_, p)| p.owner == Some(seat)).map(|(i, _)| ProvinceId::new(i))
     }
 
     /// Where each of a seat's cubes is: supply + board + tower + tray.
-    pub fn cubes_of(&self, seat: usize) -> u32 {
-        let board: u32 = self.provinces.iter().filter(|p| p.owner == Some(Seat::new(seat))).map(|p| u32::from(p.armies)).sum();
-        let tower: u32 = self.tower.iter().map(|l| u32::from(l.seats[seat])).sum();
-        u32::from(self.players[seat].supply) + board + tower + u32::from(self.tray.seats[seat])
+    pub fn cubes_of(&self, seat: Seat) -> u32 {
+        let board: u32 = self.provinces.iter().filter(|p| p.owner == Some(seat)).map(|p| u32::from(p.armies)).sum();
+        let tower: u32 = self.tower.iter().map(|l| u32::from(l.seats[seat.index()])).sum();
+        u32::from(self.players[seat.index()].supply) + board + tower + u32::from(self.tray.seats[seat.index()])
     }
 
     pub fn peasants_total(&self) -> u32 {
@@ -417,7 +417,7 @@ impl<'a> SeatView<'a> {
         &self.st.buildings
     }
     pub fn provinces_of(&self, seat: Seat) -> impl Iterator<Item = ProvinceId> + 'a {
-        self.st.provinces_of(seat.index()).map(ProvinceId::new)
+        self.st.provinces_of(seat)
     }
     pub fn supply(&self, seat: Seat) -> u16 {
         self.st.players[seat.index()].supply
@@ -452,10 +452,10 @@ impl<'a> SeatView<'a> {
 /// work on either without copying a redacted state.
 pub trait Holdings {
     fn province_states(&self) -> &[ProvinceState];
-    fn chests_of(&self, seat: usize) -> i64;
-    /// The provinces `seat` holds (indices).
-    fn held_by(&self, seat: usize) -> impl Iterator<Item = usize> + '_ {
-        self.province_states().iter().enumerate().filter(move |(_, p)| p.owner == Some(Seat::new(seat))).map(|(i, _)| i)
+    fn chests_of(&self, seat: Seat) -> i64;
+    /// The provinces `seat` holds.
+    fn held_by(&self, seat: Seat) -> impl Iterator<Item = ProvinceId> + '_ {
+        self.province_states().iter().enumerate().filter(move |(_, p)| p.owner == Some(seat)).map(|(i, _)| ProvinceId::new(i))
     }
 }
 
@@ -463,8 +463,8 @@ impl Holdings for GameState {
     fn province_states(&self) -> &[ProvinceState] {
         &self.provinces
     }
-    fn chests_of(&self, seat: usize) -> i64 {
-        self.players[seat].chests
+    fn chests_of(&self, seat: Seat) -> i64 {
+        self.players[seat.index()].chests
     }
 }
 
@@ -472,8 +472,8 @@ impl Holdings for SeatView<'_> {
     fn province_states(&self) -> &[ProvinceState] {
         self.st.provinces.as_slice()
     }
-    fn chests_of(&self, seat: usize) -> i64 {
-        self.st.players[seat].chests
+    fn chests_of(&self, seat: Seat) -> i64 {
+        self.st.players[seat.index()].chests
     }
 }
 
@@ -481,7 +481,7 @@ impl<T: Holdings + ?Sized> Holdings for &T {
     fn province_states(&self) -> &[ProvinceState] {
         (**self).province_states()
     }
-    fn chests_of(&self, seat: usize) -> i64 {
+    fn chests_of(&self, seat: Seat) -> i64 {
         (**self).chests_of(seat)
     }
 }

@@ -28,7 +28,7 @@ impl Engine {
         st.draft =
             Some(Draft { deck, open, groups: vec![groups; n as usize], turn: Seat::new(0), card: None, faced: vec![None; n as usize], discarded: Vec::new() });
         if let Some(d) = &st.draft {
-            let names: Vec<&str> = d.open.iter().map(|&p| self.rules.province_name(p.index())).collect();
+            let names: Vec<&str> = d.open.iter().map(|&p| self.rules.province_name(p)).collect();
             self.note(ev, || format!("open cards: {}", names.join(", ")));
         }
     }
@@ -69,12 +69,12 @@ impl Engine {
             return illegal("the draft is over");
         };
         if who != seat {
-            return illegal(format!("{} picks now, not {}", self.rules.seat_name(who.index()), self.rules.seat_name(seat.index())));
+            return illegal(format!("{} picks now, not {}", self.rules.seat_name(who), self.rules.seat_name(seat)));
         }
         if !options.contains(&choice) {
             return illegal(format!("{} is not one of the options", self.choice_name(choice)));
         }
-        let name = self.rules.seat_name(seat.index()).to_string();
+        let name = self.rules.seat_name(seat).to_string();
         let d = st.draft.as_mut().expect("draft");
         match choice {
             Choice::Redraw => {
@@ -82,7 +82,7 @@ impl Engine {
                 d.open = d.deck.drain(..self.rules.rules.draft.open_cards as usize).collect();
                 d.discarded.extend(old);
                 d.faced[seat.index()] = None;
-                let names: Vec<&str> = d.open.iter().map(|&p| self.rules.province_name(p.index())).collect();
+                let names: Vec<&str> = d.open.iter().map(|&p| self.rules.province_name(p)).collect();
                 let line = format!("{name} discards both open cards; new open cards: {}", names.join(", "));
                 self.note(ev, || line);
             }
@@ -94,15 +94,15 @@ impl Engine {
                     d.open.push(next);
                 }
                 d.card = Some(p);
-                let names: Vec<&str> = d.open.iter().map(|&x| self.rules.province_name(x.index())).collect();
-                let line = format!("{name} takes the open card {}; open now: {}", self.rules.province_name(p.index()), names.join(", "));
+                let names: Vec<&str> = d.open.iter().map(|&x| self.rules.province_name(x)).collect();
+                let line = format!("{name} takes the open card {}; open now: {}", self.rules.province_name(p), names.join(", "));
                 self.note(ev, || line);
             }
             Choice::Deck => {
                 d.faced[seat.index()] = Some(Self::sorted(&d.open));
                 let p = d.deck.remove(0);
                 d.card = Some(p);
-                let line = format!("{name} takes the top hidden card: {}", self.rules.province_name(p.index()));
+                let line = format!("{name} takes the top hidden card: {}", self.rules.province_name(p));
                 self.note(ev, || line);
             }
             Choice::Count(g) => {
@@ -129,7 +129,7 @@ impl Engine {
         }
         st.players[seat].supply -= g;
         st.provinces[p] = ProvinceState { owner: Some(Seat::new(seat)), armies: g, unrest: 0, buildings: 0 };
-        self.note(ev, || format!("{} places {g} in {}", self.rules.seat_name(seat), self.rules.province_name(p)));
+        self.note(ev, || format!("{} places {g} in {}", self.rules.seat_name(Seat::new(seat)), self.rules.province_name(ProvinceId::new(p))));
         Ok(())
     }
 
@@ -147,11 +147,12 @@ impl Engine {
         st.draft = None;
         st.phase = Phase::Preload;
         for s in 0..st.seats() {
-            let names: Vec<String> = st.provinces_of(s).map(|p| format!("{} {}", self.rules.province_name(p), st.provinces[p].armies)).collect();
+            let names: Vec<String> =
+                st.provinces_of(Seat::new(s)).map(|p| format!("{} {}", self.rules.province_name(p), st.provinces[p.index()].armies)).collect();
             self.note(ev, || {
                 format!(
                     "{} ({}) starts with {} war chests in {}",
-                    self.rules.seat_name(s),
+                    self.rules.seat_name(Seat::new(s)),
                     self.rules.rules.seats[s].colour,
                     st.players[s].chests,
                     names.join(", ")

@@ -1,7 +1,7 @@
 //! Conservation rules every state at rest must satisfy. `Engine::apply`
 //! checks them after every decision and undoes a decision that breaks one.
 
-use crate::core::GameState;
+use crate::core::{GameState, ProvinceId, Seat};
 use crate::rules::Rules;
 
 pub fn check(rules: &Rules, st: &GameState) -> Result<(), String> {
@@ -17,14 +17,14 @@ pub fn check(rules: &Rules, st: &GameState) -> Result<(), String> {
         let tower: u32 = st.tower.iter().map(|l| u32::from(l.seats[s])).sum();
         let n = u32::from(st.players[s].supply) + board[s] + tower + u32::from(st.tray.seats[s]);
         if i64::from(n) != c.cubes_per_player {
-            return Err(format!("seat {} has {n} cubes in all, expected {}", rules.seat_name(s), c.cubes_per_player));
+            return Err(format!("seat {} has {n} cubes in all, expected {}", rules.seat_name(Seat::new(s)), c.cubes_per_player));
         }
         let p = &st.players[s];
         if p.chests < 0 {
-            return Err(format!("seat {} has {} war chests", rules.seat_name(s), p.chests));
+            return Err(format!("seat {} has {} war chests", rules.seat_name(Seat::new(s)), p.chests));
         }
         if p.rice < 0 {
-            return Err(format!("seat {} has {} rice", rules.seat_name(s), p.rice));
+            return Err(format!("seat {} has {} rice", rules.seat_name(Seat::new(s)), p.rice));
         }
     }
     for s in st.seats()..crate::core::MAX_SEATS {
@@ -38,7 +38,7 @@ pub fn check(rules: &Rules, st: &GameState) -> Result<(), String> {
     let mut unrest = u32::from(st.unrest);
     let mut built = vec![0u32; c.buildings.len()];
     for (i, p) in st.provinces.iter().enumerate() {
-        let name = rules.province_name(i);
+        let name = rules.province_name(ProvinceId::new(i));
         unrest += u32::from(p.unrest);
         for (k, b) in built.iter_mut().enumerate() {
             if p.has(k) {
@@ -62,10 +62,10 @@ pub fn check(rules: &Rules, st: &GameState) -> Result<(), String> {
                     return Err(format!("{name} is held by a seat that does not play"));
                 }
                 if !st.in_play[i] {
-                    return Err(format!("{name} is out of play but held by {}", rules.seat_name(o.index())));
+                    return Err(format!("{name} is out of play but held by {}", rules.seat_name(o)));
                 }
                 if p.armies == 0 {
-                    return Err(format!("{name} is held by {} without any army", rules.seat_name(o.index())));
+                    return Err(format!("{name} is held by {} without any army", rules.seat_name(o)));
                 }
             }
         }

@@ -278,21 +278,21 @@ impl Engine {
     }
 
     /// The cards a seat may put on its player board now.
-    pub fn hand(&self, st: &impl Holdings, seat: usize) -> Vec<Card> {
-        let mut v: Vec<Card> = st.held_by(seat).map(|p| Card::Province(ProvinceId::new(p))).collect();
+    pub fn hand(&self, st: &impl Holdings, seat: Seat) -> Vec<Card> {
+        let mut v: Vec<Card> = st.held_by(seat).map(Card::Province).collect();
         v.extend(self.rules.rules.components.chest_cards.iter().map(|&c| Card::Chest(c as u8)));
         v
     }
 
     /// Why a plan is not acceptable for `seat` now, if it is not.
-    pub fn check_plan(&self, st: &GameState, seat: usize, plan: &Plan) -> Result<(), EngineError> {
+    pub fn check_plan(&self, st: &GameState, seat: Seat, plan: &Plan) -> Result<(), EngineError> {
         if st.phase != Phase::Planning {
             return illegal("plans are made only in the planning phase");
         }
-        if seat >= st.seats() {
-            return illegal(format!("seat {} does not exist", seat + 1));
+        if seat.index() >= st.seats() {
+            return illegal(format!("seat {seat} does not exist"));
         }
-        if st.players[seat].plan.is_some() {
+        if st.players[seat.index()].plan.is_some() {
             return illegal(format!("{} has already planned this round", self.rules.seat_name(seat)));
         }
         let actions = &self.rules.cards.actions;
@@ -309,7 +309,7 @@ impl Engine {
             match card {
                 Card::Province(p) => {
                     let p = p.index();
-                    if p >= st.provinces.len() || st.provinces[p].owner != Some(Seat::new(seat)) {
+                    if p >= st.provinces.len() || st.provinces[p].owner != Some(seat) {
                         return illegal(format!("{} does not hold that province card", self.rules.seat_name(seat)));
                     }
                 }
@@ -321,9 +321,9 @@ impl Engine {
             }
         }
         if let Some(Card::Chest(v)) = plan.bid
-            && i64::from(v) > st.players[seat].chests
+            && i64::from(v) > st.players[seat.index()].chests
         {
-            return illegal(format!("{} bids {v} but holds {} war chests", self.rules.seat_name(seat), st.players[seat].chests));
+            return illegal(format!("{} bids {v} but holds {} war chests", self.rules.seat_name(seat), st.players[seat.index()].chests));
         }
         let empty = plan.slots.iter().filter(|c| c.is_none()).count();
         // A plan with its bid and every space placed leaves nothing to fill.
@@ -351,7 +351,7 @@ impl Engine {
 
     /// Whether `card` may lie on `seat`'s bid space (a chest bid is at most
     /// the chests held).
-    pub fn can_bid(&self, st: &impl Holdings, seat: usize, card: Card) -> bool {
+    pub fn can_bid(&self, st: &impl Holdings, seat: Seat, card: Card) -> bool {
         match card {
             Card::Chest(v) => i64::from(v) <= st.chests_of(seat),
             Card::Province(_) => true,
@@ -359,8 +359,8 @@ impl Engine {
     }
 
     /// The cards of `seat`'s hand that `plan` does not use.
-    pub fn unplaced(&self, st: &impl Holdings, seat: usize, plan: &Plan) -> Vec<Card> {
-        let mut left: Vec<Card> = st.held_by(seat).map(|p| Card::Province(ProvinceId::new(p))).filter(|&c| !Self::placed(plan, c)).collect();
+    pub fn unplaced(&self, st: &impl Holdings, seat: Seat, plan: &Plan) -> Vec<Card> {
+        let mut left: Vec<Card> = st.held_by(seat).map(Card::Province).filter(|&c| !Self::placed(plan, c)).collect();
         left.extend(self.unplaced_chests(plan));
         left
     }
@@ -379,7 +379,7 @@ impl Engine {
     /// Puts the unused war-chest cards on empty action spaces, where they
     /// mean "skip" (when the rules want spaces filled). The choices that
     /// matter (the bid, province cards) stay with the player.
-    pub fn fill_skips(&self, st: &impl Holdings, seat: usize, plan: &mut Plan) {
+    pub fn fill_skips(&self, st: &impl Holdings, seat: Seat, plan: &mut Plan) {
         if !self.must_fill() {
             return;
         }
@@ -408,7 +408,7 @@ impl Engine {
 
     pub fn choice_name(&self, c: Choice) -> String {
         match c {
-            Choice::Province(p) => self.rules.province_name(p.index()).to_string(),
+            Choice::Province(p) => self.rules.province_name(p).to_string(),
             Choice::Count(n) => n.to_string(),
             Choice::Space(k) => format!("space {}", k + 1),
             Choice::Pass => "pass".into(),
@@ -499,7 +499,7 @@ impl Engine {
                 self.chance(st, ev)
             }
             Decision::Plan { seat, plan } => {
-                self.check_plan(st, seat.index(), plan)?;
+                self.check_plan(st, *seat, plan)?;
                 st.players[seat.index()].plan = Some(plan.clone());
                 if st.players.iter().all(|p| p.plan.is_some()) {
                     st.phase = Phase::Reveal;
@@ -509,7 +509,7 @@ impl Engine {
             Decision::Choose { seat, choice } => {
                 if let Some(ask) = st.ask.take() {
                     if ask.seat != *seat {
-                        return illegal(format!("{} must choose, not {}", self.rules.seat_name(ask.seat.index()), self.rules.seat_name(seat.index())));
+                        return illegal(format!("{} must choose, not {}", self.rules.seat_name(ask.seat), self.rules.seat_name(*seat)));
                     }
                     if !ask.options.contains(choice) {
                         return illegal(format!("{} is not one of the options", self.choice_name(*choice)));
@@ -538,7 +538,7 @@ impl Engine {
                 };
                 let who = st.choose_order[idx as usize];
                 if who != *seat {
-                    return illegal(format!("{} chooses a space now, not {}", self.rules.seat_name(who.index()), self.rules.seat_name(seat.index())));
+                    return illegal(format!("{} chooses a space now, not {}", self.rules.seat_name(who), self.rules.seat_name(*seat)));
                 }
                 let Choice::Space(k) = *choice else {
                     return illegal("choose a turn-order space");
@@ -571,7 +571,7 @@ impl Engine {
     fn take_space(&self, st: &mut GameState, ev: &mut Vec<Event>, seat: Seat, k: u8) {
         st.players[seat.index()].space = Some(k);
         let special = st.special_row[k as usize].map(|s| self.rules.cards.specials[s as usize].name.as_str()).unwrap_or_default();
-        self.note(ev, || format!("{} takes turn space {} ({special})", self.rules.seat_name(seat.index()), k + 1));
+        self.note(ev, || format!("{} takes turn space {} ({special})", self.rules.seat_name(seat), k + 1));
     }
 
     fn chance(&self, st: &mut GameState, ev: &mut Vec<Event>) -> Result<(), EngineError> {
@@ -667,10 +667,16 @@ impl Engine {
                 }
                 st.players[s].supply -= a;
                 st.provinces[p] = ProvinceState { owner: Some(Seat::new(s)), armies: a, unrest: 0, buildings: 0 };
-                names.push(format!("{} {a}", self.rules.province_name(p)));
+                names.push(format!("{} {a}", self.rules.province_name(ProvinceId::new(p))));
             }
             self.note(ev, || {
-                format!("{} ({}) starts with {} war chests in {}", self.rules.seat_name(s), r.seats[s].colour, st.players[s].chests, names.join(", "))
+                format!(
+                    "{} ({}) starts with {} war chests in {}",
+                    self.rules.seat_name(Seat::new(s)),
+                    r.seats[s].colour,
+                    st.players[s].chests,
+                    names.join(", ")
+                )
             });
         }
         Ok(())
@@ -705,10 +711,10 @@ impl Engine {
             let mut parts = Vec::new();
             for (a, slot) in plan.slots.iter().enumerate() {
                 if let Some(Card::Province(p)) = slot {
-                    parts.push(format!("{} {}", self.rules.cards.actions[a].id, self.rules.province_name(p.index())));
+                    parts.push(format!("{} {}", self.rules.cards.actions[a].id, self.rules.province_name(*p)));
                 }
             }
-            let text = format!("{} plans: {}", self.rules.seat_name(s), if parts.is_empty() { "nothing".to_string() } else { parts.join(", ") });
+            let text = format!("{} plans: {}", self.rules.seat_name(Seat::new(s)), if parts.is_empty() { "nothing".to_string() } else { parts.join(", ") });
             ev.push(Event::Secret { seat: Seat::new(s), text });
         }
         let res = self.runtime.call_phase(st, ev, PhaseHandler::Bids)?;
@@ -744,7 +750,7 @@ impl Engine {
                         order.sort_by_key(|&s| st.players[s.index()].space);
                         st.turn_order = order;
                         self.note(ev, || {
-                            let names: Vec<&str> = st.turn_order.iter().map(|&s| self.rules.seat_name(s.index())).collect();
+                            let names: Vec<&str> = st.turn_order.iter().map(|&s| self.rules.seat_name(s)).collect();
                             format!("turn order: {}", names.join(", "))
                         });
                         st.phase = Phase::Actions { card: 0, turn: 0 };
@@ -820,7 +826,7 @@ impl Engine {
             let summary: Vec<String> = (0..st.seats())
                 .map(|s| {
                     let p = &st.players[s];
-                    format!("{} {} prov, {} chests, {} rice", self.rules.seat_name(s), st.provinces_of(s).count(), p.chests, p.rice)
+                    format!("{} {} prov, {} chests, {} rice", self.rules.seat_name(Seat::new(s)), st.provinces_of(Seat::new(s)).count(), p.chests, p.rice)
                 })
                 .collect();
             format!("end of round: {}", summary.join("; "))
@@ -842,7 +848,7 @@ impl Engine {
         self.heading(ev, || "Final standings".into());
         for (s, rank) in self.standings(st)? {
             let p = &st.players[s.index()];
-            self.note(ev, || format!("{rank}. {}: {} points, {} war chests", self.rules.seat_name(s.index()), p.points, p.chests));
+            self.note(ev, || format!("{rank}. {}: {} points, {} war chests", self.rules.seat_name(s), p.points, p.chests));
         }
         Ok(())
     }

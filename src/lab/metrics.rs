@@ -134,8 +134,8 @@ impl Collector {
         r.winners = standings.iter().filter(|(_, rank)| *rank == 1).map(|(s, _)| *s).collect();
         r.points = st.players.iter().map(|p| p.points).collect();
         r.chests = st.players.iter().map(|p| p.chests).collect();
-        r.provinces = (0..n).map(|s| st.provinces_of(s).count() as u32).collect();
-        r.buildings = (0..n).map(|s| st.provinces_of(s).map(|p| st.provinces[p].building_count()).sum()).collect();
+        r.provinces = Seat::all(n).map(|s| st.provinces_of(s).count() as u32).collect();
+        r.buildings = Seat::all(n).map(|s| st.provinces_of(s).map(|p| st.provinces[p.index()].building_count()).sum()).collect();
         if let [first, second, ..] = standings.as_slice() {
             let (a, b) = (&st.players[first.0.index()], &st.players[second.0.index()]);
             r.margin = a.points - b.points;

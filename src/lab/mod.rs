@@ -207,7 +207,7 @@ impl Lab {
             players: s.players,
             map: first.rules.map.name.clone(),
             setup: setup.to_string(),
-            seats: (0..s.players as usize).map(|i| first.rules.seat_name(i).to_string()).collect(),
+            seats: crate::core::Seat::all(s.players as usize).map(|i| first.rules.seat_name(i).to_string()).collect(),
             seed: s.seed,
             games: s.games,
             rotate: s.rotate.unwrap_or(differ),

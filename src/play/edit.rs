@@ -107,7 +107,7 @@ impl Edit {
 /// Moves cubes between `seat`'s supply and the tower's first level until
 /// the supply holds `n`.
 fn set_supply(engine: &Engine, st: &mut GameState, seat: Seat, n: u16) -> Result<(), EditError> {
-    let name = engine.rules.seat_name(seat.index());
+    let name = engine.rules.seat_name(seat);
     let seat = seat.index();
     let have = st.players[seat].supply;
     let Some(level) = st.tower.first_mut() else {
@@ -147,7 +147,7 @@ fn set_pile(engine: &Engine, st: &mut GameState, place: Place, pile: &Pile) -> R
     for s in 0..st.seats() {
         let supply = u32::from(st.players[s].supply) + u32::from(old.seats[s]);
         if supply < u32::from(pile.seats[s]) {
-            return refused(format!("{} has only {supply} cubes to put there", engine.rules.seat_name(s)));
+            return refused(format!("{} has only {supply} cubes to put there", engine.rules.seat_name(Seat::new(s))));
         }
         st.players[s].supply = (supply - u32::from(pile.seats[s])) as u16;
     }
@@ -201,7 +201,7 @@ fn check_force(engine: &Engine, st: &GameState, want: &Pile) -> Result<(), EditE
         if s >= st.seats() {
             return refused(format!("force: there is no seat {} in a {}-player game", s + 1, st.seats()));
         }
-        let name = engine.rules.seat_name(s);
+        let name = engine.rules.seat_name(Seat::new(s));
         if need <= known.seats[s] {
             continue;
         }
@@ -213,8 +213,8 @@ fn check_force(engine: &Engine, st: &GameState, want: &Pile) -> Result<(), EditE
             continue;
         }
         throwing.push(name);
-        let largest = st.provinces_of(s).max_by_key(|&p| st.provinces[p].armies);
-        let army = largest.map(|p| st.provinces[p].armies).unwrap_or(0);
+        let largest = st.provinces_of(Seat::new(s)).max_by_key(|&p| st.provinces[p.index()].armies);
+        let army = largest.map(|p| st.provinces[p.index()].armies).unwrap_or(0);
         let extra = extra.min(st.players[s].supply);
         let most = known.seats[s] + army + extra;
         if need > most {
@@ -246,7 +246,7 @@ fn set_province(
 ) -> Result<(), EditError> {
     let mut next = st.clone();
     let p = id.index();
-    let name = engine.rules.province_name(p).to_string();
+    let name = engine.rules.province_name(id).to_string();
     let cur = next.provinces[p];
     let new_owner = owner.unwrap_or(cur.owner);
     if new_owner.is_some() && !next.in_play[p] {
@@ -265,7 +265,7 @@ fn set_province(
             }
             let player = &mut next.players[o.index()];
             if player.supply < new_armies {
-                return refused(format!("{} has only {} cubes in supply", engine.rules.seat_name(o.index()), player.supply));
+                return refused(format!("{} has only {} cubes in supply", engine.rules.seat_name(o), player.supply));
             }
             player.supply -= new_armies;
             next.provinces[p].armies = new_armies;
@@ -507,7 +507,7 @@ pub fn stage_action(
 ) -> Result<Vec<Event>, EngineError> {
     let err = |m: String| EngineError::Illegal(m);
     if st.provinces[province.index()].owner != Some(seat) {
-        return Err(err(format!("{} does not hold {}", engine.rules.seat_name(seat.index()), engine.rules.province_name(province.index()))));
+        return Err(err(format!("{} does not hold {}", engine.rules.seat_name(seat), engine.rules.province_name(province))));
     }
     if st.ask.is_some()
         || matches!(st.phase, Phase::Setup | Phase::Draft | Phase::Preload | Phase::GameOver | Phase::Actions { .. } | Phase::Winter | Phase::Score)

@@ -82,7 +82,7 @@ impl<'a> Notation<'a> {
     }
 
     pub fn seat_name(&self, s: Seat) -> &'a str {
-        self.engine.rules.seat_name(s.index())
+        self.engine.rules.seat_name(s)
     }
 
     /// A seat by name (`A`), colour or number from 1.

@@ -134,7 +134,7 @@ pub fn staged_move(
     count: Option<u32>,
     actions: &[usize],
 ) -> Result<Preview, String> {
-    let (seat_name, from_name, to_name) = (engine.rules.seat_name(seat.index()), &engine.rules.map.at(from).name, &engine.rules.map.at(to).name);
+    let (seat_name, from_name, to_name) = (engine.rules.seat_name(seat), &engine.rules.map.at(from).name, &engine.rules.map.at(to).name);
     let stage = |st: &GameState, a: usize| -> Result<Option<GameState>, String> {
         let mut s = st.clone();
         s.ask = None;

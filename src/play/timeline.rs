@@ -241,7 +241,7 @@ impl Game {
         if self.verbose
             && let Decision::Plan { seat, .. } = d
         {
-            text.push_str(&format!("  {} locks in a plan (secret until its cards are turned up)\n", self.engine.rules.seat_name(seat.index())));
+            text.push_str(&format!("  {} locks in a plan (secret until its cards are turned up)\n", self.engine.rules.seat_name(*seat)));
         }
         if let Some(line) = transcript::decision_line(&self.engine, asked, d) {
             text.push_str(&line);

@@ -4,7 +4,7 @@
 //! seats, actions, regions, the options of the pending question.
 
 use super::{COMMANDS, Repl};
-use crate::core::{Actor, Legal, ProvinceId, Seat};
+use crate::core::{Actor, Legal, Seat};
 
 /// What completion draws on, taken from the game before each prompt.
 #[derive(Clone, Debug, Default)]
@@ -45,7 +45,7 @@ impl Repl {
             regions: e.rules.map.regions.clone(),
             bots: ["human", "greedy", "random", "mcts"].map(String::from).to_vec(),
             answers,
-            own: planner.map(|s| st.provinces_of(s.index()).map(|p| n.province_name(ProvinceId::new(p)).to_string()).collect()).unwrap_or_default(),
+            own: planner.map(|s| st.provinces_of(s).map(|p| n.province_name(p).to_string()).collect()).unwrap_or_default(),
             context: self.context_words(),
         }
     }

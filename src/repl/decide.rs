@@ -131,7 +131,7 @@ impl Repl {
             v.push(format!("event #{} {}", c.id, c.name));
         }
         for s in std::iter::once(b.attacker).chain(b.defender.filter(|&d| d != b.attacker)) {
-            if let Some(c) = known.special_of(s.index()) {
+            if let Some(c) = known.special_of(s) {
                 v.push(format!("{}'s special {}", self.notation().seat_name(s), e.rules.cards.specials[c as usize].name));
             }
         }

@@ -124,7 +124,7 @@ impl Repl {
         }
         let n = self.notation();
         let per = e.rules.rules.winter.rice_per_province;
-        let held = |q: Seat| known.provinces_of(q.index()).count() as i64;
+        let held = |q: Seat| known.provinces_of(q).count() as i64;
         let needed = |q: Seat| held(q) * per;
         let mut out = String::from("rice now:");
         for q in Seat::all(known.seats()) {
@@ -201,7 +201,7 @@ impl Repl {
         let mut out = String::from("== the game is over ==\nstandings:");
         for (s, rank) in e.standings(st).map_err(|e| e.to_string())? {
             let p = &st.players[s.index()];
-            let _ = write!(out, "\n  {rank}. {}: {} points, {} war chests, {} provinces", name(s), p.points, p.chests, st.provinces_of(s.index()).count());
+            let _ = write!(out, "\n  {rank}. {}: {} points, {} war chests, {} provinces", name(s), p.points, p.chests, st.provinces_of(s).count());
         }
         let header: String = Seat::all(n).map(|s| format!(" {:>5}", name(s))).collect();
         for (title, prefix) in [("points by source", "points."), ("battles", "battles.")] {

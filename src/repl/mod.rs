@@ -224,7 +224,7 @@ impl Repl {
         let who = match self.engine().actor(st) {
             Actor::Terminal => String::new(),
             Actor::Chance => " · chance".into(),
-            Actor::Seat(s) => format!(" · {} to act", self.engine().rules.seat_name(s.index())),
+            Actor::Seat(s) => format!(" · {} to act", self.engine().rules.seat_name(s)),
             Actor::Simultaneous(_) => " · planning".into(),
         };
         let god = if self.viewer == Viewer::God { " · god view" } else { "" };
@@ -606,7 +606,7 @@ impl Repl {
                     .iter()
                     .filter(|&&s| self.is_human(s))
                     .map(|&s| {
-                        let cards: Vec<String> = self.game.engine.hand(st, s.index()).iter().map(|c| self.game.engine.card_name(*c)).collect();
+                        let cards: Vec<String> = self.game.engine.hand(st, s).iter().map(|c| self.game.engine.card_name(*c)).collect();
                         format!("{}'s cards: {}", n.seat_name(s), cards.join(", "))
                     })
                     .collect();
@@ -685,8 +685,8 @@ impl Repl {
                 // Spare war-chest cards go on the empty action spaces (skips);
                 // the bid and the province cards are the player's to place.
                 let mut plan = draft.clone();
-                self.game.engine.fill_skips(self.game.state(), s, &mut plan);
-                self.game.engine.check_plan(self.state(), s, &plan).map_err(|e| e.to_string())?;
+                self.game.engine.fill_skips(self.game.state(), seat, &mut plan);
+                self.game.engine.check_plan(self.state(), seat, &plan).map_err(|e| e.to_string())?;
                 self.decide(Decision::Plan { seat, plan })?;
                 let mut text = format!("{name}'s plan is locked in");
                 let w = self.waiting();

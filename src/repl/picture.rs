@@ -153,7 +153,7 @@ impl Picture<'_> {
         } else if let Some(pr) = piece {
             match owner {
                 Some(s) => {
-                    let _ = write!(tip, ": {} with {}", e.seat_name(s.index()), super::views::count(pr.armies, "army", "armies"));
+                    let _ = write!(tip, ": {} with {}", e.seat_name(s), super::views::count(pr.armies, "army", "armies"));
                 }
                 None => tip.push_str(": neutral"),
             }
@@ -166,7 +166,7 @@ impl Picture<'_> {
             }
         }
         let _ = write!(tip, "; tax {}, rice {}, {}", info.tax, info.rice, super::views::count(info.spaces as i64, "building space", "building spaces"));
-        let owner_attr = owner.map(|s| e.seat_name(s.index()).to_string()).unwrap_or_else(|| if piece.is_some() { "neutral".into() } else { String::new() });
+        let owner_attr = owner.map(|s| e.seat_name(s).to_string()).unwrap_or_else(|| if piece.is_some() { "neutral".into() } else { String::new() });
         let _ = writeln!(
             out,
             r#"<g class="province" data-province="{}" data-region="{}" data-owner="{}" data-armies="{}" data-unrest="{}" data-in-play="{in_play}">"#,
@@ -246,7 +246,7 @@ impl Picture<'_> {
         let dot = |fill: &str, stroke: &str| format!(r#"<circle cx="{:.1}" cy="{{Y}}" r="7" fill="{fill}" stroke="{stroke}" stroke-width="2"/>"#, x0 + 10.0);
         if let Some(st) = self.state {
             for s in Seat::all(st.seats()) {
-                let label = format!("{} ({})", e.seat_name(s.index()), e.rules.seats[s.index()].colour);
+                let label = format!("{} ({})", e.seat_name(s), e.rules.seats[s.index()].colour);
                 line(out, &mut y, dot(&self.seat_colour(s), "#333"), &label);
             }
             line(out, &mut y, dot("#fffdf7", "#333"), "neutral");

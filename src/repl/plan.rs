@@ -18,7 +18,7 @@ impl Repl {
         let e = &self.game.engine;
         let known = self.state().view(Some(seat));
         let mut plan = draft.clone();
-        e.fill_skips(&known, seat.index(), &mut plan);
+        e.fill_skips(&known, seat, &mut plan);
         let mut out = String::new();
         let chests = known.players[seat.index()].chests;
         match preview::ledger(e, &known, seat, &plan) {
@@ -57,8 +57,7 @@ impl Repl {
         let _ = write!(out, "\n  bids you may make: {} or a province card", self.chest_bids(&known, seat).join(", "));
         // What is still to place.
         let placed = |c: &Card| draft.bid == Some(*c) || draft.slots.contains(&Some(*c));
-        let left: Vec<String> =
-            e.hand(&known, seat.index()).into_iter().filter(|c| matches!(c, Card::Province(_)) && !placed(c)).map(|c| e.card_name(c)).collect();
+        let left: Vec<String> = e.hand(&known, seat).into_iter().filter(|c| matches!(c, Card::Province(_)) && !placed(c)).map(|c| e.card_name(c)).collect();
         let empty = draft.slots.iter().filter(|c| c.is_none()).count();
         if !draft.slots.iter().any(|c| matches!(c, Some(Card::Province(_)))) {
             out.push_str("\n  ! no province card on any action: every action would be skipped");
@@ -76,7 +75,7 @@ impl Repl {
     fn chest_bids(&self, known: &GameState, seat: Seat) -> Vec<String> {
         let e = &self.game.engine;
         let cards = &e.rules.rules.components.chest_cards;
-        cards.iter().filter(|&&v| u8::try_from(v).is_ok_and(|v| e.can_bid(known, seat.index(), Card::Chest(v)))).map(|v| v.to_string()).collect()
+        cards.iter().filter(|&&v| u8::try_from(v).is_ok_and(|v| e.can_bid(known, seat, Card::Chest(v)))).map(|v| v.to_string()).collect()
     }
 
     /// Whether the draft puts no province card on any action (`plan done`
@@ -100,7 +99,7 @@ impl Repl {
         let typing = !rest.is_empty() && !rest.ends_with(char::is_whitespace);
         let done = words.len() - usize::from(typing);
         let free_provinces = || -> Vec<String> {
-            e.hand(&known, seat.index())
+            e.hand(&known, seat)
                 .into_iter()
                 .filter(|c| matches!(c, Card::Province(_)) && draft.bid != Some(*c) && !draft.slots.contains(&Some(*c)))
                 .map(|c| e.card_name(c))

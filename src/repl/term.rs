@@ -61,7 +61,7 @@ fn banner(repl: &Repl) -> String {
         .iter()
         .enumerate()
         .filter(|(_, s)| *s == "human")
-        .map(|(i, _)| format!("{} ({})", e.rules.seat_name(i), e.rules.rules.seats[i].colour))
+        .map(|(i, _)| format!("{} ({})", e.rules.seat_name(crate::core::Seat::new(i)), e.rules.rules.seats[i].colour))
         .collect();
     format!(
         "shogun-lab — {} players on the {} map, seed {}, rules {}; invariants checked {}\nyou play {}. `help` lists the commands; `next` moves the game on.",
@@ -214,7 +214,7 @@ fn interactive(repl: &mut Repl) -> Result<(), String> {
         // Hot seat: wait until the next player has the keyboard, then clear
         // the screen and the line history (they hold the last one's plans).
         if let Some(next) = repl.take_handover() {
-            let _ = ed.readline(&format!("{} presses Enter to go on ", repl.engine().rules.seat_name(next.index())));
+            let _ = ed.readline(&format!("{} presses Enter to go on ", repl.engine().rules.seat_name(next)));
             print!("\x1b[2J\x1b[H");
             let _ = ed.clear_history();
             let w = repl.waiting();

@@ -8,7 +8,7 @@ use crate::core::*;
 use crate::engine::Engine;
 
 fn seat_label(engine: &Engine, s: Option<Seat>) -> String {
-    s.map(|s| engine.rules.seat_name(s.index()).to_string()).unwrap_or_else(|| "-".into())
+    s.map(|s| engine.rules.seat_name(s).to_string()).unwrap_or_else(|| "-".into())
 }
 
 fn buildings(engine: &Engine, p: &ProvinceState) -> String {
@@ -101,7 +101,7 @@ pub fn brief(engine: &Engine, st: &GameState, p: ProvinceId) -> String {
         return "out of play".into();
     }
     let mut parts = vec![match pr.owner {
-        Some(o) => format!("{} {}", engine.rules.seat_name(o.index()), count(pr.armies, "army", "armies")),
+        Some(o) => format!("{} {}", engine.rules.seat_name(o), count(pr.armies, "army", "armies")),
         None => "neutral".into(),
     }];
     if pr.unrest > 0 {
@@ -138,11 +138,11 @@ pub fn province(engine: &Engine, st: &GameState, p: ProvinceId) -> String {
 
 pub fn player(engine: &Engine, st: &GameState, s: Seat, god: bool, viewer: Option<Seat>) -> String {
     let p = &st.players[s.index()];
-    let provinces: Vec<String> = st.provinces_of(s.index()).map(|q| format!("{} {}", engine.rules.province_name(q), st.provinces[q].armies)).collect();
-    let special = st.special_of(s.index()).map(|c| engine.rules.cards.specials[c as usize].name.clone()).unwrap_or_else(|| "-".into());
+    let provinces: Vec<String> = st.provinces_of(s).map(|q| format!("{} {}", engine.rules.province_name(q), st.provinces[q.index()].armies)).collect();
+    let special = st.special_of(s).map(|c| engine.rules.cards.specials[c as usize].name.clone()).unwrap_or_else(|| "-".into());
     let mut out = format!(
         "{} ({}): supply {}, {}, {} rice, {}, special {}\n  provinces ({}): {}",
-        engine.rules.seat_name(s.index()),
+        engine.rules.seat_name(s),
         engine.rules.rules.seats[s.index()].colour,
         count(p.supply, "cube", "cubes"),
         count(p.chests, "war chest", "war chests"),
@@ -166,14 +166,14 @@ pub fn plan_text(engine: &Engine, plan: &Plan) -> String {
     let mut parts = Vec::new();
     for (a, slot) in plan.slots.iter().enumerate() {
         let c = match slot {
-            Some(Card::Province(p)) => engine.rules.province_name(p.index()).to_string(),
+            Some(Card::Province(p)) => engine.rules.province_name(*p).to_string(),
             Some(Card::Chest(v)) => format!("chest {v}"),
             None => "-".into(),
         };
         parts.push(format!("{} {c}", engine.rules.cards.actions[a].id));
     }
     let bid = match plan.bid {
-        Some(Card::Province(p)) => engine.rules.province_name(p.index()).to_string(),
+        Some(Card::Province(p)) => engine.rules.province_name(p).to_string(),
         Some(Card::Chest(v)) => v.to_string(),
         None => "-".into(),
     };
@@ -182,7 +182,8 @@ pub fn plan_text(engine: &Engine, plan: &Plan) -> String {
 
 pub fn tower(engine: &Engine, st: &GameState, god: bool) -> String {
     let pile = |p: &Pile| -> String {
-        let mut v: Vec<String> = (0..st.seats()).filter(|&s| p.seats[s] > 0).map(|s| format!("{} {}", engine.rules.seat_name(s), p.seats[s])).collect();
+        let mut v: Vec<String> =
+            (0..st.seats()).filter(|&s| p.seats[s] > 0).map(|s| format!("{} {}", engine.rules.seat_name(Seat::new(s)), p.seats[s])).collect();
         if p.peasants > 0 {
             v.push(format!("peasants {}", p.peasants));
         }
@@ -249,7 +250,8 @@ pub fn actions(engine: &Engine, st: &GameState) -> String {
 pub fn order(engine: &Engine, st: &GameState) -> String {
     let mut out = String::from("turn-order spaces:");
     for (k, sp) in st.special_row.iter().enumerate() {
-        let who = st.players.iter().position(|p| p.space == Some(k as u8)).map(|s| engine.rules.seat_name(s).to_string()).unwrap_or_else(|| "-".into());
+        let who =
+            st.players.iter().position(|p| p.space == Some(k as u8)).map(|s| engine.rules.seat_name(Seat::new(s)).to_string()).unwrap_or_else(|| "-".into());
         let card = sp
             .map(|c| format!("{} ({})", engine.rules.cards.specials[c as usize].name, engine.rules.cards.specials[c as usize].text))
             .unwrap_or_else(|| "-".into());
@@ -260,7 +262,7 @@ pub fn order(engine: &Engine, st: &GameState) -> String {
             st.players[s].revealed_bid.map(|b| {
                 format!(
                     "{} {}",
-                    engine.rules.seat_name(s),
+                    engine.rules.seat_name(Seat::new(s)),
                     match b {
                         Card::Chest(v) => v.to_string(),
                         Card::Province(_) => "a province card".into(),
@@ -272,7 +274,7 @@ pub fn order(engine: &Engine, st: &GameState) -> String {
     if !bids.is_empty() {
         let _ = write!(out, "\nbids: {}", bids.join(", "));
     }
-    let t: Vec<&str> = st.turn_order.iter().map(|&s| engine.rules.seat_name(s.index())).collect();
+    let t: Vec<&str> = st.turn_order.iter().map(|&s| engine.rules.seat_name(s)).collect();
     let _ = write!(out, "\nturn order: {}", if t.is_empty() { "not set yet".to_string() } else { t.join(", ") });
     out
 }
@@ -312,7 +314,8 @@ pub fn compact(engine: &Engine, st: &GameState, region: Option<&str>, colour: bo
         }
     };
     let kinds = &engine.rules.rules.components.buildings;
-    let seats: Vec<String> = (0..st.seats()).map(|s| paint(format!("{} {}", engine.rules.seat_name(s), engine.rules.rules.seats[s].colour), Some(s))).collect();
+    let seats: Vec<String> =
+        (0..st.seats()).map(|s| paint(format!("{} {}", engine.rules.seat_name(Seat::new(s)), engine.rules.rules.seats[s].colour), Some(s))).collect();
     let marks: Vec<String> = kinds.iter().map(|b| format!("{} {}", super::picture::building_mark(&b.id), b.name)).collect();
     let mut out = format!("{}; · neutral, !n unrest, (out of play)\nbuildings after +: {}", seats.join(", "), marks.join(", "));
     let name_width = m.regions.iter().map(|r| r.chars().count()).max().unwrap_or(0);
@@ -326,7 +329,7 @@ pub fn compact(engine: &Engine, st: &GameState, region: Option<&str>, colour: bo
             let name = &m.provinces[p].name;
             let mut cell = match (st.in_play[p], pr.owner) {
                 (false, _) => format!("({name})"),
-                (true, Some(o)) => format!("{name} {}{}", engine.rules.seat_name(o.index()), pr.armies),
+                (true, Some(o)) => format!("{name} {}{}", engine.rules.seat_name(o), pr.armies),
                 (true, None) => format!("{name} ·"),
             };
             if pr.unrest > 0 {

@@ -18,7 +18,7 @@ pub use pack::{CardsFile, RulesFile};
 pub use variant::{LoadedVariant, VariantArg};
 pub use yaml::{Diagnostic, Diagnostics, Positions, Severity};
 
-use crate::core::MAX_SEATS;
+use crate::core::{MAX_SEATS, ProvinceId, Seat};
 
 /// A Lua file of the pack or of a variant: its name as shown in messages,
 /// its text, and which pack it belongs to (for replacement conflicts).
@@ -86,11 +86,11 @@ impl Rules {
     pub fn building_index(&self, id: &str) -> Option<usize> {
         self.rules.components.buildings.iter().position(|b| b.id == id)
     }
-    pub fn seat_name(&self, seat: usize) -> &str {
-        self.rules.seats.get(seat).map(|s| s.name.as_str()).unwrap_or("?")
+    pub fn seat_name(&self, seat: Seat) -> &str {
+        self.rules.seats.get(seat.index()).map(|s| s.name.as_str()).unwrap_or("?")
     }
-    pub fn province_name(&self, p: usize) -> &str {
-        &self.map.provinces[p].name
+    pub fn province_name(&self, p: ProvinceId) -> &str {
+        &self.map.provinces[p.index()].name
     }
     /// The ruleset in one canonical string, e.g. `base+ro-events+hard-winter(loss=2)`.
     pub fn ruleset_name(&self) -> String {

@@ -525,7 +525,7 @@ fn effects_slot(sh: &Shared, l: *mut ffi::lua_State) -> Result<Option<usize>, St
             return Ok(None);
         };
         let special = match seat {
-            Some(s) => st.special_of(sh.seat(st, "effects", s)?),
+            Some(s) => st.special_of(crate::core::Seat::new(sh.seat(st, "effects", s)?)),
             None => None,
         };
         let a = match action {

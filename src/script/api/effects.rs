@@ -27,7 +27,7 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
                 Some(a) => return Err(rt(format!("game.effects: action {a} does not exist"))),
                 None => None,
             };
-            Ok(Some((sh, index, action_id, st.event, seat.and_then(|s| st.special_of(s)))))
+            Ok(Some((sh, index, action_id, st.event, seat.and_then(|s| st.special_of(crate::core::Seat::new(s))))))
         })?;
         let Some((sh, index, action_id, event, special)) = found else { return Ok(Value::Nil) };
         let key = (index as *const super::super::HookEffects as usize, event, special, action);

@@ -72,19 +72,19 @@ fn players(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     fast(lua, t, sh, "provinces_of", |host, s: i64| {
         host.with_state(|sh, st| {
             let s = sh.seat(st, "provinces_of", s)?;
-            Ok(many(st.provinces_of(s).map(|p| p as i64 + 1)))
+            Ok(many(st.provinces_of(Seat::new(s)).map(|p| p.number())))
         })
     })?;
     fast(lua, t, sh, "province_count", |host, s: i64| {
         host.with_state(|sh, st| {
             let s = sh.seat(st, "province_count", s)?;
-            Ok(st.provinces_of(s).count())
+            Ok(st.provinces_of(Seat::new(s)).count())
         })
     })?;
     fast(lua, t, sh, "special", |host, s: i64| {
         host.with_state(|sh, st| {
             let s = sh.seat(st, "special", s)?;
-            Ok(st.special_of(s).map(|x| i64::from(x) + 1))
+            Ok(st.special_of(Seat::new(s)).map(|x| i64::from(x) + 1))
         })
     })?;
     Ok(())
