@@ -113,7 +113,9 @@ shogun.action("move_attack", function(seat, p, a)
   if armies_in(p) <= behind then return skip(seat, p, "needs more than " .. count(behind, "army", "armies") .. " to move", "too_few_armies") end
   local targets = { own_targets(p, seat) }
   local guards = effects_on("can_attack", seat, a)
-  for _, q in ipairs({ other_targets(p, seat) }) do
+  local others = { other_targets(p, seat) }
+  for i = 1, #others do
+    local q = others[i]
     if guards == nil or apply_effects(guards, true, { seat = seat, province = p, target = q, action = a }) then
       targets[#targets + 1] = q
     end

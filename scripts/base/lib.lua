@@ -58,7 +58,8 @@ end
 -- (game.effects(hook, seat, action)) and apply them many times.
 function apply_effects(effects, value, ctx)
   if effects == nil then return value end
-  for _, effect in ipairs(effects) do
+  for i = 1, #effects do
+    local effect = effects[i]
     value = modifier_fn(effect.modifier)(value, effect, ctx)
   end
   return value

@@ -98,7 +98,7 @@ for i, kind in ipairs(majority_kinds) do majority_awards[i] = RULES.scoring.regi
 local per_province, per_building, tie_step = RULES.scoring.per_province, RULES.scoring.per_building, RULES.scoring.tie_step
 local regions = #MAP.regions
 local seats_in_game, holdings, tally, region_buildings = game.seats, game.holdings, game.tally, game.region_buildings
-local max = math.max
+local kinds = #majority_kinds
 
 shogun.handler("score", function()
   local seats = seats_in_game()
@@ -113,22 +113,29 @@ shogun.handler("score", function()
     if NARRATE then lines[s] = { count(provinces, "province") .. ", " .. count(buildings, "building") } end
   end
   for r = 1, regions do
-    for i, kind in ipairs(majority_kinds) do
+    for i = 1, kinds do
+      local kind = majority_kinds[i]
       local counts = { region_buildings(r, kind) }
-      local best = 0
-      for s = 1, seats do best = max(best, counts[s]) end
-      if best > 0 then
-        local leaders = {}
-        for s = 1, seats do
-          if counts[s] == best then leaders[#leaders + 1] = s end
+      -- The most buildings, and how many seats have that many.
+      local best, leaders = 0, 0
+      for s = 1, seats do
+        local c = counts[s]
+        if c > best then
+          best, leaders = c, 1
+        elseif c == best then
+          leaders = leaders + 1
         end
+      end
+      if best > 0 then
         local award = majority_awards[i]
-        if #leaders > 1 then award = award - tie_step end
+        if leaders > 1 then award = award - tie_step end
         if award > 0 then
-          for _, s in ipairs(leaders) do
-            points[s] = points[s] + award
-            majority[s] = majority[s] + award
-            if NARRATE then lines[s][#lines[s] + 1] = string.format("%s %s %d", MAP.regions[r], kind, award) end
+          for s = 1, seats do
+            if counts[s] == best then
+              points[s] = points[s] + award
+              majority[s] = majority[s] + award
+              if NARRATE then lines[s][#lines[s] + 1] = string.format("%s %s %d", MAP.regions[r], kind, award) end
+            end
           end
         end
       end
