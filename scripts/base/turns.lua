@@ -74,15 +74,16 @@ shogun.handler("reveal_bids", function()
 end)
 
 -- Step 6: a planned action on a province card the player no longer holds
--- is void; otherwise the action card's handler carries it out.
--- Each action card's handler name, and the host and prelude functions
--- this calls for every action, looked up once while the pack loads (reads
--- through sealed tables go through their metatables).
+-- is void; otherwise the action card's handler carries it out. `holder`
+-- is who holds the card now (nil: nobody).
+-- Each action card's handler name, and the prelude function this calls
+-- for every action, looked up once while the pack loads (reads through
+-- sealed tables go through their metatables).
 local action_handlers = {}
 for a, card in ipairs(CARDS.actions) do action_handlers[a] = card.handler end
-local owner_of, action_fn = game.owner, shogun.action_fn
-shogun.handler("perform_action", function(seat, p, a)
-  if owner_of(p) ~= seat then return end
+local action_fn = shogun.action_fn
+shogun.handler("perform_action", function(seat, p, a, holder)
+  if holder ~= seat then return end
   action_fn(action_handlers[a])(seat, p, a)
 end)
 

@@ -584,7 +584,10 @@ impl Runtime {
         seat: Seat,
         province: ProvinceId,
     ) -> Result<CallResult, ScriptError> {
-        self.invoke(state, events, &self.handlers.perform, (seat, province, action as i64 + 1))
+        // Who holds the province card now (nil: nobody), so the handler can
+        // void the action without asking the host.
+        let holder = state.provinces[province.index()].owner;
+        self.invoke(state, events, &self.handlers.perform, (seat, province, action as i64 + 1, holder))
     }
 
     /// The rules' ranking: each seat's rank (1 = first) from its points and
