@@ -2,10 +2,18 @@
 
 local game, note, modify = game, note, modify
 
+-- The supply table's rows and the shortage each starts at, and the rest
+-- of the winter's rules, read once at load.
+local supply_rows, supply_from = {}, {}
+for i, r in ipairs(RULES.winter.supply_table) do supply_rows[i], supply_from[i] = r, r.shortage end
+local supply_count, rice_per_province = #supply_rows, RULES.winter.rice_per_province
+local rice_of, add_rice, province_count, provinces_of, random = game.rice, game.add_rice, game.province_count, game.provinces_of, game.random
+local max, min, remove = math.max, math.min, table.remove
+
 local function supply_row(shortage)
-  local row = RULES.winter.supply_table[1]
-  for _, r in ipairs(RULES.winter.supply_table) do
-    if shortage >= r.shortage then row = r end
+  local row = supply_rows[1]
+  for i = 1, supply_count do
+    if shortage >= supply_from[i] then row = supply_rows[i] end
   end
   return row
 end
@@ -63,10 +71,10 @@ shogun.handler("winter", function()
   local queue = {}
   for _, seat in ipairs({ game.turn_order() }) do
     local owed = modify_at("winter_rice_loss", loss, seat)
-    local held = game.rice(seat)
-    local rice = game.add_rice(seat, -owed)
-    local need = game.province_count(seat) * RULES.winter.rice_per_province
-    local shortage = math.max(0, need - rice)
+    local held = rice_of(seat)
+    local rice = add_rice(seat, -owed)
+    local need = province_count(seat) * rice_per_province
+    local shortage = max(0, need - rice)
     local row = supply_row(shortage)
     if NARRATE then
       note("%s %s, has %d for %s: short %d -> %s, +%s each", seat_name(seat), rice_lost(held - rice, owed, loss), rice,
@@ -74,10 +82,10 @@ shogun.handler("winter", function()
     end
     if row.revolts > 0 then
       -- The player on his left draws that many of his province cards.
-      local cards = { game.provinces_of(seat) }
+      local cards = { provinces_of(seat) }
       local drawn = {}
-      for _ = 1, math.min(row.revolts, #cards) do
-        drawn[#drawn + 1] = table.remove(cards, game.random(#cards))
+      for _ = 1, min(row.revolts, #cards) do
+        drawn[#drawn + 1] = remove(cards, random(#cards))
       end
       if NARRATE then
         local names = {}
