@@ -95,17 +95,22 @@ shogun.continuation("deploy_move_to", function(seat, to, data)
   end
 end)
 
-local function move_count(seat, n, data)
-  local to = data.to
+-- `n` armies go from `from` to `to`: a move into his own province, else a
+-- battle.
+local function move_armies(seat, n, from, to, action)
   local owner = owner_of(to)
   if owner == seat then
-    move(seat, data.from, to, n)
-    if NARRATE then note("%s moves %d from %s to %s", seat_name(seat), n, pname(data.from), pname(to)) end
+    move(seat, from, to, n)
+    if NARRATE then note("%s moves %d from %s to %s", seat_name(seat), n, pname(from), pname(to)) end
   elseif owner == nil then
-    neutral_battle(seat, data.from, to, n, data.action)
+    neutral_battle(seat, from, to, n, action)
   else
-    attack(seat, owner, data.from, to, n, data.action)
+    attack(seat, owner, from, to, n, action)
   end
+end
+
+local function move_count(seat, n, data)
+  move_armies(seat, n, data.from, data.to, data.action)
 end
 
 shogun.action("move_attack", function(seat, p, a)
@@ -125,10 +130,10 @@ shogun.action("move_attack", function(seat, p, a)
 end)
 
 shogun.continuation("move_target", function(seat, to, data)
-  local most = armies_in(data.from) - armies_left_behind
-  local next = { from = data.from, to = to, action = data.action }
-  if most == 1 then return move_count(seat, 1, next) end
-  ask_count(seat, "move_count", "how many armies go?", "move_count", next, 1, most)
+  local from, action = data.from, data.action
+  local most = armies_in(from) - armies_left_behind
+  if most == 1 then return move_armies(seat, 1, from, to, action) end
+  ask_count(seat, "move_count", "how many armies go?", "move_count", { from = from, to = to, action = action }, 1, most)
 end)
 
 shogun.continuation("move_count", move_count)

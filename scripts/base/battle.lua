@@ -60,21 +60,24 @@ function battle_outcome(kind, a, d, p, unrest)
 end
 
 -- Extra cubes a side throws from its supply (reading 4: only as many as
--- the supply has). `ctx` builds the modifiers' context, called only when
--- an effect acts.
-local function extra(hook, seat, action, ctx, ...)
-  local effects = effects_on(hook, seat, action)
+-- the supply has). The modifiers' context is built only when an effect
+-- acts.
+local function attacker_extra(seat, to, from, action)
+  local effects = effects_on("attacker_extra", seat, action)
   if effects == nil then return 0 end
-  return max(0, min(apply_effects(effects, 0, ctx(...)), supply_of(seat)))
+  return max(0, min(apply_effects(effects, 0, { seat = seat, province = to, source = from, action = action }), supply_of(seat)))
 end
-local function attacker_ctx(seat, to, from, action) return { seat = seat, province = to, source = from, action = action } end
-local function defender_ctx(defender, to, seat, action) return { seat = defender, province = to, attacker = seat, action = action } end
+local function defender_extra(defender, to, seat, action)
+  local effects = effects_on("defender_extra", defender, action)
+  if effects == nil then return 0 end
+  return max(0, min(apply_effects(effects, 0, { seat = defender, province = to, attacker = seat, action = action }), supply_of(defender)))
+end
 
 -- `seat` attacks province `to` of `defender` with `n` armies from `from`.
 function attack(seat, defender, from, to, n, action)
   record_battle("attack", to)
-  local xa = extra("attacker_extra", seat, action, attacker_ctx, seat, to, from, action)
-  local xd = extra("defender_extra", defender, action, defender_ctx, defender, to, seat, action)
+  local xa = attacker_extra(seat, to, from, action)
+  local xd = defender_extra(defender, to, seat, action)
   local dn = armies_in(to)
   local unrest = unrest_in(to) > 0
   if NARRATE then
@@ -111,7 +114,7 @@ end
 -- `seat` enters neutral province `to` with `n` armies from `from`.
 function neutral_battle(seat, from, to, n, action)
   record_battle("neutral", to)
-  local xa = extra("attacker_extra", seat, action, attacker_ctx, seat, to, from, action)
+  local xa = attacker_extra(seat, to, from, action)
   local k = max(0, min(modify_at("neutral_peasants", neutral_peasants, seat, to, action), peasant_supply()))
   local unrest = unrest_in(to) > 0
   if NARRATE then
