@@ -306,16 +306,16 @@ pub fn compact(engine: &Engine, st: &GameState, region: Option<&str>, colour: bo
     const WIDTH: usize = 78;
     let m = &engine.rules.map;
     let regions = regions_named(engine, region)?;
-    let paint = |text: String, seat: Option<usize>| -> String {
+    let paint = |text: String, seat: Option<Seat>| -> String {
         match (colour, seat) {
             (false, _) => text,
-            (true, Some(s)) => format!("{}{text}\x1b[0m", ansi(&engine.rules.rules.seats[s].colour)),
+            (true, Some(s)) => format!("{}{text}\x1b[0m", ansi(&engine.rules.rules.seats[s.index()].colour)),
             (true, None) => format!("\x1b[2m{text}\x1b[0m"),
         }
     };
     let kinds = &engine.rules.rules.components.buildings;
     let seats: Vec<String> =
-        (0..st.seats()).map(|s| paint(format!("{} {}", engine.rules.seat_name(Seat::new(s)), engine.rules.rules.seats[s].colour), Some(s))).collect();
+        Seat::all(st.seats()).map(|s| paint(format!("{} {}", engine.rules.seat_name(s), engine.rules.rules.seats[s.index()].colour), Some(s))).collect();
     let marks: Vec<String> = kinds.iter().map(|b| format!("{} {}", super::picture::building_mark(&b.id), b.name)).collect();
     let mut out = format!("{}; · neutral, !n unrest, (out of play)\nbuildings after +: {}", seats.join(", "), marks.join(", "));
     let name_width = m.regions.iter().map(|r| r.chars().count()).max().unwrap_or(0);
@@ -347,7 +347,7 @@ pub fn compact(engine: &Engine, st: &GameState, region: Option<&str>, colour: bo
                 used = name_width + 1;
             }
             line.push_str("  ");
-            line.push_str(&paint(cell, pr.owner.filter(|_| st.in_play[p]).map(|o| o.index())));
+            line.push_str(&paint(cell, pr.owner.filter(|_| st.in_play[p])));
             used += 2 + len;
         }
         out.push('\n');
