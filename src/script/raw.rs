@@ -34,7 +34,7 @@ pub(super) struct RawFn {
 /// The longest error message a host function raises (longer ones are cut).
 const MAX_ERROR: usize = 2048;
 
-fn message(e: mlua::Error) -> String {
+pub(super) fn message(e: mlua::Error) -> String {
     match e {
         mlua::Error::RuntimeError(s) => s,
         other => other.to_string(),
@@ -166,7 +166,7 @@ pub(super) struct Spec {
 }
 
 /// The keys a `Spec` reads, held by the function that reads them as its
-/// upvalues 3.. (after the two every raw function has): pushing an upvalue
+/// upvalues 2.. (after the one every raw function has): pushing an upvalue
 /// is a copy, pushing a key's text again finds the interned string by its
 /// hash (`game.ask` reads eight keys per question).
 pub(super) const SPEC_KEYS: [&str; 8] = ["seat", "cont", "provinces", "counts", "pass", "data", "kind", "prompt"];
@@ -279,7 +279,7 @@ impl Spec {
     /// The field as JSON (plain data only, see `value.rs`).
     pub(super) fn json(&self, key: &str) -> mlua::Result<serde_json::Value> {
         // SAFETY: `read` raises nothing and leaves the stack as it found it.
-        self.field(key, |at| unsafe { super::value::read(self.l, at, 0) })
+        self.field(key, |at| unsafe { super::value::read(self.l, at, 0) }).map_err(|e| mlua::Error::RuntimeError(format!("game.{}: {}", self.name, message(e))))
     }
 }
 

@@ -21,10 +21,10 @@ fn err(msg: String) -> mlua::Error {
     mlua::Error::RuntimeError(msg)
 }
 
-const NOT_PLAIN: &str = "game.ask: data tables must be lists or have string keys";
+const NOT_PLAIN: &str = "data tables must be lists or have string keys";
 
 fn number(n: f64) -> mlua::Result<Json> {
-    Number::from_f64(n).map(Json::Number).ok_or_else(|| err(format!("game.ask: data holds the number {n}")))
+    Number::from_f64(n).map(Json::Number).ok_or_else(|| err(format!("data holds the number {n}")))
 }
 
 /// The string at `idx` (which must be a string), as UTF-8.
@@ -32,7 +32,7 @@ unsafe fn string_at(state: *mut ffi::lua_State, idx: c_int) -> mlua::Result<Stri
     let mut len = 0usize;
     let p = unsafe { ffi::lua_tolstring(state, idx, &mut len) };
     let bytes = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) };
-    std::str::from_utf8(bytes).map(str::to_string).map_err(|_| err("game.ask: data holds a string that is not UTF-8".into()))
+    std::str::from_utf8(bytes).map(str::to_string).map_err(|_| err("data holds a string that is not UTF-8".into()))
 }
 
 /// The value at stack index `idx` (absolute) as JSON. Tables with keys
@@ -41,7 +41,7 @@ unsafe fn string_at(state: *mut ffi::lua_State, idx: c_int) -> mlua::Result<Stri
 /// stack as it found it.
 pub(super) unsafe fn read(state: *mut ffi::lua_State, idx: c_int, depth: usize) -> mlua::Result<Json> {
     if depth > MAX_DEPTH {
-        return Err(err("game.ask: data nests too deeply".into()));
+        return Err(err("data nests too deeply".into()));
     }
     unsafe {
         Ok(match ffi::lua_type(state, idx) {
@@ -57,7 +57,7 @@ pub(super) unsafe fn read(state: *mut ffi::lua_State, idx: c_int, depth: usize) 
             ffi::LUA_TSTRING => Json::String(string_at(state, idx)?),
             ffi::LUA_TTABLE => {
                 if ffi::lua_checkstack(state, 4) == 0 {
-                    return Err(err("game.ask: data nests too deeply".into()));
+                    return Err(err("data nests too deeply".into()));
                 }
                 let len = ffi::lua_rawlen(state, idx);
                 // A border far past what a list of plain data holds may
@@ -73,10 +73,10 @@ pub(super) unsafe fn read(state: *mut ffi::lua_State, idx: c_int, depth: usize) 
                 }
                 read_map(state, idx, depth)?
             }
-            ffi::LUA_TFUNCTION => return Err(err("game.ask: data cannot hold a function".into())),
-            ffi::LUA_TTHREAD => return Err(err("game.ask: data cannot hold a thread".into())),
-            ffi::LUA_TLIGHTUSERDATA => return Err(err("game.ask: data cannot hold a lightuserdata".into())),
-            _ => return Err(err("game.ask: data cannot hold a userdata".into())),
+            ffi::LUA_TFUNCTION => return Err(err("data cannot hold a function".into())),
+            ffi::LUA_TTHREAD => return Err(err("data cannot hold a thread".into())),
+            ffi::LUA_TLIGHTUSERDATA => return Err(err("data cannot hold a lightuserdata".into())),
+            _ => return Err(err("data cannot hold a userdata".into())),
         })
     }
 }

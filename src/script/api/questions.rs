@@ -9,7 +9,7 @@ use mlua::{Lua, Table, ffi};
 use super::{MAX_DATA_VALUES, MAX_TEXT, reg, rt};
 use crate::core::{Ask, Card, Choice, ProvinceId, Seat};
 use crate::script::Shared;
-use crate::script::raw::{Key, LStr, RawArgs, RestInts, SPEC_KEYS, Spec, fast, fast_with_keys};
+use crate::script::raw::{Key, LStr, RawArgs, RestInts, SPEC_KEYS, Spec, fast, fast_with_keys, message};
 
 /// How many values a JSON value holds (itself included).
 fn json_values(v: &serde_json::Value) -> usize {
@@ -25,13 +25,9 @@ struct Data(serde_json::Value);
 
 impl RawArgs for Data {
     const N: c_int = 1;
-    unsafe fn read(l: *mut ffi::lua_State, at: c_int, _: &'static str) -> Result<Self, String> {
+    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
         // SAFETY: `read` raises nothing and leaves the stack as it found it.
-        match unsafe { crate::script::value::read(l, at, 0) } {
-            Ok(v) => Ok(Data(v)),
-            Err(mlua::Error::RuntimeError(s)) => Err(s),
-            Err(e) => Err(e.to_string()),
-        }
+        unsafe { crate::script::value::read(l, at, 0) }.map(Data).map_err(|e| format!("game.{name}: {}", message(e)))
     }
 }
 
