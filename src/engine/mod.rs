@@ -280,8 +280,13 @@ impl Engine {
     /// The cards a seat may put on its player board now.
     pub fn hand(&self, st: &impl Holdings, seat: Seat) -> Vec<Card> {
         let mut v: Vec<Card> = st.held_by(seat).map(Card::Province).collect();
-        v.extend(self.rules.rules.components.chest_cards.iter().map(|&c| Card::Chest(c as u8)));
+        v.extend(self.chest_cards());
         v
+    }
+
+    /// The war-chest cards every hand holds, in the rules' order.
+    fn chest_cards(&self) -> impl Iterator<Item = Card> + '_ {
+        self.rules.rules.components.chest_cards.iter().map(|&c| Card::Chest(c as u8))
     }
 
     /// Why a plan is not acceptable for `seat` now, if it is not.
@@ -373,7 +378,7 @@ impl Engine {
     /// The war-chest cards `plan` does not use, in the rules' order (the
     /// chest part of `unplaced`).
     fn unplaced_chests<'a>(&'a self, plan: &'a Plan) -> impl Iterator<Item = Card> + 'a {
-        self.rules.rules.components.chest_cards.iter().map(|&c| Card::Chest(c as u8)).filter(|&c| !Self::placed(plan, c))
+        self.chest_cards().filter(|&c| !Self::placed(plan, c))
     }
 
     /// Puts the unused war-chest cards on empty action spaces, where they

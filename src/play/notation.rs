@@ -123,7 +123,7 @@ impl<'a> Notation<'a> {
     }
 
     pub fn province_name(&self, p: ProvinceId) -> &'a str {
-        &self.engine.rules.map.at(p).name
+        self.engine.rules.province_name(p)
     }
 
     pub fn action(&self, text: &str) -> Result<usize, NotationError> {

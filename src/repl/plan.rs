@@ -56,8 +56,7 @@ impl Repl {
         }
         let _ = write!(out, "\n  bids you may make: {} or a province card", self.chest_bids(&known, seat).join(", "));
         // What is still to place.
-        let placed = |c: &Card| draft.bid == Some(*c) || draft.slots.contains(&Some(*c));
-        let left: Vec<String> = e.hand(&known, seat).into_iter().filter(|c| matches!(c, Card::Province(_)) && !placed(c)).map(|c| e.card_name(c)).collect();
+        let left: Vec<String> = e.unplaced(&known, seat, draft).into_iter().filter(|c| matches!(c, Card::Province(_))).map(|c| e.card_name(c)).collect();
         let empty = draft.slots.iter().filter(|c| c.is_none()).count();
         if !draft.slots.iter().any(|c| matches!(c, Some(Card::Province(_)))) {
             out.push_str("\n  ! no province card on any action: every action would be skipped");

@@ -90,7 +90,7 @@ impl Rules {
         self.rules.seats.get(seat.index()).map(|s| s.name.as_str()).unwrap_or("?")
     }
     pub fn province_name(&self, p: ProvinceId) -> &str {
-        &self.map.provinces[p.index()].name
+        &self.map.at(p).name
     }
     /// The ruleset in one canonical string, e.g. `base+ro-events+hard-winter(loss=2)`.
     pub fn ruleset_name(&self) -> String {
