@@ -15,6 +15,7 @@ mod ids;
 mod lend;
 mod load;
 mod raw;
+mod stack;
 mod value;
 
 use std::cell::{Cell, RefCell};
@@ -594,13 +595,25 @@ impl Runtime {
     /// war chests.
     pub fn standings(&self, players: &[(i64, i64)]) -> Result<Vec<usize>, ScriptError> {
         let lua_err = |e: mlua::Error| ScriptError::from_lua(&e);
-        let list = self.lua.create_table().map_err(lua_err)?;
-        for (i, (points, chests)) in players.iter().enumerate() {
-            let row = self.lua.create_table().map_err(lua_err)?;
-            row.set("points", *points).map_err(lua_err)?;
-            row.set("chests", *chests).map_err(lua_err)?;
-            list.set(i + 1, row).map_err(lua_err)?;
+        // The list is built in one protected call (each table or field set
+        // through mlua's API would be one of its own under the memory
+        // limit), in the order the tables were always built.
+        // SAFETY: the closure pushes one table and owns nothing, so an
+        // allocation error raised inside skips no destructor.
+        let list: Table = unsafe {
+            self.lua.exec_raw((), |l| {
+                mlua::ffi::lua_createtable(l, 0, 0);
+                for (i, (points, chests)) in (1..).zip(players) {
+                    mlua::ffi::lua_createtable(l, 0, 0);
+                    mlua::ffi::lua_pushinteger(l, *points);
+                    mlua::ffi::lua_setfield(l, -2, c"points".as_ptr());
+                    mlua::ffi::lua_pushinteger(l, *chests);
+                    mlua::ffi::lua_setfield(l, -2, c"chests".as_ptr());
+                    mlua::ffi::lua_rawseti(l, -2, i);
+                }
+            })
         }
+        .map_err(lua_err)?;
         let ranks: Vec<i64> = self.shared.guarded(|| self.handlers.standings.call(list)).map_err(lua_err)?;
         if ranks.len() != players.len() || ranks.iter().any(|&r| r < 1 || r as usize > players.len()) {
             return Err(ScriptError {

@@ -19,6 +19,7 @@ use mlua::{Lua, Table, ffi};
 
 use super::Shared;
 use super::lend::{Call, Host};
+use super::stack::{self, Peek};
 
 /// A host function body: reads its arguments from the stack, pushes its
 /// results, returns how many.
@@ -99,7 +100,12 @@ impl RawArgs for () {
 
 impl RawArgs for i64 {
     const N: c_int = 1;
+    #[inline]
     unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
+        // SAFETY: the caller's contract (see the trait).
+        if let Peek::Int(v) = unsafe { stack::peek(l, at) } {
+            return Ok(v);
+        }
         let mut ok = 0;
         let v = unsafe { ffi::lua_tointegerx(l, at, &mut ok) };
         if ok == 0 { Err(bad(name, at, "an integer", l)) } else { Ok(v) }
@@ -108,14 +114,26 @@ impl RawArgs for i64 {
 
 impl RawArgs for Option<i64> {
     const N: c_int = 1;
+    #[inline]
     unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
+        // SAFETY: the caller's contract (see the trait).
+        match unsafe { stack::peek(l, at) } {
+            Peek::Int(v) => return Ok(Some(v)),
+            Peek::Nil | Peek::Absent => return Ok(None),
+            Peek::Str(..) | Peek::Other => {}
+        }
         if unsafe { ffi::lua_type(l, at) } <= ffi::LUA_TNIL { Ok(None) } else { unsafe { i64::read(l, at, name) }.map(Some) }
     }
 }
 
 impl RawArgs for LStr {
     const N: c_int = 1;
+    #[inline]
     unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
+        // SAFETY: the caller's contract (see the trait).
+        if let Peek::Str(ptr, len) = unsafe { stack::peek(l, at) } {
+            return Ok(LStr { ptr, len });
+        }
         // Only strings: converting a number in place would allocate, which
         // may raise (the memory limit) past this frame's guards.
         if unsafe { ffi::lua_type(l, at) } != ffi::LUA_TSTRING {
@@ -398,7 +416,7 @@ unsafe extern "C-unwind" fn trampoline(l: *mut ffi::lua_State) -> c_int {
     // `RawFn` owned by the `Shared` it names, which outlives the VM (see
     // there).
     unsafe {
-        let raw = &*(ffi::lua_touserdata(l, ffi::lua_upvalueindex(1)) as *const RawFn);
+        let raw = &*(stack::upvalue1(l) as *const RawFn);
         let (sh, body) = (&*raw.sh, &raw.body);
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(sh, l))) {
             Ok(Ok(n)) => n,
@@ -545,7 +563,7 @@ unsafe extern "C-unwind" fn effects_entry(l: *mut ffi::lua_State) -> c_int {
     // references were made by `cache_effects`. Nothing with a destructor
     // is alive when the fallback or the registry raises.
     unsafe {
-        let sh = &*(ffi::lua_touserdata(l, ffi::lua_upvalueindex(1)) as *const Shared);
+        let sh = &*(stack::upvalue1(l) as *const Shared);
         let slot = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| effects_slot(sh, l))) {
             Ok(Ok(Some(slot))) => slot,
             Ok(Ok(None)) => {
