@@ -126,7 +126,7 @@ fn list<I: IntoIterator<Item = i64>>(lua: &Lua, items: I) -> mlua::Result<Table>
 /// Several integers as multiple return values (cheaper than a table;
 /// scripts write `{game.f(...)}` when they want one).
 fn many<I: IntoIterator<Item = i64>>(items: I) -> Many {
-    Many(items.into_iter().collect())
+    items.into_iter().collect()
 }
 
 /// The read-only `MAP` table (frozen by the prelude after loading).

@@ -64,8 +64,45 @@ impl LStr {
 pub(super) struct RestInts(pub Vec<Option<i64>>);
 
 /// Integers returned as multiple values (cheaper than a table; scripts
-/// write `{game.f(...)}` when they want one).
-pub(super) struct Many(pub Vec<i64>);
+/// write `{game.f(...)}` when they want one). The first `INLINE` are kept
+/// in place, the rest in a vector (most lists are short: no allocation).
+pub(super) struct Many {
+    len: usize,
+    inline: [i64; Many::INLINE],
+    more: Vec<i64>,
+}
+
+impl Many {
+    const INLINE: usize = 16;
+
+    pub(super) fn new() -> Many {
+        Many { len: 0, inline: [0; Many::INLINE], more: Vec::new() }
+    }
+
+    pub(super) fn push(&mut self, v: i64) {
+        match self.inline.get_mut(self.len) {
+            Some(slot) => *slot = v,
+            None => self.more.push(v),
+        }
+        self.len += 1;
+    }
+}
+
+impl Extend<i64> for Many {
+    fn extend<I: IntoIterator<Item = i64>>(&mut self, items: I) {
+        for v in items {
+            self.push(v);
+        }
+    }
+}
+
+impl FromIterator<i64> for Many {
+    fn from_iter<I: IntoIterator<Item = i64>>(items: I) -> Many {
+        let mut m = Many::new();
+        m.extend(items);
+        m
+    }
+}
 
 fn type_name(l: *mut ffi::lua_State, i: c_int) -> &'static str {
     // SAFETY: lua_type and lua_typename only read.
@@ -100,49 +137,76 @@ impl RawArgs for () {
 
 impl RawArgs for i64 {
     const N: c_int = 1;
-    #[inline]
+    #[inline(always)]
     unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
         // SAFETY: the caller's contract (see the trait).
-        if let Peek::Int(v) = unsafe { stack::peek(l, at) } {
-            return Ok(v);
+        match unsafe { stack::peek(l, at) } {
+            Peek::Int(v) => Ok(v),
+            // SAFETY: as above.
+            _ => unsafe { int_by_api(l, at, name) },
         }
-        let mut ok = 0;
-        let v = unsafe { ffi::lua_tointegerx(l, at, &mut ok) };
-        if ok == 0 { Err(bad(name, at, "an integer", l)) } else { Ok(v) }
     }
+}
+
+/// An integer argument the fast read left to the C API (see stack.rs).
+#[cold]
+#[inline(never)]
+unsafe fn int_by_api(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<i64, String> {
+    let mut ok = 0;
+    // SAFETY: a slot of the running C function (the RawArgs contract).
+    let v = unsafe { ffi::lua_tointegerx(l, at, &mut ok) };
+    if ok == 0 { Err(bad(name, at, "an integer", l)) } else { Ok(v) }
 }
 
 impl RawArgs for Option<i64> {
     const N: c_int = 1;
-    #[inline]
+    #[inline(always)]
     unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
         // SAFETY: the caller's contract (see the trait).
         match unsafe { stack::peek(l, at) } {
-            Peek::Int(v) => return Ok(Some(v)),
-            Peek::Nil | Peek::Absent => return Ok(None),
-            Peek::Str(..) | Peek::Other => {}
+            Peek::Int(v) => Ok(Some(v)),
+            Peek::Nil | Peek::Absent => Ok(None),
+            // SAFETY: as above.
+            Peek::Str(..) | Peek::Other => unsafe { opt_int_by_api(l, at, name) },
         }
-        if unsafe { ffi::lua_type(l, at) } <= ffi::LUA_TNIL { Ok(None) } else { unsafe { i64::read(l, at, name) }.map(Some) }
     }
+}
+
+/// An integer-or-nil argument the fast read left to the C API.
+#[cold]
+#[inline(never)]
+unsafe fn opt_int_by_api(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Option<i64>, String> {
+    // SAFETY: a slot of the running C function (the RawArgs contract).
+    if unsafe { ffi::lua_type(l, at) } <= ffi::LUA_TNIL { Ok(None) } else { unsafe { int_by_api(l, at, name) }.map(Some) }
 }
 
 impl RawArgs for LStr {
     const N: c_int = 1;
-    #[inline]
+    #[inline(always)]
     unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
         // SAFETY: the caller's contract (see the trait).
-        if let Peek::Str(ptr, len) = unsafe { stack::peek(l, at) } {
-            return Ok(LStr { ptr, len });
+        match unsafe { stack::peek(l, at) } {
+            Peek::Str(ptr, len) => Ok(LStr { ptr, len }),
+            // SAFETY: as above.
+            _ => unsafe { str_by_api(l, at, name) },
         }
-        // Only strings: converting a number in place would allocate, which
-        // may raise (the memory limit) past this frame's guards.
-        if unsafe { ffi::lua_type(l, at) } != ffi::LUA_TSTRING {
-            return Err(bad(name, at, "a string", l));
-        }
-        let mut len = 0usize;
-        let ptr = unsafe { ffi::lua_tolstring(l, at, &mut len) };
-        Ok(LStr { ptr: ptr.cast(), len })
     }
+}
+
+/// A string argument the fast read left to the C API (a long string, or
+/// not a string).
+#[cold]
+#[inline(never)]
+unsafe fn str_by_api(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<LStr, String> {
+    // Only strings: converting a number in place would allocate, which
+    // may raise (the memory limit) past this frame's guards.
+    // SAFETY: a slot of the running C function (the RawArgs contract).
+    if unsafe { ffi::lua_type(l, at) } != ffi::LUA_TSTRING {
+        return Err(bad(name, at, "a string", l));
+    }
+    let mut len = 0usize;
+    let ptr = unsafe { ffi::lua_tolstring(l, at, &mut len) };
+    Ok(LStr { ptr: ptr.cast(), len })
 }
 
 impl RawArgs for RestInts {
@@ -158,6 +222,7 @@ macro_rules! tuple_args {
         impl<$($t: RawArgs),+> RawArgs for ($($t,)+) {
             const N: c_int = 0 $(+ $t::N)+;
             #[allow(unused_assignments)]
+            #[inline(always)]
             unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
                 let mut i = at;
                 Ok(($({
@@ -367,11 +432,13 @@ impl RawRet for Key {
 
 impl RawRet for Many {
     unsafe fn push(self, l: *mut ffi::lua_State) -> Result<c_int, String> {
-        let n = c_int::try_from(self.0.len()).map_err(|_| "too many results".to_string())?;
-        if unsafe { ffi::lua_checkstack(l, n) } == 0 {
+        let n = c_int::try_from(self.len).map_err(|_| "too many results".to_string())?;
+        // LUA_MINSTACK (20) slots are free when a C function starts; a
+        // tuple of results puts at most 3 values beside these.
+        if self.len > Many::INLINE && unsafe { ffi::lua_checkstack(l, n) } == 0 {
             return Err("too many results".into());
         }
-        for v in self.0 {
+        for &v in self.inline[..self.len.min(Many::INLINE)].iter().chain(&self.more) {
             unsafe { ffi::lua_pushinteger(l, v) };
         }
         Ok(n)
@@ -599,5 +666,27 @@ unsafe extern "C-unwind" fn effects_entry(l: *mut ffi::lua_State) -> c_int {
             cache.refs[slot] = r;
         }
         1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn many_returns_every_value_in_order_past_its_inline_part() {
+        let lua = Lua::new();
+        for n in [0, 1, Many::INLINE, Many::INLINE + 1, 40] {
+            let many: Many = (0..n as i64).map(|v| v * 3).collect();
+            // SAFETY: pushes `n` integers; `push` checks the stack past the
+            // inline part.
+            let got: mlua::Variadic<i64> = unsafe {
+                lua.exec_raw((), |l| {
+                    many.push(l).unwrap();
+                })
+            }
+            .unwrap();
+            assert_eq!(got.to_vec(), (0..n as i64).map(|v| v * 3).collect::<Vec<_>>(), "{n} values");
+        }
     }
 }

@@ -111,7 +111,7 @@ pub(super) enum Peek {
 /// `check`, before any fast read).
 static LAYOUT: OnceLock<bool> = OnceLock::new();
 
-#[inline]
+#[inline(always)]
 fn fast() -> bool {
     matches!(LAYOUT.get(), Some(true))
 }
@@ -120,7 +120,7 @@ fn fast() -> bool {
 ///
 /// # Safety
 /// `l` is the state of a C function Lua is running, `idx >= 1`.
-#[inline]
+#[inline(always)]
 pub(super) unsafe fn peek(l: *mut ffi::lua_State, idx: c_int) -> Peek {
     // SAFETY: the layout matched the API's, as the caller's contract.
     if fast() { unsafe { peek_in_place(l, idx) } } else { Peek::Other }
@@ -130,7 +130,7 @@ pub(super) unsafe fn peek(l: *mut ffi::lua_State, idx: c_int) -> Peek {
 ///
 /// # Safety
 /// As `peek`, and the layout is Lua 5.4's (see the module).
-#[inline]
+#[inline(always)]
 unsafe fn peek_in_place(l: *mut ffi::lua_State, idx: c_int) -> Peek {
     // SAFETY: while a C function runs, `ci` is its call and `func..top`
     // its stack frame: every slot below `top` holds a value (the test

@@ -89,10 +89,10 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
                 seats.push(take_group(sh, st, &mut input, seat, g[1], n)?);
             }
             let landed = throw_input(sh, st, input, peasants)?;
-            let mut out = Vec::with_capacity(seats.len() + 1);
+            let mut out = Many::new();
             out.push(i64::from(landed.peasants));
             out.extend(seats.into_iter().map(|s| i64::from(landed.seats[s])));
-            Ok(Many(out))
+            Ok(out)
         })
     })?;
     fast(lua, t, sh, "tray_to_supply", |host, (s, n): (i64, i64)| {
