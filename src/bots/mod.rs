@@ -153,14 +153,25 @@ pub(crate) fn action_kind(engine: &Engine, a: usize) -> ActionKind {
 /// Whether a province could carry out an action of this kind (roughly:
 /// bots use it to avoid plans that would certainly be skipped).
 pub(crate) fn feasible(engine: &Engine, st: &SeatView, seat: Seat, a: usize, kind: ActionKind, p: ProvinceId, chests: i64) -> bool {
-    let card = &engine.rules.cards.actions[a];
-    let prov = st.province(p);
-    let spaces = engine.rules.map.at(p).spaces;
     match kind {
-        ActionKind::Build(k) => !prov.has(k) && prov.building_count() < spaces && st.buildings()[k] > 0 && chests >= card.cost,
-        ActionKind::Deploy | ActionKind::DeployMove => chests >= card.cost && st.supply(seat) >= 5,
-        ActionKind::MoveAttack => i64::from(prov.armies) > engine.rules.bots.armies_left_behind,
-        ActionKind::Taxes | ActionKind::Rice | ActionKind::Other => true,
+        ActionKind::Build(k) => {
+            let prov = st.province(p);
+            !prov.has(k) && prov.building_count() < engine.rules.map.at(p).spaces && st.buildings()[k] > 0 && chests >= engine.rules.cards.actions[a].cost
+        }
+        ActionKind::MoveAttack => i64::from(st.province(p).armies) > engine.rules.bots.armies_left_behind,
+        ActionKind::Deploy | ActionKind::DeployMove | ActionKind::Taxes | ActionKind::Rice | ActionKind::Other => {
+            feasible_anywhere(engine, st, seat, a, kind, chests) == Some(true)
+        }
+    }
+}
+
+/// `feasible` for the kinds whose answer is the same for every province
+/// (None for the kinds where it depends on the province).
+pub(crate) fn feasible_anywhere(engine: &Engine, st: &SeatView, seat: Seat, a: usize, kind: ActionKind, chests: i64) -> Option<bool> {
+    match kind {
+        ActionKind::Deploy | ActionKind::DeployMove => Some(chests >= engine.rules.cards.actions[a].cost && st.supply(seat) >= 5),
+        ActionKind::Taxes | ActionKind::Rice | ActionKind::Other => Some(true),
+        ActionKind::Build(_) | ActionKind::MoveAttack => None,
     }
 }
 
@@ -191,7 +202,10 @@ pub(crate) fn comply(engine: &Engine, seat_view: &SeatView, seat: Seat, plan: &m
     engine.fill_skips(view, seat, plan);
     let chests = view.chests(seat);
     let mut order: Vec<usize> = (0..plan.slots.len()).collect();
-    order.sort_by_key(|&a| forbid.action(action_kind(engine, a)));
+    // (Nothing forbidden: every key is the same and the order stays.)
+    if forbid != Forbid::default() {
+        order.sort_by_key(|&a| forbid.action(action_kind(engine, a)));
+    }
     // The province cards not placed yet, in hand order (fill_skips places
     // only war-chest cards; the bid may have taken one); each placement
     // below takes one out.

@@ -1,4 +1,4 @@
-use super::{Bot, action_kind, feasible};
+use super::{Bot, action_kind, feasible, feasible_anywhere};
 use crate::core::*;
 use crate::engine::Engine;
 
@@ -27,7 +27,8 @@ impl Bot for RandomBot {
     fn plan(&mut self, engine: &Engine, view: &SeatView, seat: Seat) -> Plan {
         let n = engine.rules.cards.actions.len();
         let mut slots = vec![None; n];
-        let mut free: Vec<ProvinceId> = view.provinces_of(seat).collect();
+        let mut free: Vec<ProvinceId> = Vec::with_capacity(view.province_states().len());
+        free.extend(view.provinces_of(seat));
         let mut order: Vec<usize> = (0..n).collect();
         self.rng.shuffle(&mut order);
         let mut chests = view.chests(seat);
@@ -39,22 +40,32 @@ impl Bot for RandomBot {
                 continue;
             }
             let kind = action_kind(engine, a);
-            fitting.clear();
-            fitting.extend((0..free.len()).filter(|&i| feasible(engine, view, seat, a, kind, free[i], chests)));
-            if fitting.is_empty() {
-                continue;
-            }
-            let k = self.rng.below(fitting.len() as u32) as usize;
-            let p = free.remove(fitting[k]);
+            let k = match feasible_anywhere(engine, view, seat, a, kind, chests) {
+                Some(false) => continue,
+                // Every province fits: `fitting` would be 0..free.len().
+                Some(true) => self.rng.below(free.len() as u32) as usize,
+                None => {
+                    fitting.clear();
+                    fitting.extend((0..free.len()).filter(|&i| feasible(engine, view, seat, a, kind, free[i], chests)));
+                    if fitting.is_empty() {
+                        continue;
+                    }
+                    fitting[self.rng.below(fitting.len() as u32) as usize]
+                }
+            };
+            let p = free.remove(k);
             chests -= engine.rules.cards.actions[a].cost;
             slots[a] = Some(Card::Province(p));
         }
-        let affordable: Vec<u8> = engine.rules.rules.components.chest_cards.iter().filter(|&&v| v <= view.chests(seat).min(2)).map(|&v| v as u8).collect();
+        let most = view.chests(seat).min(2);
+        let affordable = || engine.rules.rules.components.chest_cards.iter().filter(move |&&v| v <= most).map(|&v| v as u8);
         let bid = match self.rng.below(4) {
             0 => None,
             1 if !free.is_empty() => Some(Card::Province(free[self.rng.below(free.len() as u32) as usize])),
-            _ if !affordable.is_empty() => Some(Card::Chest(affordable[self.rng.below(affordable.len() as u32) as usize])),
-            _ => None,
+            _ => match affordable().count() {
+                0 => None,
+                n => affordable().nth(self.rng.below(n as u32) as usize).map(Card::Chest),
+            },
         };
         let mut plan = Plan { slots, bid };
         super::comply(engine, view, seat, &mut plan, super::Forbid::default());

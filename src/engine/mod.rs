@@ -365,7 +365,9 @@ impl Engine {
 
     /// The cards of `seat`'s hand that `plan` does not use.
     pub fn unplaced(&self, st: &impl Holdings, seat: Seat, plan: &Plan) -> Vec<Card> {
-        let mut left: Vec<Card> = st.held_by(seat).map(Card::Province).filter(|&c| !Self::placed(plan, c)).collect();
+        // One allocation: room for every province and chest card.
+        let mut left = Vec::with_capacity(st.province_states().len() + self.rules.rules.components.chest_cards.len());
+        left.extend(st.held_by(seat).map(Card::Province).filter(|&c| !Self::placed(plan, c)));
         left.extend(self.unplaced_chests(plan));
         left
     }
