@@ -39,3 +39,23 @@ fn the_api_doc_mentions_every_function() {
         assert!(doc.contains(&format!("shogun.{f}")), "docs/lua-api.md does not mention shogun.{f}");
     }
 }
+
+#[test]
+fn the_registry_views_are_the_registered_functions_and_read_only() {
+    let engine = common::engine();
+    let st = common::started(&engine, 4, 1);
+    let rt = engine.runtime();
+    let same = "return shogun.actions.build == shogun.action_fn('build') and shogun.actions.deploy == shogun.action_fn('deploy')
+  and shogun.handlers.score == shogun.handler_fn('score') and shogun.modifiers.add == shogun.modifier_fn('add')
+  and shogun.actions.nothing == nil and #sorted_keys(shogun.handlers) > 0";
+    assert_eq!(rt.eval_readonly(&st, same).unwrap(), "true");
+    for (code, want) in [
+        ("shogun.actions.build = nil", "shogun.actions is read-only (tried to set `build`)"),
+        ("shogun.handlers.score = tostring", "shogun.handlers is read-only"),
+        ("shogun.modifiers.add = function(v) return v end", "shogun.modifiers is read-only"),
+        ("shogun.actions = {}", "read-only"),
+    ] {
+        let err = rt.eval_readonly(&st, code).unwrap_err();
+        assert!(err.message.contains(want), "{code}: {err}");
+    }
+}

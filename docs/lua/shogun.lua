@@ -97,6 +97,16 @@ function shogun.action_fn(name) end
 ---@return function|nil
 function shogun.handler_fn(name) end
 
+---Read-only views of the registered functions by name, as they are now
+---(replacements included): `shogun.actions[name]` is
+---`shogun.action_fn(name)` in one table read instead of a call.
+---@type table<string, fun(seat: Seat, province: Province, action: integer)>
+shogun.actions = {}
+---@type table<string, function>
+shogun.handlers = {}
+---@type table<string, fun(value: any, effect: table, ctx: table): any>
+shogun.modifiers = {}
+
 ---The host API: the game state lent for one call.
 ---@class game
 game = {}

@@ -77,13 +77,18 @@ end
 shogun.action("deploy", function(seat, p, a) deploy(seat, p, a) end)
 
 -- Deploy 1, then that cube may move to an adjacent province of his own.
+-- `...`: his provinces next to `p` (the question's options; none: no
+-- question).
+local function ask_move_on(seat, p, n, first, ...)
+  if first == nil then return end
+  ask_province(seat, "deploy_move", "move the new army on to a neighbouring province of yours, or pass", "deploy_move_to",
+    { from = p, n = n }, true, first, ...)
+end
+
 shogun.action("deploy_move", function(seat, p, a)
   local n = deploy(seat, p, a)
   if not n then return end
-  local own = { own_targets(p, seat) }
-  if #own == 0 then return end
-  ask_province(seat, "deploy_move", "move the new army on to a neighbouring province of yours, or pass", "deploy_move_to",
-    { from = p, n = n }, true, unpack(own))
+  ask_move_on(seat, p, n, own_targets(p, seat))
 end)
 
 shogun.continuation("deploy_move_to", function(seat, to, data)

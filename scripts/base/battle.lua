@@ -8,7 +8,7 @@ local game, note, modify = game, note, modify
 local max, min = math.max, math.min
 local tray_to_supply, tray_to_province, tally, tray_peasants_to_supply, throw_cubes, unrest_in, peasant_supply, neutralize, conquer, armies_in, supply_of, effects_on =
   game.tray_to_supply, game.tray_to_province, game.tally, game.tray_peasants_to_supply, game.throw_cubes, game.unrest, game.peasant_supply, game.neutralize, game.conquer, game.armies, game.supply, game.effects
-local record_battle, handler_fn, format = game.battle, shogun.handler_fn, string.format
+local record_battle, handlers, format = game.battle, shogun.handlers, string.format
 -- Read once at load (RULES is final by then).
 local battle_handler, neutral_peasants = RULES.handlers.battle, RULES.params.neutral_peasants
 
@@ -56,7 +56,7 @@ end)
 -- and `shogun tower odds` call the same function, so a variant that
 -- replaces it changes both.
 function battle_outcome(kind, a, d, p, unrest)
-  return handler_fn(battle_handler)(kind, a, d, p, unrest)
+  return handlers[battle_handler](kind, a, d, p, unrest)
 end
 
 -- Extra cubes a side throws from its supply (reading 4: only as many as

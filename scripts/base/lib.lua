@@ -18,7 +18,7 @@ shogun.hooks {
 -- locals: a read through a sealed table (`game`, `shogun`, `string`) goes
 -- through its metatable.
 local effects_of, tally, log = game.effects, game.tally, game.log
-local modifier_fn, format = shogun.modifier_fn, string.format
+local modifiers, format = shogun.modifiers, string.format
 
 -- Names for narration, looked up once while the pack loads.
 local seat_names, province_names = {}, {}
@@ -60,7 +60,7 @@ function apply_effects(effects, value, ctx)
   if effects == nil then return value end
   for i = 1, #effects do
     local effect = effects[i]
-    value = modifier_fn(effect.modifier)(value, effect, ctx)
+    value = modifiers[effect.modifier](value, effect, ctx)
   end
   return value
 end

@@ -76,15 +76,15 @@ end)
 -- Step 6: a planned action on a province card the player no longer holds
 -- is void; otherwise the action card's handler carries it out. `holder`
 -- is who holds the card now (nil: nobody).
--- Each action card's handler name, and the prelude function this calls
--- for every action, looked up once while the pack loads (reads through
--- sealed tables go through their metatables).
+-- Each action card's handler name, and the registered actions by name,
+-- looked up once while the pack loads (reads through sealed tables go
+-- through their metatables).
 local action_handlers = {}
 for a, card in ipairs(CARDS.actions) do action_handlers[a] = card.handler end
-local action_fn = shogun.action_fn
+local actions = shogun.actions
 shogun.handler("perform_action", function(seat, p, a, holder)
   if holder ~= seat then return end
-  action_fn(action_handlers[a])(seat, p, a)
+  actions[action_handlers[a]](seat, p, a)
 end)
 
 -- The end: most points first, then most war chests; still equal, equal rank.
