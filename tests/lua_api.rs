@@ -41,6 +41,38 @@ fn the_api_doc_mentions_every_function() {
 }
 
 #[test]
+fn move_targets_are_own_targets_then_other_targets() {
+    let engine = common::engine();
+    for players in [3, 4, 5] {
+        let st = common::started(&engine, players, 1);
+        // Every province and seat; counts how often each part is not empty.
+        let code = "local own, other = 0, 0
+for p = 1, #MAP.provinces do
+  for s = 1, game.seats() do
+    local want = { game.own_targets(p, s) }
+    if #want > 0 then own = own + 1 end
+    local others = { game.other_targets(p, s) }
+    if #others > 0 then other = other + 1 end
+    for _, q in ipairs(others) do want[#want + 1] = q end
+    local got = table.concat({ game.move_targets(p, s) }, ',')
+    if got ~= table.concat(want, ',') then error(p .. '/' .. s .. ': ' .. got .. ' against ' .. table.concat(want, ',')) end
+  end
+end
+return own .. ' ' .. other";
+        let counts = engine.runtime().eval_readonly(&st, code).unwrap();
+        let (own, other) = counts.split_once(' ').unwrap();
+        assert!(own.parse::<u32>().unwrap() > 0 && other.parse::<u32>().unwrap() > 0, "{players} players: {counts}");
+    }
+    let st = common::started(&engine, 4, 1);
+    for (code, want) in
+        [("game.move_targets(99, 1)", "game.move_targets: province 99 does not exist"), ("game.move_targets(1)", "game.move_targets: argument 2")]
+    {
+        let err = engine.runtime().eval_readonly(&st, code).unwrap_err();
+        assert!(err.message.contains(want), "{code}: {err}");
+    }
+}
+
+#[test]
 fn the_registry_views_are_the_registered_functions_and_read_only() {
     let engine = common::engine();
     let st = common::started(&engine, 4, 1);

@@ -198,6 +198,12 @@ function game.own_targets(p, s) end
 ---@param s Seat
 ---@return Province ...
 function game.other_targets(p, s) end
+---Where s's armies in p may go: own_targets(p, s), then
+---other_targets(p, s), in one call.
+---@param p Province
+---@param s Seat
+---@return Province ...
+function game.move_targets(p, s) end
 ---Provinces and buildings a seat holds.
 ---@param s Seat
 ---@return integer provinces, integer buildings

@@ -9,8 +9,9 @@ local unrest_per_collection, armies_left_behind = RULES.params.unrest_per_collec
 -- read through the sealed `game` table goes through its metatable.
 local unrest_in, armies_in, supply_of, pay, own_targets, other_targets, chests_of, owner_of, gain, add_unrest, add_rice, effects_on =
   game.unrest, game.armies, game.supply, game.pay, game.own_targets, game.other_targets, game.chests, game.owner, game.gain, game.add_unrest, game.add_rice, game.effects
-local has, free_spaces, building_supply, build, remove_unrest, deploy_to, move, ask_province, ask_count =
-  game.has, game.free_spaces, game.building_supply, game.build, game.remove_unrest, game.deploy, game.move, game.ask_province, game.ask_count
+local has, free_spaces, building_supply, build, remove_unrest, deploy_to, move, ask_province, ask_count, move_targets =
+  game.has, game.free_spaces, game.building_supply, game.build, game.remove_unrest, game.deploy, game.move, game.ask_province,
+  game.ask_count, game.move_targets
 local format, unpack = string.format, table.unpack
 -- What each action card costs, builds and deploys, and what each province
 -- yields, read once at load: each step into CARDS or MAP is a read
@@ -118,20 +119,28 @@ local function move_count(seat, n, data)
   move_armies(seat, n, data.from, data.to, data.action)
 end
 
+-- Asks where the armies in `p` go; `...`: the provinces they may enter.
+local function ask_target(seat, p, a, first, ...)
+  if first == nil then return skip(seat, p, "no province it may enter", "no_target") end
+  ask_province(seat, "move_target", "move or attack into", "move_target", { from = p, action = a }, false, first, ...)
+end
+
 shogun.action("move_attack", function(seat, p, a)
   local behind = armies_left_behind
   if armies_in(p) <= behind then return skip(seat, p, "needs more than " .. count(behind, "army", "armies") .. " to move", "too_few_armies") end
-  local targets = { own_targets(p, seat) }
+  -- His own provinces next to `p`, then the others ...
   local guards = effects_on("can_attack", seat, a)
+  if guards == nil then return ask_target(seat, p, a, move_targets(p, seat)) end
+  -- ... of which can_attack effects may forbid some.
+  local targets = { own_targets(p, seat) }
   local others = { other_targets(p, seat) }
   for i = 1, #others do
     local q = others[i]
-    if guards == nil or apply_effects(guards, true, { seat = seat, province = p, target = q, action = a }) then
+    if apply_effects(guards, true, { seat = seat, province = p, target = q, action = a }) then
       targets[#targets + 1] = q
     end
   end
-  if #targets == 0 then return skip(seat, p, "no province it may enter", "no_target") end
-  ask_province(seat, "move_target", "move or attack into", "move_target", { from = p, action = a }, false, unpack(targets))
+  ask_target(seat, p, a, unpack(targets))
 end)
 
 shogun.continuation("move_target", function(seat, to, data)

@@ -122,6 +122,17 @@ fn targets(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
             Ok(many(sh.rules.map.provinces[p].neighbours.iter().copied().filter(|&n| st.in_play[n] && st.provinces[n].owner != s).map(|n| n as i64 + 1)))
         })
     })?;
+    // Where his armies in `p` may go: his own provinces first, then the
+    // others (own_targets, then other_targets, in one call).
+    fast(lua, t, sh, "move_targets", |host, (p, seat): (i64, i64)| {
+        host.with_state(|sh, st| {
+            let p = sh.prov(st, "move_targets", p)?;
+            let s = Some(Seat::new(sh.seat(st, "move_targets", seat)?));
+            let near = || sh.rules.map.provinces[p].neighbours.iter().copied().filter(|&n| st.in_play[n]);
+            let own = near().filter(|&n| st.provinces[n].owner == s);
+            Ok(many(own.chain(near().filter(|&n| st.provinces[n].owner != s)).map(|n| n as i64 + 1)))
+        })
+    })?;
     Ok(())
 }
 
