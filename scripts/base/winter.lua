@@ -7,15 +7,18 @@ local game, note, modify = game, note, modify
 local supply_rows, supply_from = {}, {}
 for i, r in ipairs(RULES.winter.supply_table) do supply_rows[i], supply_from[i] = r, r.shortage end
 local supply_count, rice_per_province = #supply_rows, RULES.winter.rice_per_province
+-- Host and library functions called every winter, kept in file-level
+-- locals: a read through a sealed table goes through its metatable.
 local rice_of, add_rice, province_count, provinces_of, random = game.rice, game.add_rice, game.province_count, game.provinces_of, game.random
-local max, min, remove = math.max, math.min, table.remove
+local unrest_in, ask_province, year_events, turn_order = game.unrest, game.ask_province, game.year_events, game.turn_order
+local max, min, remove, unpack = math.max, math.min, table.remove, table.unpack
 
+-- The row a shortage falls in: the last row whose shortage it reaches.
 local function supply_row(shortage)
-  local row = supply_rows[1]
-  for i = 1, supply_count do
-    if shortage >= supply_from[i] then row = supply_rows[i] end
+  for i = supply_count, 1, -1 do
+    if shortage >= supply_from[i] then return supply_rows[i] end
   end
-  return row
+  return supply_rows[1]
 end
 
 -- Resolves the queued winter revolts in turn order; a player with several
@@ -24,13 +27,13 @@ local function next_revolt(queue)
   while #queue > 0 do
     local entry = queue[1]
     if #entry.provinces == 0 then
-      table.remove(queue, 1)
+      remove(queue, 1)
     elseif #entry.provinces == 1 then
-      local p = table.remove(entry.provinces, 1)
-      revolt(entry.seat, p, game.unrest(p) + entry.extra, "winter")
+      local p = remove(entry.provinces, 1)
+      revolt(entry.seat, p, unrest_in(p) + entry.extra, "winter")
     else
-      game.ask_province(entry.seat, "revolt_order", "which revolt is fought next?", "winter_revolt", { queue = queue }, false,
-        table.unpack(entry.provinces))
+      ask_province(entry.seat, "revolt_order", "which revolt is fought next?", "winter_revolt", { queue = queue }, false,
+        unpack(entry.provinces))
       return
     end
   end
@@ -40,9 +43,9 @@ shogun.continuation("winter_revolt", function(seat, p, data)
   local queue = data.queue
   local entry = queue[1]
   for i, q in ipairs(entry.provinces) do
-    if q == p then table.remove(entry.provinces, i) break end
+    if q == p then remove(entry.provinces, i) break end
   end
-  revolt(seat, p, game.unrest(p) + entry.extra, "winter")
+  revolt(seat, p, unrest_in(p) + entry.extra, "winter")
   next_revolt(queue)
 end)
 
@@ -61,7 +64,7 @@ shogun.handler("winter", function()
   -- The year's last remaining event sets the rice loss. With the base
   -- calendar exactly one is left; if a variant leaves more, the one turned
   -- up last counts.
-  local left = { game.year_events() }
+  local left = { year_events() }
   local loss = 0
   if #left > 0 then
     local card = CARDS.events[left[#left]]
@@ -69,7 +72,7 @@ shogun.handler("winter", function()
     note("the year's last event, #%s %s, sets the winter's rice loss at %d", card.id, card.name, loss)
   end
   local queue = {}
-  for _, seat in ipairs({ game.turn_order() }) do
+  for _, seat in ipairs({ turn_order() }) do
     local owed = modify_at("winter_rice_loss", loss, seat)
     local held = rice_of(seat)
     local rice = add_rice(seat, -owed)
@@ -105,7 +108,7 @@ local majority_awards = {}
 for i, kind in ipairs(majority_kinds) do majority_awards[i] = RULES.scoring.region_majority[kind] end
 local per_province, per_building, tie_step = RULES.scoring.per_province, RULES.scoring.per_building, RULES.scoring.tie_step
 local regions = #MAP.regions
-local seats_in_game, holdings, tally, region_buildings = game.seats, game.holdings, game.tally, game.region_buildings
+local seats_in_game, holdings, tally, region_buildings, add_points = game.seats, game.holdings, game.tally, game.region_buildings, game.add_points
 local kinds = #majority_kinds
 
 shogun.handler("score", function()
@@ -151,14 +154,14 @@ shogun.handler("score", function()
   end
   for s = 1, seats do
     tally("points.majority", s, majority[s])
-    game.add_points(s, points[s])
+    add_points(s, points[s])
     if NARRATE then
       note("%s scores %d (%s): %d points", seat_name(s), points[s], table.concat(lines[s], "; "), game.points(s))
     end
   end
 end)
 
-local province_total, unrest_in, remove_unrest = #MAP.provinces, game.unrest, game.remove_unrest
+local province_total, remove_unrest = #MAP.provinces, game.remove_unrest
 shogun.handler("year_end", function()
   for s = 1, game.seats() do game.set_rice(s, 0) end
   for p = 1, province_total do
