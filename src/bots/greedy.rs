@@ -36,7 +36,7 @@ pub(super) fn move_is_attack(view: &SeatView, seat: Seat) -> bool {
 /// A province named in the data of the seat's pending move question
 /// (`from`, `to`; numbered from 1 as in Lua).
 fn move_data(view: &SeatView, key: &str) -> Option<ProvinceId> {
-    view.ask().and_then(|a| a.data.get(key)).and_then(|v| v.as_i64()).and_then(|n| ProvinceId::from_number(n, view.provinces().len()))
+    view.ask().and_then(|a| a.data.int(key)).and_then(|n| ProvinceId::from_number(n, view.provinces().len()))
 }
 
 /// Armies a move must leave behind (as the pack declares to the bots).

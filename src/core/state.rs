@@ -189,7 +189,7 @@ pub struct Ask {
     /// The Lua continuation that receives the choice.
     pub cont: String,
     /// Data the script passes to its continuation.
-    pub data: serde_json::Value,
+    pub data: AskData,
     /// Questions asked before this one in the same action (continuations
     /// that asked again), bounded by the rules' `limits`.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -198,6 +198,79 @@ pub struct Ask {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+/// A question's data: JSON, or (while a game is played) the script's own
+/// Lua table, held in its runtime until the question is answered
+/// (`script/held.rs`). Saved, compared and printed as JSON either way: a
+/// held table is read as JSON when one of those needs it, which works on
+/// the engine's thread while the engine lives and is an error elsewhere.
+/// The engine's atomic `apply` and `resume` leave JSON in the state.
+#[derive(Clone)]
+pub enum AskData {
+    Json(serde_json::Value),
+    Held(crate::script::Held),
+}
+
+impl AskData {
+    /// The data as JSON (a held table is read from its runtime).
+    pub fn json(&self) -> Result<std::borrow::Cow<'_, serde_json::Value>, String> {
+        match self {
+            AskData::Json(j) => Ok(std::borrow::Cow::Borrowed(j)),
+            AskData::Held(h) => h.json().map(std::borrow::Cow::Owned),
+        }
+    }
+
+    /// `data[key]` when it is an integer (read in place when held).
+    pub fn int(&self, key: &str) -> Option<i64> {
+        match self {
+            AskData::Json(j) => j.get(key).and_then(serde_json::Value::as_i64),
+            AskData::Held(h) => h.int(key),
+        }
+    }
+}
+
+impl From<serde_json::Value> for AskData {
+    fn from(j: serde_json::Value) -> AskData {
+        AskData::Json(j)
+    }
+}
+
+/// Equal when the JSON is: data that cannot be read (its engine is gone
+/// or on another thread) equals nothing but its own handle.
+impl PartialEq for AskData {
+    fn eq(&self, other: &AskData) -> bool {
+        if let (AskData::Held(a), AskData::Held(b)) = (self, other)
+            && a.same(b)
+        {
+            return true;
+        }
+        match (self.json(), other.json()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl std::fmt::Debug for AskData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.json() {
+            Ok(j) => j.fmt(f),
+            Err(e) => write!(f, "<{e}>"),
+        }
+    }
+}
+
+impl Serialize for AskData {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.json().map_err(serde::ser::Error::custom)?.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for AskData {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<AskData, D::Error> {
+        serde_json::Value::deserialize(d).map(AskData::Json)
+    }
 }
 
 /// How the starting provinces are chosen.
@@ -376,7 +449,7 @@ impl GameState {
         if let Some(ask) = &v.ask
             && Some(ask.seat) != seat
         {
-            v.ask = Some(Ask { data: serde_json::Value::Null, ..ask.clone() });
+            v.ask = Some(Ask { data: AskData::Json(serde_json::Value::Null), ..ask.clone() });
         }
         v
     }

@@ -359,10 +359,10 @@ impl Spec {
         })
     }
 
-    /// The field as JSON (plain data only, see `value.rs`).
-    pub(super) fn json(&self, key: &str) -> mlua::Result<serde_json::Value> {
-        // SAFETY: `read` raises nothing and leaves the stack as it found it.
-        self.field(key, |at| unsafe { super::value::read(self.l, at, 0) }).map_err(|e| mlua::Error::RuntimeError(format!("game.{}: {}", self.name, message(e))))
+    /// Runs `f` with the state and the index of the field, which stays
+    /// on the stack until `f` returns (`game.ask`'s data).
+    pub(super) fn at<T>(&self, key: &str, f: impl FnOnce(*mut ffi::lua_State, c_int) -> mlua::Result<T>) -> mlua::Result<T> {
+        self.field(key, |at| f(self.l, at))
     }
 }
 

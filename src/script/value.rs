@@ -1,12 +1,12 @@
 //! Plain data between Lua and the game state: the data a script passes to
-//! its continuation is kept in the state as JSON (nil, booleans, numbers,
-//! strings, lists and string-keyed maps).
+//! its continuation (nil, booleans, numbers, strings, lists and
+//! string-keyed maps).
 //!
-//! Both directions work on the Lua stack directly: `read` from a host
-//! function's own stack (`game.ask`), `push` inside the continuation's call
-//! (`Continue`).
-//! Going through mlua values cost a protected call and a reference slot
-//! per table and string, which was ~9% of a game.
+//! All of it works on the Lua stack directly: `check` and `read` from a
+//! host function's own stack (`game.ask`), `push` inside the continuation's
+//! call (`Continue`). Going through mlua values cost a protected call and
+//! a reference slot per table and string. A table that `check` accepts is
+//! usually kept as it is (`held.rs`) and neither read nor pushed.
 
 use std::ffi::c_int;
 
@@ -23,16 +23,195 @@ fn err(msg: String) -> mlua::Error {
 
 const NOT_PLAIN: &str = "data tables must be lists or have string keys";
 
-fn number(n: f64) -> mlua::Result<Json> {
-    Number::from_f64(n).map(Json::Number).ok_or_else(|| err(format!("data holds the number {n}")))
+/// Why data is not plain: small, so that the traversal's results stay
+/// small; the message is made once, at the end (`Bad::error`).
+#[derive(Clone, Copy, Debug)]
+enum Bad {
+    NotPlain,
+    Deep,
+    NotUtf8,
+    Number(f64),
+    Holds(&'static str),
 }
 
-/// The string at `idx` (which must be a string), as UTF-8.
-unsafe fn string_at(state: *mut ffi::lua_State, idx: c_int) -> mlua::Result<String> {
+impl Bad {
+    fn error(self) -> mlua::Error {
+        err(match self {
+            Bad::NotPlain => NOT_PLAIN.into(),
+            Bad::Deep => "data nests too deeply".into(),
+            Bad::NotUtf8 => "data holds a string that is not UTF-8".into(),
+            Bad::Number(n) => format!("data holds the number {n}"),
+            Bad::Holds(what) => format!("data cannot hold a {what}"),
+        })
+    }
+}
+
+fn number(n: f64) -> Result<Number, Bad> {
+    Number::from_f64(n).ok_or(Bad::Number(n))
+}
+
+/// The string at `idx` (which must be a string), as UTF-8 (borrowed
+/// from the Lua string, which the stack keeps alive).
+unsafe fn string_at<'a>(state: *mut ffi::lua_State, idx: c_int) -> Result<&'a str, Bad> {
     let mut len = 0usize;
     let p = unsafe { ffi::lua_tolstring(state, idx, &mut len) };
     let bytes = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) };
-    std::str::from_utf8(bytes).map(str::to_string).map_err(|_| err("data holds a string that is not UTF-8".into()))
+    if bytes.is_ascii() {
+        // SAFETY: ASCII is UTF-8 (the common case, checked cheaply).
+        return Ok(unsafe { std::str::from_utf8_unchecked(bytes) });
+    }
+    std::str::from_utf8(bytes).map_err(|_| Bad::NotUtf8)
+}
+
+/// What a traversal of plain data makes of it: JSON (`read`), or only its
+/// size (`check`, which builds nothing). One traversal serves both, so
+/// both accept and refuse exactly the same data with the same messages.
+pub(super) trait Sink: Sized {
+    /// What the traversal keeps besides the values (`check`: whether the
+    /// data may be held as the script's own table).
+    type Ctx;
+    type List;
+    type Map;
+    /// Whether the values themselves are needed (else only their kinds).
+    const BUILDS: bool;
+    fn null() -> Self;
+    fn boolean(b: bool) -> Self;
+    fn integer(i: i64) -> Self;
+    fn float(n: Number) -> Self;
+    fn string(s: &str) -> Self;
+    fn list(len: usize) -> Self::List;
+    fn item(list: &mut Self::List, i: usize, v: Self);
+    fn end_list(list: Self::List) -> Self;
+    fn map() -> Self::Map;
+    fn entry(map: &mut Self::Map, key: &str, v: Self);
+    fn end_map(map: Self::Map, any: bool) -> Self;
+    /// Called once for every table met, before its entries.
+    /// # Safety
+    /// `idx` is a valid absolute index of a table on `state`'s stack.
+    unsafe fn table(ctx: &mut Self::Ctx, state: *mut ffi::lua_State, idx: c_int);
+}
+
+impl Sink for Json {
+    type Ctx = ();
+    type List = Vec<Json>;
+    type Map = Map<String, Json>;
+    const BUILDS: bool = true;
+    fn null() -> Json {
+        Json::Null
+    }
+    fn boolean(b: bool) -> Json {
+        Json::Bool(b)
+    }
+    fn integer(i: i64) -> Json {
+        Json::Number(i.into())
+    }
+    fn float(n: Number) -> Json {
+        Json::Number(n)
+    }
+    fn string(s: &str) -> Json {
+        Json::String(s.to_string())
+    }
+    fn list(len: usize) -> Vec<Json> {
+        vec![Json::Null; len]
+    }
+    fn item(list: &mut Vec<Json>, i: usize, v: Json) {
+        list[i] = v;
+    }
+    fn end_list(list: Vec<Json>) -> Json {
+        Json::Array(list)
+    }
+    fn map() -> Map<String, Json> {
+        Map::new()
+    }
+    fn entry(map: &mut Map<String, Json>, key: &str, v: Json) {
+        map.insert(key.to_string(), v);
+    }
+    fn end_map(map: Map<String, Json>, any: bool) -> Json {
+        if any { Json::Object(map) } else { Json::Array(Vec::new()) }
+    }
+    unsafe fn table(_: &mut (), _: *mut ffi::lua_State, _: c_int) {}
+}
+
+/// The size of plain data and whether it may be held as the script's own
+/// table (see `check`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Checked {
+    /// How many values it holds (itself included).
+    pub(super) values: usize,
+    /// Whether it is a table that can be kept as it is: no table in it has
+    /// a metatable, and none appears twice (JSON would make two copies).
+    pub(super) own: bool,
+}
+
+/// Tables `check` tells apart; data with more is kept as JSON.
+const SHAPE_TABLES: usize = 16;
+
+/// What `check` keeps while it walks: the tables met so far.
+pub(super) struct Shape {
+    tables: [*const std::ffi::c_void; SHAPE_TABLES],
+    n: usize,
+    own: bool,
+}
+
+impl Sink for usize {
+    type Ctx = Shape;
+    type List = usize;
+    type Map = usize;
+    const BUILDS: bool = false;
+    fn null() -> usize {
+        1
+    }
+    fn boolean(_: bool) -> usize {
+        1
+    }
+    fn integer(_: i64) -> usize {
+        1
+    }
+    fn float(_: Number) -> usize {
+        1
+    }
+    fn string(_: &str) -> usize {
+        1
+    }
+    fn list(_: usize) -> usize {
+        1
+    }
+    fn item(list: &mut usize, _: usize, v: usize) {
+        *list += v;
+    }
+    fn end_list(list: usize) -> usize {
+        list
+    }
+    fn map() -> usize {
+        1
+    }
+    fn entry(map: &mut usize, _: &str, v: usize) {
+        *map += v;
+    }
+    fn end_map(map: usize, _: bool) -> usize {
+        map
+    }
+    unsafe fn table(ctx: &mut Shape, state: *mut ffi::lua_State, idx: c_int) {
+        if !ctx.own {
+            return;
+        }
+        // SAFETY: `idx` is a table (see the trait); lua_getmetatable pushes
+        // only when there is one, and that one is popped.
+        unsafe {
+            if ffi::lua_getmetatable(state, idx) != 0 {
+                ffi::lua_settop(state, -2);
+                ctx.own = false;
+                return;
+            }
+            let p = ffi::lua_topointer(state, idx);
+            if ctx.n == SHAPE_TABLES || ctx.tables[..ctx.n].contains(&p) {
+                ctx.own = false;
+            } else {
+                ctx.tables[ctx.n] = p;
+                ctx.n += 1;
+            }
+        }
+    }
 }
 
 /// The value at stack index `idx` (absolute) as JSON. Tables with keys
@@ -40,48 +219,63 @@ unsafe fn string_at(state: *mut ffi::lua_State, idx: c_int) -> mlua::Result<Stri
 /// (functions, mixed keys) is refused. Raises no Lua error and leaves the
 /// stack as it found it.
 pub(super) unsafe fn read(state: *mut ffi::lua_State, idx: c_int, depth: usize) -> mlua::Result<Json> {
+    unsafe { walk::<Json>(&mut (), state, idx, depth) }.map_err(Bad::error)
+}
+
+/// Checks the value at `idx` as `read` does, with the same errors, and
+/// counts its values, without building anything. Raises no Lua error and
+/// leaves the stack as it found it.
+pub(super) unsafe fn check(state: *mut ffi::lua_State, idx: c_int) -> mlua::Result<Checked> {
+    let mut shape = Shape { tables: [std::ptr::null(); SHAPE_TABLES], n: 0, own: true };
+    let values = unsafe { walk::<usize>(&mut shape, state, idx, 0) }.map_err(Bad::error)?;
+    let own = shape.own && unsafe { ffi::lua_type(state, idx) } == ffi::LUA_TTABLE;
+    Ok(Checked { values, own })
+}
+
+unsafe fn walk<S: Sink>(ctx: &mut S::Ctx, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<S, Bad> {
     if depth > MAX_DEPTH {
-        return Err(err("data nests too deeply".into()));
+        return Err(Bad::Deep);
     }
     unsafe {
         Ok(match ffi::lua_type(state, idx) {
-            ffi::LUA_TNIL => Json::Null,
-            ffi::LUA_TBOOLEAN => Json::Bool(ffi::lua_toboolean(state, idx) != 0),
+            ffi::LUA_TNIL => S::null(),
+            ffi::LUA_TBOOLEAN => S::boolean(S::BUILDS && ffi::lua_toboolean(state, idx) != 0),
             ffi::LUA_TNUMBER => {
                 if ffi::lua_isinteger(state, idx) != 0 {
-                    Json::Number(ffi::lua_tointeger(state, idx).into())
+                    S::integer(if S::BUILDS { ffi::lua_tointeger(state, idx) } else { 0 })
                 } else {
-                    number(ffi::lua_tonumber(state, idx))?
+                    S::float(number(ffi::lua_tonumber(state, idx))?)
                 }
             }
-            ffi::LUA_TSTRING => Json::String(string_at(state, idx)?),
+            ffi::LUA_TSTRING => S::string(string_at(state, idx)?),
             ffi::LUA_TTABLE => {
                 if ffi::lua_checkstack(state, 4) == 0 {
-                    return Err(err("data nests too deeply".into()));
+                    return Err(Bad::Deep);
                 }
+                S::table(ctx, state, idx);
                 let len = ffi::lua_rawlen(state, idx);
                 // A border far past what a list of plain data holds may
                 // belong to a sparse table: count its entries before
                 // making room for `len` of them.
                 if len > ONE_PASS_MAX && count(state, idx) != len {
-                    return read_map(state, idx, depth);
+                    return walk_map(ctx, state, idx, depth);
                 }
                 if len > 0
-                    && let Some(list) = read_list(state, idx, len, depth)?
+                    && let Some(list) = walk_list(ctx, state, idx, len, depth)?
                 {
                     return Ok(list);
                 }
-                read_map(state, idx, depth)?
+                walk_map(ctx, state, idx, depth)?
             }
-            ffi::LUA_TFUNCTION => return Err(err("data cannot hold a function".into())),
-            ffi::LUA_TTHREAD => return Err(err("data cannot hold a thread".into())),
-            ffi::LUA_TLIGHTUSERDATA => return Err(err("data cannot hold a lightuserdata".into())),
-            _ => return Err(err("data cannot hold a userdata".into())),
+            ffi::LUA_TFUNCTION => return Err(Bad::Holds("function")),
+            ffi::LUA_TTHREAD => return Err(Bad::Holds("thread")),
+            ffi::LUA_TLIGHTUSERDATA => return Err(Bad::Holds("lightuserdata")),
+            _ => return Err(Bad::Holds("userdata")),
         })
     }
 }
 
-/// Lists up to this long are read in one traversal (see `read_list`).
+/// Lists up to this long are read in one traversal (see `walk_list`).
 const ONE_PASS_MAX: usize = 1024;
 
 /// How many entries the table at `idx` has.
@@ -102,12 +296,12 @@ unsafe fn count(state: *mut ffi::lua_State, idx: c_int) -> usize {
 /// outside 1..=len, or a value that cannot be read, is its error. When it
 /// is not (`Ok(None)`), it is read as a map, which refuses its integer
 /// keys: the same answers as counting the entries first.
-unsafe fn read_list(state: *mut ffi::lua_State, idx: c_int, len: usize, depth: usize) -> mlua::Result<Option<Json>> {
+unsafe fn walk_list<S: Sink>(ctx: &mut S::Ctx, state: *mut ffi::lua_State, idx: c_int, len: usize, depth: usize) -> Result<Option<S>, Bad> {
     unsafe {
-        let mut out = vec![Json::Null; len];
+        let mut out = S::list(len);
         let mut pairs = 0usize;
         // The first thing wrong, kept while the rest is counted.
-        let mut wrong: Option<mlua::Error> = None;
+        let mut wrong: Option<Bad> = None;
         ffi::lua_pushnil(state);
         while ffi::lua_next(state, idx) != 0 {
             pairs += 1;
@@ -117,9 +311,9 @@ unsafe fn read_list(state: *mut ffi::lua_State, idx: c_int, len: usize, depth: u
                     .then(|| ffi::lua_tointeger(state, top - 1))
                     .filter(|&i| i >= 1 && (i as usize) <= len);
                 match key {
-                    None => wrong = Some(err(NOT_PLAIN.into())),
-                    Some(i) => match read(state, top, depth + 1) {
-                        Ok(v) => out[i as usize - 1] = v,
+                    None => wrong = Some(Bad::NotPlain),
+                    Some(i) => match walk::<S>(ctx, state, top, depth + 1) {
+                        Ok(v) => S::item(&mut out, i as usize - 1, v),
                         Err(e) => wrong = Some(e),
                     },
                 }
@@ -131,30 +325,28 @@ unsafe fn read_list(state: *mut ffi::lua_State, idx: c_int, len: usize, depth: u
         }
         match wrong {
             Some(e) => Err(e),
-            None => Ok(Some(Json::Array(out))),
+            None => Ok(Some(S::end_list(out))),
         }
     }
 }
 
 /// The table at `idx` as a map with string keys (an empty table is an
 /// empty list).
-unsafe fn read_map(state: *mut ffi::lua_State, idx: c_int, depth: usize) -> mlua::Result<Json> {
+unsafe fn walk_map<S: Sink>(ctx: &mut S::Ctx, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<S, Bad> {
     unsafe {
-        let mut out = Map::new();
+        let mut out = S::map();
         let mut any = false;
         ffi::lua_pushnil(state);
         while ffi::lua_next(state, idx) != 0 {
             any = true;
             let top = ffi::lua_gettop(state);
             let entry = if ffi::lua_type(state, top - 1) != ffi::LUA_TSTRING {
-                Err(err(NOT_PLAIN.into()))
+                Err(Bad::NotPlain)
             } else {
-                string_at(state, top - 1).and_then(|k| Ok((k, read(state, top, depth + 1)?)))
+                string_at(state, top - 1).and_then(|k| Ok((k, walk::<S>(ctx, state, top, depth + 1)?)))
             };
             match entry {
-                Ok((k, v)) => {
-                    out.insert(k, v);
-                }
+                Ok((k, v)) => S::entry(&mut out, k, v),
                 Err(e) => {
                     ffi::lua_settop(state, top - 2);
                     return Err(e);
@@ -162,7 +354,7 @@ unsafe fn read_map(state: *mut ffi::lua_State, idx: c_int, depth: usize) -> mlua
             }
             ffi::lua_settop(state, top - 1);
         }
-        Ok(if any { Json::Object(out) } else { Json::Array(Vec::new()) })
+        Ok(S::end_map(out, any))
     }
 }
 
@@ -185,8 +377,8 @@ impl Continue {
 
     /// Calls `f(seat, choice, data)`. Lua never sees this function or the
     /// pointer it passes: scripts cannot call it.
-    pub(super) fn call(&self, f: &Function, seat: Seat, choice: Value, data: &Json) -> mlua::Result<()> {
-        let ptr = LightUserData(data as *const Json as *mut std::ffi::c_void);
+    pub(super) fn call(&self, f: &Function, seat: Seat, choice: Value, data: &Given) -> mlua::Result<()> {
+        let ptr = LightUserData(data as *const Given as *mut std::ffi::c_void);
         self.0.call::<()>((f, seat, choice, ptr)).map_err(|e| match e {
             mlua::Error::RuntimeError(s) if s.ends_with(OWN_FRAME) => mlua::Error::RuntimeError(s[..s.len() - OWN_FRAME.len()].to_string()),
             mlua::Error::CallbackError { traceback, cause } if traceback.ends_with(OWN_FRAME) => {
@@ -197,17 +389,29 @@ impl Continue {
     }
 }
 
+/// The data a continuation gets: made from JSON, or the held table itself
+/// (its registry slot; see `held.rs`).
+pub(super) enum Given<'a> {
+    Json(&'a Json),
+    Slot(c_int),
+}
+
 /// Arguments: the continuation, the seat, the choice and a pointer to the
-/// JSON data (valid for the call: `Continue::call` borrows it).
+/// `Given` data (valid for the call: `Continue::call` borrows it).
 unsafe extern "C-unwind" fn continue_with(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: the fourth argument is the pointer `Continue::call` passed.
     // Nothing here owns anything, so an error raised by the pushes (memory)
     // or by the continuation unwinds past this frame without skipping a
     // destructor.
     unsafe {
-        let data = &*(ffi::lua_touserdata(state, 4) as *const Json);
+        let data = &*(ffi::lua_touserdata(state, 4) as *const Given);
         ffi::lua_settop(state, 3);
-        push(state, data);
+        match *data {
+            Given::Json(j) => push(state, j),
+            Given::Slot(slot) => {
+                ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ffi::lua_Integer::from(slot));
+            }
+        }
         ffi::lua_call(state, 3, 0);
     }
     0
@@ -257,21 +461,92 @@ unsafe fn push(state: *mut ffi::lua_State, v: &Json) {
 mod tests {
     use super::*;
 
-    /// What `read` makes of the value a chunk returns.
-    fn read_of(code: &str) -> Result<String, String> {
+    /// What `f` (`read` or `check`) makes of the value a chunk returns;
+    /// it must leave the stack as it found it.
+    fn on_value<T>(code: &str, f: impl FnOnce(*mut ffi::lua_State, c_int) -> mlua::Result<T>) -> Result<T, String> {
         let lua = Lua::new();
         let v: Value = lua.load(code).eval().unwrap();
         let mut out = None;
-        // SAFETY: `read` raises nothing and leaves the stack as it found it.
+        // SAFETY: `read` and `check` raise nothing.
         unsafe {
             lua.exec_raw::<()>(v, |l| {
                 let top = ffi::lua_gettop(l);
-                out = Some(read(l, top, 0));
+                out = Some(f(l, top));
                 assert_eq!(ffi::lua_gettop(l), top, "the stack is as it was");
             })
         }
         .unwrap();
-        out.unwrap().map(|j| j.to_string()).map_err(|e| e.to_string())
+        out.unwrap().map_err(|e| e.to_string())
+    }
+
+    fn read_of(code: &str) -> Result<String, String> {
+        // SAFETY: see `on_value`.
+        on_value(code, |l, at| unsafe { read(l, at, 0) }).map(|j| j.to_string())
+    }
+
+    fn check_of(code: &str) -> Result<Checked, String> {
+        // SAFETY: see `on_value`.
+        on_value(code, |l, at| unsafe { check(l, at) })
+    }
+
+    fn json_values(v: &Json) -> usize {
+        match v {
+            Json::Array(a) => 1 + a.iter().map(json_values).sum::<usize>(),
+            Json::Object(m) => 1 + m.values().map(json_values).sum::<usize>(),
+            _ => 1,
+        }
+    }
+
+    /// `check` accepts what `read` accepts, refuses with the same message,
+    /// and counts the values of the JSON `read` makes.
+    #[test]
+    fn check_answers_as_read_does_without_building() {
+        let deep = format!("return {}1{}", "{".repeat(20), "}".repeat(20));
+        for code in [
+            "return nil",
+            "return 3",
+            "return 'x'",
+            "return {3, 1, 2}",
+            "return {from = 3, n = 2}",
+            "return {}",
+            "return {[2] = 'b', [1] = 'a'}",
+            "return {queue = {{seat = 1, provinces = {4, 5}, extra = 0.5}}, ok = true}",
+            "local t = {} for i = 1, 3000 do t[i] = {i} end return t",
+            "return {1, 2, x = 3}",
+            "return {x = 1, [1] = 2}",
+            "return {[1] = 1, [3] = 3}",
+            "return {[1.5] = 1}",
+            "local t = {} for i = 0, 50 do t[1 << i] = i end return t",
+            "return {1, function() end}",
+            "return {a = {b = 0/0}}",
+            r"return {a = '\xff'}",
+            r"return {['\xff'] = 1}",
+            deep.as_str(),
+        ] {
+            match (read_of(code), check_of(code)) {
+                (Ok(j), Ok(c)) => assert_eq!(json_values(&serde_json::from_str(&j).unwrap()), c.values, "{code}"),
+                (Err(a), Err(b)) => assert_eq!(a, b, "{code}"),
+                (a, b) => panic!("{code}: read {a:?}, check {b:?}"),
+            }
+        }
+    }
+
+    /// Only a table with no metatable and no table named twice in it can
+    /// be kept as it is (JSON would copy, or read only raw contents).
+    #[test]
+    fn check_says_which_tables_can_be_kept_as_they_are() {
+        assert!(check_of("return {from = 3, list = {1, {2}}}").unwrap().own);
+        assert!(check_of("return {}").unwrap().own);
+        for code in [
+            "return 3",
+            "return nil",
+            "local l = {1} return {a = l, b = l}",
+            "return setmetatable({}, {})",
+            "return {a = setmetatable({1}, {})}",
+            "local t = {} for i = 1, 20 do t[i] = {i} end return t",
+        ] {
+            assert!(!check_of(code).unwrap().own, "{code}");
+        }
     }
 
     #[test]

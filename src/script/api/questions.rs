@@ -7,27 +7,61 @@ use std::rc::Rc;
 use mlua::{Lua, Table, ffi};
 
 use super::{MAX_DATA_VALUES, MAX_TEXT, reg, rt};
-use crate::core::{Ask, Card, Choice, ProvinceId, Seat};
+use crate::core::{Ask, AskData, Card, Choice, ProvinceId, Seat};
 use crate::script::Shared;
 use crate::script::raw::{Key, LStr, RawArgs, RestInts, SPEC_KEYS, Spec, fast, fast_with_keys, message};
 
-/// How many values a JSON value holds (itself included).
-fn json_values(v: &serde_json::Value) -> usize {
-    match v {
-        serde_json::Value::Array(a) => 1 + a.iter().map(json_values).sum::<usize>(),
-        serde_json::Value::Object(m) => 1 + m.values().map(json_values).sum::<usize>(),
-        _ => 1,
-    }
+/// A question's `data` argument, checked as plain data (see `value.rs`):
+/// a table is kept as the script's own (held when the question is posed),
+/// anything else, or a table `value::check` says cannot be kept as it is,
+/// as JSON.
+enum Data {
+    Json(serde_json::Value, usize),
+    Table { l: *mut ffi::lua_State, at: c_int, values: usize },
 }
 
-/// A question's `data` argument, read as plain data (see `value.rs`).
-struct Data(serde_json::Value);
+impl Data {
+    /// Checks the value at `at` of the running function's stack.
+    ///
+    /// # Safety
+    /// `l` is the running C function's state and `at` a valid index; the
+    /// value must stay there while the `Data` is used.
+    unsafe fn at(l: *mut ffi::lua_State, at: c_int, name: &str) -> Result<Data, String> {
+        let named = |e| format!("game.{name}: {}", message(e));
+        // SAFETY: `check` and `read` raise nothing and leave the stack as
+        // they found it.
+        let checked = unsafe { crate::script::value::check(l, at) }.map_err(named)?;
+        if checked.own {
+            return Ok(Data::Table { l, at, values: checked.values });
+        }
+        let json = unsafe { crate::script::value::read(l, at, 0) }.map_err(named)?;
+        Ok(Data::Json(json, checked.values))
+    }
+
+    fn values(&self) -> usize {
+        match self {
+            Data::Json(_, n) | Data::Table { values: n, .. } => *n,
+        }
+    }
+
+    /// What the question keeps: the table itself when a slot is free.
+    fn keep(self, sh: &Shared) -> mlua::Result<AskData> {
+        match self {
+            Data::Json(j, _) => Ok(AskData::Json(j)),
+            // SAFETY: the table is still at `at` (see `at`).
+            Data::Table { l, at, .. } => match unsafe { sh.slots.hold(l, at) } {
+                Some(h) => Ok(AskData::Held(h)),
+                None => unsafe { crate::script::value::read(l, at, 0) }.map(AskData::Json),
+            },
+        }
+    }
+}
 
 impl RawArgs for Data {
     const N: c_int = 1;
     unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
-        // SAFETY: `read` raises nothing and leaves the stack as it found it.
-        unsafe { crate::script::value::read(l, at, 0) }.map(Data).map_err(|e| format!("game.{name}: {}", message(e)))
+        // SAFETY: as `Data::at` asks (an argument stays for the call).
+        unsafe { Data::at(l, at, name) }
     }
 }
 
@@ -69,8 +103,8 @@ fn texts(sh: &Shared, what: &str, kind: Option<&LStr>, prompt: Option<&LStr>) ->
 }
 
 /// Sets the call's question, once its options and data are checked.
-fn pose(sh: &Shared, what: &str, seat: usize, cont: &str, options: Vec<Choice>, data: serde_json::Value, texts: Texts<'_>) -> mlua::Result<()> {
-    if json_values(&data) > MAX_DATA_VALUES {
+fn pose(sh: &Shared, what: &str, seat: usize, cont: &str, options: Vec<Choice>, data: Data, texts: Texts<'_>) -> mlua::Result<()> {
+    if data.values() > MAX_DATA_VALUES {
         return Err(rt(format!("game.{what}: `data` holds more than {MAX_DATA_VALUES} values")));
     }
     let mut scratch = sh.scratch.borrow_mut();
@@ -78,6 +112,7 @@ fn pose(sh: &Shared, what: &str, seat: usize, cont: &str, options: Vec<Choice>, 
         return Err(rt(format!("game.{what}: only one question per call")));
     }
     let (kind, prompt) = texts()?;
+    let data = data.keep(sh)?;
     scratch.ask = Some(Ask { seat: Seat::new(seat), kind, prompt, options, cont: cont.to_string(), data, asked_before: 0 });
     Ok(())
 }
@@ -96,7 +131,7 @@ fn positional(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     // game.ask_province(seat, kind, prompt, cont, data, pass, p1, p2, ...):
     // one of the provinces, or pass when `pass` is true.
     type ProvinceArgs = ((i64, LStr, LStr, LStr), (Data, Flag, RestInts));
-    fast(lua, t, sh, "ask_province", |host, ((seat, kind, prompt, cont), (Data(data), Flag(pass), RestInts(ps))): ProvinceArgs| {
+    fast(lua, t, sh, "ask_province", |host, ((seat, kind, prompt, cont), (data, Flag(pass), RestInts(ps))): ProvinceArgs| {
         host.with_state_mut("ask_province", |sh, st| {
             let seat = sh.seat(st, "ask_province", seat)?;
             let cont = continuation(sh, "ask_province", &cont)?;
@@ -117,7 +152,7 @@ fn positional(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     // game.ask_count(seat, kind, prompt, cont, data, min, max): a number
     // from min to max.
     type CountArgs = ((i64, LStr, LStr, LStr), (Data, i64, i64));
-    fast(lua, t, sh, "ask_count", |host, ((seat, kind, prompt, cont), (Data(data), lo, hi)): CountArgs| {
+    fast(lua, t, sh, "ask_count", |host, ((seat, kind, prompt, cont), (data, lo, hi)): CountArgs| {
         host.with_state_mut("ask_count", |sh, st| {
             let seat = sh.seat(st, "ask_count", seat)?;
             let cont = continuation(sh, "ask_count", &cont)?;
@@ -202,8 +237,12 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
             if options.is_empty() {
                 return Err(rt("game.ask: no options to choose from".into()));
             }
-            let data = spec.json("data")?;
-            pose(sh, "ask", seat, cont, options, data, &|| texts(sh, "ask", spec.string("kind")?.as_ref(), spec.string("prompt")?.as_ref()))
+            // The data stays on the stack while the question is posed.
+            spec.at("data", |l, at| {
+                // SAFETY: `at` holds the field until `at` returns.
+                let data = unsafe { Data::at(l, at, "ask") }.map_err(rt)?;
+                pose(sh, "ask", seat, cont, options, data, &|| texts(sh, "ask", spec.string("kind")?.as_ref(), spec.string("prompt")?.as_ref()))
+            })
         })
     })?;
     Ok(())

@@ -1,0 +1,189 @@
+//! A question's data while a game is played (issue 12): kept as the
+//! script's own Lua table (`AskData::Held`) by the bulk path, as JSON by the
+//! atomic one, and the same data either way: a clone, a failed atomic
+//! apply, a save and another engine each see it as it was asked.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+use shogun_lab::core::{AskData, Choice, Decision, GameState, ProvinceId, Seat};
+use shogun_lab::engine::Engine;
+
+/// A collect-taxes handler that asks which of provinces 1..4, and a
+/// continuation that removes the answer from its data's list (changing
+/// the table it was given), counts the answers, fails on province 3, and
+/// asks again with the same table.
+const PROBE: &str = r#"
+shogun.continuation("probe_again", function(seat, p, data)
+  local list = data.list
+  for i = 1, #list do
+    if list[i] == p then table.remove(list, i) break end
+  end
+  data.answers = (data.answers or 0) + 1
+  if p == 3 then error("boom after changing the data") end
+  game.ask_province(seat, "probe", "again?", "probe_again", data, true, table.unpack(list))
+end)
+"#;
+
+fn probe_engine(tag: &str, handler: &str) -> Engine {
+    probe_engine_with(tag, "", handler)
+}
+
+/// `probe_engine` with more Lua at file level (`extra`).
+fn probe_engine_with(tag: &str, extra: &str, handler: &str) -> Engine {
+    let (pack, map) = copy_data(tag);
+    let path = pack.join("winter.lua");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(PROBE);
+    text.push_str(extra);
+    text.push_str(&format!("\nshogun.replace('action', 'collect_taxes', function(seat, p, a) {handler} end)\n"));
+    std::fs::write(&path, text).unwrap();
+    engine_from(&pack, &map)
+}
+
+const ASK: &str = "game.ask_province(seat, 'probe', 'which?', 'probe_again', { list = { 1, 2, 3, 4 } }, true, 1, 2, 3, 4)";
+
+fn choose(p: i64) -> Decision {
+    Decision::Choose { seat: Seat::new(0), choice: Choice::Province(ProvinceId::from_number(p, 100).unwrap()) }
+}
+
+fn data(st: &GameState) -> serde_json::Value {
+    st.ask.as_ref().expect("a question is pending").data.json().unwrap().into_owned()
+}
+
+fn is_held(st: &GameState) -> bool {
+    matches!(st.ask.as_ref().map(|a| &a.data), Some(AskData::Held(_)))
+}
+
+/// Seat A's collect-taxes question staged (atomic: JSON), then answered
+/// with province 1 by the bulk path, whose new question holds its table.
+fn held_state(engine: &Engine) -> GameState {
+    let mut st = started(engine, 4, 1);
+    let (a, p) = (action(engine, "taxes"), province(engine, "Settsu"));
+    shogun_lab::play::stage_action(engine, &mut st, Seat::new(0), a, ProvinceId::new(p), None, None).unwrap();
+    assert!(!is_held(&st), "an atomic step leaves JSON");
+    engine.apply_discarding_on_error(&mut st, &choose(1)).unwrap();
+    assert!(is_held(&st), "the bulk path keeps the script's table");
+    assert_eq!(data(&st), json!({ "list": [2, 3, 4], "answers": 1 }));
+    st
+}
+
+#[test]
+fn a_failed_atomic_apply_leaves_held_data_as_it_was_and_the_question_can_be_answered_again() {
+    let engine = probe_engine("held-atomic", ASK);
+    let mut st = held_state(&engine);
+    let before = serde_json::to_string(&st).unwrap();
+    // The continuation changes its data and then fails.
+    let err = engine.apply(&mut st, &choose(3)).unwrap_err().to_string();
+    assert!(err.contains("boom after changing the data"), "{err}");
+    assert_eq!(serde_json::to_string(&st).unwrap(), before, "the failed apply changed the state");
+    assert_eq!(data(&st), json!({ "list": [2, 3, 4], "answers": 1 }));
+    // Answered again, from the data as it was; an atomic apply leaves JSON.
+    engine.apply(&mut st, &choose(2)).unwrap();
+    assert_eq!(data(&st), json!({ "list": [3, 4], "answers": 2 }));
+    assert!(!is_held(&st));
+}
+
+#[test]
+fn a_clone_keeps_its_data_when_the_original_is_answered() {
+    let engine = probe_engine("held-clone", ASK);
+    let mut st = held_state(&engine);
+    let mut copy = st.clone();
+    engine.apply_discarding_on_error(&mut st, &choose(2)).unwrap();
+    assert_eq!(data(&st), json!({ "list": [3, 4], "answers": 2 }));
+    assert_eq!(data(&copy), json!({ "list": [2, 3, 4], "answers": 1 }), "the clone's data changed");
+    // The clone plays on from its own data; the original, now the only
+    // holder of its table, is handed the table itself.
+    engine.apply_discarding_on_error(&mut copy, &choose(4)).unwrap();
+    assert_eq!(data(&copy), json!({ "list": [2, 3], "answers": 2 }));
+    engine.apply_discarding_on_error(&mut st, &choose(4)).unwrap();
+    assert_eq!(data(&st), json!({ "list": [3], "answers": 3 }));
+}
+
+#[test]
+fn held_data_saves_compares_and_loads_as_json() {
+    let engine = probe_engine("held-save", ASK);
+    let st = held_state(&engine);
+    let saved = serde_json::to_string(&st).unwrap();
+    let loaded: GameState = serde_json::from_str(&saved).unwrap();
+    assert!(!is_held(&loaded));
+    assert_eq!(loaded, st, "a held table equals its JSON");
+    assert_eq!(serde_json::to_string(&loaded).unwrap(), saved);
+    // The loaded game plays on as the held one does.
+    let (mut a, mut b) = (loaded, st);
+    engine.apply_discarding_on_error(&mut a, &choose(2)).unwrap();
+    engine.apply_discarding_on_error(&mut b, &choose(2)).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(data(&a), json!({ "list": [3, 4], "answers": 2 }));
+}
+
+#[test]
+fn another_engine_answers_from_a_copy_and_a_gone_engine_is_a_clear_error() {
+    let first = probe_engine("held-first", ASK);
+    let other = probe_engine("held-other", ASK);
+    let st = held_state(&first);
+    let mut carried = st.clone();
+    other.apply(&mut carried, &choose(2)).unwrap();
+    assert_eq!(data(&carried), json!({ "list": [3, 4], "answers": 2 }));
+    assert_eq!(data(&st), json!({ "list": [2, 3, 4], "answers": 1 }));
+    drop(first);
+    let err = serde_json::to_string(&st).unwrap_err().to_string();
+    assert!(err.contains("held by an engine that is gone"), "{err}");
+    let mut stale = st.clone();
+    let err = other.apply(&mut stale, &choose(2)).unwrap_err().to_string();
+    assert!(err.contains("held by an engine that is gone"), "{err}");
+    assert_ne!(st, carried);
+}
+
+#[test]
+fn held_data_is_read_only_on_its_engines_thread() {
+    let engine = probe_engine("held-thread", ASK);
+    let st = held_state(&engine);
+    let err = std::thread::spawn(move || serde_json::to_string(&st).unwrap_err().to_string()).join().unwrap();
+    assert!(err.contains("on another thread"), "{err}");
+}
+
+#[test]
+fn the_data_is_the_table_as_the_asking_call_leaves_it() {
+    // Changed after the ask in the same call: the question has the change.
+    let engine =
+        probe_engine("held-late", "local t = { list = { 1, 2, 3, 4 } } game.ask_province(seat, 'probe', 'which?', 'probe_again', t, true, 1, 2) t.late = true");
+    let mut st = started(&engine, 4, 1);
+    let (a, p) = (action(&engine, "taxes"), province(&engine, "Settsu"));
+    shogun_lab::play::stage_action(&engine, &mut st, Seat::new(0), a, ProvinceId::new(p), None, None).unwrap();
+    assert_eq!(data(&st), json!({ "list": [1, 2, 3, 4], "late": true }));
+    // No longer plain data when the call ends: the atomic step fails and
+    // changes nothing.
+    let engine =
+        probe_engine("held-unplain", "local t = { list = { 1 } } game.ask_province(seat, 'probe', 'which?', 'probe_again', t, true, 1) t.f = string.len");
+    let mut st = started(&engine, 4, 1);
+    let before = st.clone();
+    let err = shogun_lab::play::stage_action(&engine, &mut st, Seat::new(0), a, ProvinceId::new(p), None, None).unwrap_err().to_string();
+    assert!(err.contains("the question's data: data cannot hold a function"), "{err}");
+    assert_eq!(st, before);
+}
+
+#[test]
+fn tables_with_metatables_or_shared_parts_reach_the_continuation_as_json_makes_them() {
+    // JSON gives a continuation two tables for one named twice, and a
+    // table's raw contents without its metatable: such data is not held.
+    // The first question is staged (JSON); the bulk answer's continuation
+    // asks the second, whose data would be held.
+    for (tag, asked, wants) in [
+        ("held-alias", "local l = { 1, 2 } local d = { a = l, b = l }", "table.remove(data.a, 1) if #data.b ~= 2 then error('one table') end"),
+        ("held-meta", "local d = setmetatable({ list = { 1 } }, { __index = { extra = 5 } })", "if data.extra ~= nil then error('a metatable') end"),
+    ] {
+        let code = format!(
+            "\nshogun.continuation('probe_then', function(seat, p, data) {asked} game.ask_province(seat, 'probe', 'then?', 'probe_check', d, true, 1) end)
+             shogun.continuation('probe_check', function(seat, p, data) {wants} end)\n"
+        );
+        let engine = probe_engine_with(tag, &code, "game.ask_province(seat, 'probe', 'which?', 'probe_then', nil, true, 1)");
+        let mut st = started(&engine, 4, 1);
+        let (a, p) = (action(&engine, "taxes"), province(&engine, "Settsu"));
+        shogun_lab::play::stage_action(&engine, &mut st, Seat::new(0), a, ProvinceId::new(p), None, None).unwrap();
+        engine.apply_discarding_on_error(&mut st, &choose(1)).unwrap();
+        assert!(!is_held(&st), "{tag}");
+        engine.apply_discarding_on_error(&mut st, &choose(1)).unwrap_or_else(|e| panic!("{tag}: {e}"));
+    }
+}
