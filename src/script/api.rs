@@ -80,10 +80,10 @@ impl Shared {
         // Plain ASCII text (every prompt and kind the packs write) is
         // already what `sanitize` would make of it.
         // (A fold, not `all`: no early exit, so it runs on whole words.)
-        if bytes.iter().fold(true, |plain, &b| plain & matches!(b, b' '..=b'~' | b'\n' | b'\t'))
-            && let Ok(s) = String::from_utf8(bytes.to_vec())
-        {
-            return Ok(s);
+        if bytes.iter().fold(true, |plain, &b| plain & matches!(b, b' '..=b'~' | b'\n' | b'\t')) {
+            // SAFETY: every byte is ASCII (checked just above), and ASCII
+            // is valid UTF-8; no second walk over the text to learn it.
+            return Ok(unsafe { String::from_utf8_unchecked(bytes.to_vec()) });
         }
         Ok(crate::files::sanitize(&String::from_utf8_lossy(bytes)))
     }

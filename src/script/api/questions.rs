@@ -78,11 +78,13 @@ impl RawArgs for Flag {
 
 /// The name of a registered continuation.
 fn continuation<'a>(sh: &Shared, what: &str, cont: &'a LStr) -> mlua::Result<&'a str> {
-    let cont = cont.to_str()?;
-    if !sh.continuations.borrow().iter().any(|c| c == cont) {
-        return Err(rt(format!("game.{what}: no continuation `{cont}` is registered (shogun.continuation)")));
+    if sh.continuations.borrow().iter().any(|c| c.as_bytes() == cont.as_bytes()) {
+        // SAFETY: the bytes equal a registered name, a `String`: valid
+        // UTF-8 (no second walk over them to learn it).
+        return Ok(unsafe { std::str::from_utf8_unchecked(cont.as_bytes()) });
     }
-    Ok(cont)
+    let cont = cont.to_str()?;
+    Err(rt(format!("game.{what}: no continuation `{cont}` is registered (shogun.continuation)")))
 }
 
 /// A question's kind and prompt, read only once the rest is checked.
