@@ -304,7 +304,7 @@ impl Engine {
         if plan.slots.len() != actions.len() {
             return illegal(format!("a plan has {} action spaces, got {}", actions.len(), plan.slots.len()));
         }
-        let mut used: Vec<Card> = Vec::new();
+        let mut used: Vec<Card> = Vec::with_capacity(plan.slots.len() + 1);
         let chest_cards = &self.rules.rules.components.chest_cards;
         for card in plan.slots.iter().chain(std::iter::once(&plan.bid)).flatten() {
             if used.contains(card) {

@@ -12,7 +12,9 @@
 //! Lua errors carrying the same messages (a string, with the traceback
 //! added where the engine catches it), and panics turned into errors.
 
+use std::any::Any;
 use std::ffi::{c_int, c_void};
+use std::marker::PhantomData;
 use std::rc::Rc;
 
 use mlua::{Lua, Table, ffi};
@@ -21,15 +23,21 @@ use super::Shared;
 use super::lend::{Call, Host};
 use super::stack::{self, Peek};
 
-/// A host function body: reads its arguments from the stack, pushes its
-/// results, returns how many.
-pub(super) type RawBody = dyn Fn(&Shared, *mut ffi::lua_State) -> Result<c_int, String>;
-
 /// A raw host function: its body and the `Shared` it runs with. The VM
-/// holds its address as the function's first upvalue (one read per call).
-pub(super) struct RawFn {
+/// holds its address as the function's first upvalue (one read per call);
+/// its trampoline is made for its types (`trampoline::<A, R, F>`), so the
+/// body is called directly.
+struct Body<A, R, F> {
     sh: *const Shared,
-    body: Box<RawBody>,
+    name: &'static str,
+    f: F,
+    _types: PhantomData<fn(A) -> R>,
+}
+
+/// Keeps a raw function's `Body` alive: `Shared` owns these until the VM
+/// is closed (see `fast_with_keys`).
+pub(super) struct RawFn {
+    _body: Box<dyn Any>,
 }
 
 /// The longest error message a host function raises (longer ones are cut).
@@ -476,16 +484,20 @@ unsafe fn raise(l: *mut ffi::lua_State, text: String) -> ! {
     }
 }
 
-/// Every raw host function enters here: upvalue 1 is its `RawFn`.
+/// Every raw host function enters here: upvalue 1 is its `Body`.
 /// Nothing with a destructor is alive here when `raise` jumps.
-unsafe extern "C-unwind" fn trampoline(l: *mut ffi::lua_State) -> c_int {
-    // SAFETY: the upvalue was set by `fast_with_keys` and points to a
-    // `RawFn` owned by the `Shared` it names, which outlives the VM (see
-    // there).
+unsafe extern "C-unwind" fn trampoline<A, R, F>(l: *mut ffi::lua_State) -> c_int
+where
+    A: RawArgs,
+    R: RawRet,
+    F: Fn(Host<'_>, A) -> mlua::Result<R>,
+{
+    // SAFETY: the upvalue was set by `fast_with_keys` with this very
+    // trampoline and points to a `Body<A, R, F>` owned by the `Shared` it
+    // names, which outlives the VM (see there).
     unsafe {
-        let raw = &*(stack::upvalue1(l) as *const RawFn);
-        let (sh, body) = (&*raw.sh, &raw.body);
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(sh, l))) {
+        let body = &*(stack::upvalue1(l) as *const Body<A, R, F>);
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body.run(l))) {
             Ok(Ok(n)) => n,
             Ok(Err(msg)) => raise(l, msg),
             Err(payload) => {
@@ -496,12 +508,27 @@ unsafe extern "C-unwind" fn trampoline(l: *mut ffi::lua_State) -> c_int {
     }
 }
 
+impl<A: RawArgs, R: RawRet, F: Fn(Host<'_>, A) -> mlua::Result<R>> Body<A, R, F> {
+    /// Reads the arguments, runs the body, pushes the results.
+    #[inline(always)]
+    fn run(&self, l: *mut ffi::lua_State) -> Result<c_int, String> {
+        // SAFETY: the `Shared` outlives the VM (see `fast_with_keys`).
+        let sh = unsafe { &*self.sh };
+        let mut call = Call::enter(sh, self.name)?;
+        // SAFETY: called by the trampoline with the function's own stack.
+        let args = unsafe { A::read(l, 1, self.name)? };
+        let results = (self.f)(call.host(), args).map_err(message)?;
+        // SAFETY: as above.
+        unsafe { results.push(l) }
+    }
+}
+
 /// Sets `t[name]` to a raw host function running `f` with its arguments.
 /// Like `api::reg`, it refuses calls from inside a tower model and re-entry.
 pub(super) fn fast<A, R, F>(lua: &Lua, t: &Table, sh: &Rc<Shared>, name: &'static str, f: F) -> mlua::Result<()>
 where
-    A: RawArgs,
-    R: RawRet,
+    A: RawArgs + 'static,
+    R: RawRet + 'static,
     F: Fn(Host<'_>, A) -> mlua::Result<R> + 'static,
 {
     fast_with_keys(lua, t, sh, name, &[], f)
@@ -511,23 +538,16 @@ where
 /// `SPEC_KEYS`) as upvalues 2.. .
 pub(super) fn fast_with_keys<A, R, F>(lua: &Lua, t: &Table, sh: &Rc<Shared>, name: &'static str, keys: &[&str], f: F) -> mlua::Result<()>
 where
-    A: RawArgs,
-    R: RawRet,
+    A: RawArgs + 'static,
+    R: RawRet + 'static,
     F: Fn(Host<'_>, A) -> mlua::Result<R> + 'static,
 {
-    let body: Box<RawBody> = Box::new(move |sh: &Shared, l: *mut ffi::lua_State| {
-        let mut call = Call::enter(sh, name)?;
-        // SAFETY: called by the trampoline with the function's own stack.
-        let args = unsafe { A::read(l, 1, name)? };
-        let results = f(call.host(), args).map_err(message)?;
-        // SAFETY: as above.
-        unsafe { results.push(l) }
-    });
-    let raw = Box::new(RawFn { sh: Rc::as_ptr(sh), body });
-    let raw_ptr = &*raw as *const RawFn as *mut c_void;
-    // The `RawFn` lives as long as `Shared`, which the runtime keeps until
-    // after the VM is closed: the pointers stay valid while Lua can call.
-    sh.raw_bodies.borrow_mut().push(raw);
+    let body = Box::new(Body::<A, R, F> { sh: Rc::as_ptr(sh), name, f, _types: PhantomData });
+    let raw_ptr = &*body as *const Body<A, R, F> as *mut c_void;
+    // The `Body` lives as long as `Shared`, which the runtime keeps until
+    // after the VM is closed: the pointers stay valid while Lua can call
+    // (moving the box into `RawFn` does not move what it points to).
+    sh.raw_bodies.borrow_mut().push(Box::new(RawFn { _body: body }));
     // SAFETY: pushes a light userdata, the keys and a closure over them
     // (within the stack exec_raw checked), nothing that raises but
     // allocation.
@@ -537,7 +557,7 @@ where
             for k in keys {
                 ffi::lua_pushlstring(l, k.as_ptr().cast(), k.len());
             }
-            ffi::lua_pushcclosure(l, trampoline, 1 + keys.len() as c_int);
+            ffi::lua_pushcclosure(l, trampoline::<A, R, F>, 1 + keys.len() as c_int);
         })?
     };
     t.set(name, f)
