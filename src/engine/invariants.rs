@@ -36,16 +36,18 @@ pub fn check(rules: &Rules, st: &GameState) -> Result<(), String> {
         return Err(format!("{} peasants in all, expected {}", st.peasants_total(), c.peasants));
     }
     let mut unrest = u32::from(st.unrest);
-    let mut built = vec![0u32; c.buildings.len()];
+    // Per building kind (the rules allow at most 8: `buildings` is a u8).
+    let mut built = [0u32; u8::BITS as usize];
+    let kinds = c.buildings.len();
     for (i, p) in st.provinces.iter().enumerate() {
         let name = rules.province_name(ProvinceId::new(i));
         unrest += u32::from(p.unrest);
-        for (k, b) in built.iter_mut().enumerate() {
-            if p.has(k) {
-                *b += 1;
-            }
+        let mut bits = p.buildings;
+        while bits != 0 {
+            built[bits.trailing_zeros() as usize] += 1;
+            bits &= bits - 1;
         }
-        if p.buildings >> c.buildings.len() != 0 {
+        if p.buildings >> kinds != 0 {
             return Err(format!("{name} holds a building of an unknown kind"));
         }
         if p.building_count() > rules.map.provinces[i].spaces {
@@ -73,7 +75,7 @@ pub fn check(rules: &Rules, st: &GameState) -> Result<(), String> {
     if i64::from(unrest) != c.unrest_markers {
         return Err(format!("{unrest} unrest markers in all, expected {}", c.unrest_markers));
     }
-    for (k, b) in built.iter().enumerate() {
+    for (k, b) in built.iter().take(kinds).enumerate() {
         if i64::from(b + u32::from(st.buildings[k])) != c.buildings[k].count {
             return Err(format!("{} {}s in all, expected {}", b + u32::from(st.buildings[k]), c.buildings[k].id, c.buildings[k].count));
         }
