@@ -91,3 +91,46 @@ fn the_registry_views_are_the_registered_functions_and_read_only() {
         assert!(err.message.contains(want), "{code}: {err}");
     }
 }
+
+#[test]
+fn region_leaders_are_the_seats_with_the_most_buildings() {
+    let engine = common::engine();
+    let (mut single, mut tied) = (0, 0);
+    for players in [3, 4, 5] {
+        let mut st = common::started(&engine, players, 1);
+        // Buildings of every mix on the held provinces.
+        for (i, p) in st.provinces.iter_mut().enumerate() {
+            if p.owner.is_some() {
+                p.buildings = ((i * 5 + usize::from(players)) % 8) as u8;
+            }
+        }
+        let code = "local single, tied = 0, 0
+for r = 1, #MAP.regions do
+  for _, b in ipairs(RULES.components.buildings) do
+    local counts = { game.region_buildings(r, b.id) }
+    local most = 0
+    for s = 1, #counts do if counts[s] > most then most = counts[s] end end
+    local want = { most }
+    if most > 0 then for s = 1, #counts do if counts[s] == most then want[#want + 1] = s end end end
+    local got = { game.region_leaders(r, b.id) }
+    if table.concat(got, ',') ~= table.concat(want, ',') then error(r .. ' ' .. b.id .. ': ' .. table.concat(got, ',') .. ' against ' .. table.concat(want, ',')) end
+    if #got > 2 then tied = tied + 1 elseif most > 0 then single = single + 1 end
+  end
+end
+return single .. ' ' .. tied";
+        let counts = engine.runtime().eval_readonly(&st, code).unwrap();
+        let (s, t) = counts.split_once(' ').unwrap();
+        single += s.parse::<u32>().unwrap();
+        tied += t.parse::<u32>().unwrap();
+    }
+    assert!(single > 0 && tied > 0, "single leaders {single}, tied {tied}");
+    let st = common::started(&engine, 4, 1);
+    assert_eq!(engine.runtime().eval_readonly(&st, "return select('#', game.region_leaders(1, 'castle'))").unwrap(), "1", "no buildings: just 0");
+    for (code, want) in [
+        ("game.region_leaders(99, 'castle')", "game.region_leaders: region 99 does not exist"),
+        ("game.region_leaders(1, 'hut')", "game.region_leaders: unknown building kind `hut`"),
+    ] {
+        let err = engine.runtime().eval_readonly(&st, code).unwrap_err();
+        assert!(err.message.contains(want), "{code}: {err}");
+    }
+}

@@ -213,6 +213,12 @@ function game.holdings(s) end
 ---@param kind string
 ---@return integer ...
 function game.region_buildings(region, kind) end
+---The most buildings of a kind any seat has in a region (0 if none), then
+---the seats that have that many, lowest first (none when 0).
+---@param region integer
+---@param kind string
+---@return integer most, Seat ...
+function game.region_leaders(region, kind) end
 ---The card effects acting on a hook for a seat doing an action now, in
 ---rules.modifier_order; nil when none. The list is read-only (shared).
 ---@param hook string

@@ -108,8 +108,25 @@ local majority_awards = {}
 for i, kind in ipairs(majority_kinds) do majority_awards[i] = RULES.scoring.region_majority[kind] end
 local per_province, per_building, tie_step = RULES.scoring.per_province, RULES.scoring.per_building, RULES.scoring.tie_step
 local regions = #MAP.regions
-local seats_in_game, holdings, tally, region_buildings, add_points = game.seats, game.holdings, game.tally, game.region_buildings, game.add_points
+local seats_in_game, holdings, tally, region_leaders, add_points = game.seats, game.holdings, game.tally, game.region_leaders, game.add_points
 local kinds = #majority_kinds
+
+-- The seats with the most buildings of kind i in region r (`most` each,
+-- `...` the seats; none built: no award) score its award, tied leaders
+-- tie_step less.
+local function award_majority(points, majority, lines, r, i, most, ...)
+  if most == 0 then return end
+  local leaders = select("#", ...)
+  local award = majority_awards[i]
+  if leaders > 1 then award = award - tie_step end
+  if award <= 0 then return end
+  for k = 1, leaders do
+    local s = select(k, ...)
+    points[s] = points[s] + award
+    majority[s] = majority[s] + award
+    if NARRATE then lines[s][#lines[s] + 1] = string.format("%s %s %d", MAP.regions[r], majority_kinds[i], award) end
+  end
+end
 
 shogun.handler("score", function()
   local seats = seats_in_game()
@@ -125,31 +142,7 @@ shogun.handler("score", function()
   end
   for r = 1, regions do
     for i = 1, kinds do
-      local kind = majority_kinds[i]
-      local counts = { region_buildings(r, kind) }
-      -- The most buildings, and how many seats have that many.
-      local best, leaders = 0, 0
-      for s = 1, seats do
-        local c = counts[s]
-        if c > best then
-          best, leaders = c, 1
-        elseif c == best then
-          leaders = leaders + 1
-        end
-      end
-      if best > 0 then
-        local award = majority_awards[i]
-        if leaders > 1 then award = award - tie_step end
-        if award > 0 then
-          for s = 1, seats do
-            if counts[s] == best then
-              points[s] = points[s] + award
-              majority[s] = majority[s] + award
-              if NARRATE then lines[s][#lines[s] + 1] = string.format("%s %s %d", MAP.regions[r], kind, award) end
-            end
-          end
-        end
-      end
+      award_majority(points, majority, lines, r, i, region_leaders(r, majority_kinds[i]))
     end
   end
   for s = 1, seats do

@@ -6,9 +6,9 @@ use std::rc::Rc;
 use mlua::{Lua, Table};
 
 use super::{many, rt};
-use crate::core::Seat;
+use crate::core::{GameState, MAX_SEATS, Seat};
 use crate::script::Shared;
-use crate::script::raw::{LStr, fast};
+use crate::script::raw::{LStr, Many, fast};
 
 /// Registers the reads part of `game`.
 pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
@@ -152,24 +152,43 @@ fn counts(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     })?;
     // Buildings of `kind` in `region`, one count per seat.
     fast(lua, t, sh, "region_buildings", |host, (region, kind): (i64, LStr)| {
+        host.with_state(|sh, st| Ok(many(region_counts(sh, st, "region_buildings", region, kind)?[..st.seats()].iter().copied())))
+    })?;
+    // The most buildings of `kind` any seat has in `region` (0: none
+    // there), then the seats that have that many, lowest first.
+    fast(lua, t, sh, "region_leaders", |host, (region, kind): (i64, LStr)| {
         host.with_state(|sh, st| {
-            let k = sh.kind("region_buildings", kind.to_str()?)?;
-            if region < 1 || region as usize > sh.rules.map.regions.len() {
-                return Err(rt(format!("game.region_buildings: region {region} does not exist")));
+            let counts = region_counts(sh, st, "region_leaders", region, kind)?;
+            let counts = &counts[..st.seats()];
+            let most = counts.iter().copied().max().unwrap_or(0);
+            let mut out = Many::new();
+            out.push(most);
+            if most > 0 {
+                out.extend(counts.iter().enumerate().filter(|&(_, &c)| c == most).map(|(s, _)| s as i64 + 1));
             }
-            let r = region as usize - 1;
-            let mut counts = vec![0i64; st.seats()];
-            for (i, p) in st.provinces.iter().enumerate() {
-                if let Some(o) = p.owner
-                    && p.has(k)
-                    && sh.rules.map.provinces[i].region == r
-                {
-                    counts[o.index()] += 1;
-                }
-            }
-            Ok(many(counts))
+            Ok(out)
         })
     })?;
 
     Ok(())
+}
+
+/// Buildings of `kind` in `region` held by each seat, in the first
+/// `st.seats()` places (`what`: the host function asking, for its errors).
+fn region_counts(sh: &Shared, st: &GameState, what: &str, region: i64, kind: LStr) -> mlua::Result<[i64; MAX_SEATS]> {
+    let k = sh.kind(what, kind.to_str()?)?;
+    if region < 1 || region as usize > sh.rules.map.regions.len() {
+        return Err(rt(format!("game.{what}: region {region} does not exist")));
+    }
+    let r = region as usize - 1;
+    let mut counts = [0i64; MAX_SEATS];
+    for (i, p) in st.provinces.iter().enumerate() {
+        if let Some(o) = p.owner
+            && p.has(k)
+            && sh.rules.map.provinces[i].region == r
+        {
+            counts[o.index()] += 1;
+        }
+    }
+    Ok(counts)
 }
