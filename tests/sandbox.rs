@@ -445,3 +445,31 @@ fn lua_src_is_the_version_stack_rs_mirrors() {
     let lock = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock")).unwrap();
     assert!(lock.contains("name = \"lua-src\"\nversion = \"551.0.2\""), "lua-src changed: recheck src/script/stack.rs");
 }
+
+#[test]
+fn game_effects_finds_a_hook_whichever_string_names_it() {
+    // raw.rs finds a short hook name (interned by Lua) by the address of
+    // the pinned string and a long one (over 40 bytes: not interned) by its
+    // text; strings made at run time must find both.
+    let long = "a_hook_name_longer_than_forty_bytes_so_not_interned";
+    let (pack, map) = copy_data("effects-by-name");
+    edit(
+        &pack.join("rules.yaml"),
+        "effects: []",
+        &format!("effects: [{{hook: {long}, modifier: add, value: 1}}, {{hook: short_hook, modifier: add, value: 2}}]"),
+    );
+    let handler = "local function n(h) return game.effects(h) and '1' or '0' end \
+        error('found ' .. n('a_hook_name_longer_than_forty' .. '_bytes_so_not_interned') .. n('short_' .. 'hook') \
+        .. n('no_such_hook') .. n(string.rep('x', 50)))";
+    edit(&pack.join("lib.lua"), "\"tax_yield\",", &format!("\"tax_yield\", \"{long}\", \"short_hook\","));
+    let path = pack.join("winter.lua");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&format!("\nshogun.replace('action', 'collect_taxes', function(seat, p, a) {handler} end)\n"));
+    std::fs::write(&path, text).unwrap();
+    let engine = Engine::new(rules::load(&pack, &map).unwrap()).unwrap();
+    let mut st = started(&engine, 4, 1);
+    let (a, p) = (action(&engine, "taxes"), province(&engine, "Settsu"));
+    let err =
+        shogun_lab::play::stage_action(&engine, &mut st, shogun_lab::core::Seat::new(0), a, shogun_lab::core::ProvinceId::new(p), None, None).unwrap_err();
+    assert!(err.to_string().contains("found 1100"), "{err}");
+}
