@@ -16,7 +16,7 @@ pub use mcts::{Budget, CandidateStats, Mcts, determinize};
 pub use random::RandomBot;
 
 use crate::core::*;
-use crate::engine::Engine;
+use crate::engine::{Engine, TURN_SPACE};
 
 pub trait Bot {
     fn name(&self) -> &'static str;
@@ -134,6 +134,13 @@ pub fn decide(engine: &Engine, st: &GameState, seat: Seat, bot: &mut dyn Bot) ->
     // copy them, with the kind and prompt).
     if let Some(ask) = &st.ask {
         return Decision::Choose { seat, choice: bot.choose(engine, &view, seat, &ask.kind, &ask.options) };
+    }
+    // What `legal` answers in these phases, without its copies (the seats
+    // yet to plan; the kind and prompt strings).
+    match st.phase {
+        Phase::Planning => return Decision::Plan { seat, plan: bot.plan(engine, &view, seat) },
+        Phase::ChooseSpace { .. } => return Decision::Choose { seat, choice: bot.choose(engine, &view, seat, TURN_SPACE, &engine.space_options(st)) },
+        _ => {}
     }
     match engine.legal(st) {
         Legal::Plan { .. } => Decision::Plan { seat, plan: bot.plan(engine, &view, seat) },

@@ -13,6 +13,9 @@ use std::rc::Rc;
 
 pub use invariants::check as check_invariants;
 
+/// The kind of the engine's own question: which turn-order space to take.
+pub const TURN_SPACE: &str = "turn_space";
+
 use crate::core::*;
 use crate::rules::{Diagnostics, Rules};
 use crate::script::{Limits, PhaseHandler, Runtime, ScriptError};
@@ -264,13 +267,14 @@ impl Engine {
             Actor::Terminal => Legal::None,
             Actor::Chance => Legal::Chance,
             Actor::Simultaneous(seats) => Legal::Plan { seats },
-            Actor::Seat(seat) => Legal::Choose {
-                seat,
-                kind: "turn_space".into(),
-                prompt: "choose a turn-order space".into(),
-                options: self.free_spaces(st).into_iter().map(Choice::Space).collect(),
-            },
+            Actor::Seat(seat) => Legal::Choose { seat, kind: TURN_SPACE.into(), prompt: "choose a turn-order space".into(), options: self.space_options(st) },
         }
+    }
+
+    /// The turn-order spaces still free, as the options of a `TURN_SPACE`
+    /// choice.
+    pub fn space_options(&self, st: &GameState) -> Vec<Choice> {
+        self.free_spaces(st).into_iter().map(Choice::Space).collect()
     }
 
     fn free_spaces(&self, st: &GameState) -> Vec<u8> {
