@@ -15,6 +15,7 @@ mod held;
 mod ids;
 mod lend;
 mod load;
+mod plain;
 mod raw;
 mod stack;
 mod value;
@@ -216,7 +217,10 @@ impl Shared {
             keys: RefCell::new(None),
             raw_bodies: RefCell::new(Vec::new()),
             effects_cache_raw: RefCell::new(None),
-            slots: held::Slots::new(lua),
+            slots: {
+                plain::check_layout();
+                held::Slots::new(lua)
+            },
             rules,
         }
     }

@@ -25,17 +25,17 @@ use mlua::{Lua, ffi};
 /// Lua 5.4's `Value` (the members read here).
 #[repr(C)]
 #[derive(Clone, Copy)]
-union Value {
+pub(super) union Value {
     /// A collectable object or a light userdata.
-    p: *mut c_void,
-    i: i64,
+    pub(super) p: *mut c_void,
+    pub(super) i: i64,
 }
 
 /// Lua 5.4's `TValue` (and a stack slot, `StackValue`, which has its size).
 #[repr(C)]
-struct TValue {
-    value: Value,
-    tt: u8,
+pub(super) struct TValue {
+    pub(super) value: Value,
+    pub(super) tt: u8,
 }
 
 /// The first fields of `lua_State`.
@@ -75,22 +75,23 @@ struct CClosure {
 
 /// `TString` up to its text.
 #[repr(C)]
-struct TString {
+pub(super) struct TString {
     next: *mut c_void,
     tt: u8,
     marked: u8,
     extra: u8,
     /// The length of a short string (0xFF for a long one).
-    shrlen: u8,
+    pub(super) shrlen: u8,
     hash: u32,
-    u: usize,
-    contents: [u8; 0],
+    /// A long string's length.
+    pub(super) u: usize,
+    pub(super) contents: [u8; 0],
 }
 
 /// Type tags (lobject.h): variant bits 4-5, collectable bit 6.
-const NIL_MASK: u8 = 0x0F; // `novariant`: LUA_TNIL is 0
-const NUMINT: u8 = 3; // LUA_VNUMINT
-const SHRSTR: u8 = 4 | 0x40; // ctb(LUA_VSHRSTR)
+pub(super) const NIL_MASK: u8 = 0x0F; // `novariant`: LUA_TNIL is 0
+pub(super) const NUMINT: u8 = 3; // LUA_VNUMINT
+pub(super) const SHRSTR: u8 = 4 | 0x40; // ctb(LUA_VSHRSTR)
 const LIGHTUSERDATA: u8 = 2; // LUA_VLIGHTUSERDATA
 const CCLOSURE: u8 = (6 | (2 << 4)) | 0x40; // ctb(LUA_VCCL)
 

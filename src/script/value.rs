@@ -15,7 +15,7 @@ use mlua::{Function, LightUserData, Lua, Value, ffi};
 use crate::core::Seat;
 use serde_json::{Map, Number, Value as Json};
 
-const MAX_DEPTH: usize = 16;
+pub(super) const MAX_DEPTH: usize = 16;
 
 fn err(msg: String) -> mlua::Error {
     mlua::Error::RuntimeError(msg)
@@ -144,7 +144,7 @@ pub(super) struct Checked {
 }
 
 /// Tables `check` tells apart; data with more is kept as JSON.
-const SHAPE_TABLES: usize = 16;
+pub(super) const SHAPE_TABLES: usize = 16;
 
 /// What `check` keeps while it walks: the tables met so far.
 pub(super) struct Shape {

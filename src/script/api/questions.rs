@@ -30,7 +30,10 @@ impl Data {
         let named = |e| format!("game.{name}: {}", message(e));
         // SAFETY: `check` and `read` raise nothing and leave the stack as
         // they found it.
-        let checked = unsafe { crate::script::value::check(l, at) }.map_err(named)?;
+        let checked = match unsafe { crate::script::plain::check(l, at) } {
+            Some(checked) => checked,
+            None => unsafe { crate::script::value::check(l, at) }.map_err(named)?,
+        };
         if checked.own {
             return Ok(Data::Table { l, at, values: checked.values });
         }
