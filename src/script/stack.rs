@@ -234,9 +234,16 @@ unsafe extern "C-unwind" fn compare(l: *mut ffi::lua_State) -> c_int {
 
 /// Checks the layout once per process, before the first fast read (every
 /// later call keeps the first answer): calls `compare` with one argument
-/// of each kind. A layout that does not match leaves the C API in use.
+/// of each kind. A layout that does not match leaves the C API in use; a
+/// comparison that could not run (e.g. a VM at its memory limit) decides
+/// nothing, and the next runtime checks again.
 pub(super) fn check(lua: &Lua) {
-    LAYOUT.get_or_init(|| compare_with_api(lua).unwrap_or(false));
+    if LAYOUT.get().is_none()
+        && let Ok(same) = compare_with_api(lua)
+    {
+        // A second thread may have answered meanwhile: the same answer.
+        let _ = LAYOUT.set(same);
+    }
 }
 
 fn compare_with_api(lua: &Lua) -> mlua::Result<bool> {
