@@ -101,9 +101,13 @@ impl Held {
     /// `json()?.get(key)?.as_i64()` answers, without building the JSON).
     pub fn int(&self, key: &str) -> Option<i64> {
         self.with_table(|l, at| {
-            // SAFETY: walks the table's entries with lua_next (no
-            // allocation, no metamethod) and leaves the stack as it was.
+            // SAFETY: reads the table in place, or walks its entries with
+            // lua_next (no allocation, no metamethod); leaves the stack as
+            // it was.
             unsafe {
+                if let Some(v) = super::plain::int_field(l, at, key.as_bytes()) {
+                    return v;
+                }
                 ffi::lua_pushnil(l);
                 while ffi::lua_next(l, at) != 0 {
                     let top = ffi::lua_gettop(l);

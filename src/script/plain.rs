@@ -199,6 +199,38 @@ unsafe fn walk_unchecked(l: *mut ffi::lua_State, idx: c_int) -> Option<Checked> 
     }
 }
 
+/// `t[key]` read in place for the table at `idx`: `Some(Some(n))` when it
+/// is an integer, `Some(None)` when it is anything else or absent, `None`
+/// when this cannot tell (then ask the C API).
+///
+/// # Safety
+/// `l` is a state of a live VM and `idx` a valid index.
+pub(super) unsafe fn int_field(l: *mut ffi::lua_State, idx: c_int, key: &[u8]) -> Option<Option<i64>> {
+    if LAYOUT.get() != Some(&true) {
+        return None;
+    }
+    // SAFETY: as in `check`: the slot keeps the table alive; nodes whose
+    // value is empty are skipped; a string key's text follows its header.
+    unsafe {
+        if ffi::lua_type(l, idx) != ffi::LUA_TTABLE {
+            return None;
+        }
+        let t = &*ffi::lua_topointer(l, idx).cast::<Table>();
+        for i in 0..1usize << t.lsizenode {
+            let n = &*t.node.add(i);
+            if n.tt & NIL_MASK == 0 || !matches!(n.key_tt, SHRSTR | LNGSTR) {
+                continue;
+            }
+            let s = &*(n.key_val.p as *const TString);
+            let len = if s.shrlen == 0xFF { s.u } else { usize::from(s.shrlen) };
+            if std::slice::from_raw_parts(s.contents.as_ptr(), len) == key {
+                return Some((n.tt == NUMINT).then_some(n.value.i));
+            }
+        }
+        Some(None)
+    }
+}
+
 /// Decides once per process whether `check` is used: it must answer as
 /// `value::check` does on sample data, and say nothing on the rest.
 pub(super) fn check_layout() {
@@ -253,6 +285,36 @@ mod tests {
         assert!(super::compare_with_api().unwrap(), "the walk agrees with value::check on every sample");
         super::check_layout();
         assert_eq!(super::LAYOUT.get(), Some(&true), "the walk is in use");
+    }
+
+    /// `int_field` reads what a raw lookup reads.
+    #[test]
+    fn int_field_reads_integers_by_key() {
+        use mlua::ffi;
+        super::check_layout();
+        let lua = mlua::Lua::new();
+        let long = "k".repeat(45);
+        let t: mlua::Table = lua.load(format!("return {{ from = 3, to = 2.0, s = 'x', [5] = 1, {long} = -7 }}")).eval().unwrap();
+        for (key, want) in [("from", Some(3)), ("to", None), ("s", None), ("none", None), ("5", None), (long.as_str(), Some(-7))] {
+            // SAFETY: the table is on the stack for the call.
+            let got = unsafe {
+                lua.exec_raw::<mlua::Value>(&t, |l| {
+                    let v = super::int_field(l, ffi::lua_gettop(l), key.as_bytes());
+                    ffi::lua_settop(l, 0);
+                    match v {
+                        Some(Some(n)) => ffi::lua_pushinteger(l, n),
+                        Some(None) => ffi::lua_pushboolean(l, 0),
+                        None => ffi::lua_pushnil(l),
+                    }
+                })
+            };
+            let got = match got.unwrap() {
+                mlua::Value::Integer(n) => Some(Some(n)),
+                mlua::Value::Boolean(_) => Some(None),
+                _ => None,
+            };
+            assert_eq!(got, Some(want), "{key}");
+        }
     }
 
     /// The samples include an array part whose `alimit` is a hint below
