@@ -232,9 +232,16 @@ pub(super) unsafe fn int_field(l: *mut ffi::lua_State, idx: c_int, key: &[u8]) -
 }
 
 /// Decides once per process whether `check` is used: it must answer as
-/// `value::check` does on sample data, and say nothing on the rest.
+/// `value::check` does on sample data, and say nothing on the rest. A
+/// comparison that could not run (an error from its VM) decides nothing,
+/// and the next runtime checks again (as `stack::check`).
 pub(super) fn check_layout() {
-    LAYOUT.get_or_init(|| compare_with_api().unwrap_or(false));
+    if LAYOUT.get().is_none()
+        && let Ok(same) = compare_with_api()
+    {
+        // A second thread may have answered meanwhile: the same answer.
+        let _ = LAYOUT.set(same);
+    }
 }
 
 /// Sample data: `check` must answer for the first ones, not for the others.
