@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use plotters::prelude::*;
 
-use super::report::{FLOW, Report, short};
+use super::report::{ConditionReport, FLOW, Report, short};
 use super::stats::Interval;
 
 const PALETTE: [RGBColor; 6] =
@@ -236,13 +236,18 @@ fn condition(o: &mut String, r: &Report, c: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// One header cell per arm (the win table's and the means table's columns).
+fn arm_headers(o: &mut String, cond: &ConditionReport) {
+    for a in &cond.arms {
+        let _ = write!(o, "<th>{}</th>", esc(short(&a.name)));
+    }
+}
+
 /// Win rates by seat and arm, and each arm's seat balance.
 fn win_table(o: &mut String, r: &Report, c: usize) {
     let cond = &r.conditions[c];
     let _ = write!(o, "<table><tr><th>seat</th>");
-    for a in &cond.arms {
-        let _ = write!(o, "<th>{}</th>", esc(short(&a.name)));
-    }
+    arm_headers(o, cond);
     let _ = writeln!(o, "</tr>");
     for seat in &r.header.seats {
         let _ = write!(o, "<tr><td>{}</td>", esc(seat));
@@ -296,9 +301,7 @@ fn paired_differences(o: &mut String, r: &Report, c: usize) -> Result<(), String
 fn means_table(o: &mut String, r: &Report, c: usize) {
     let cond = &r.conditions[c];
     let _ = write!(o, "<h3>Means per game</h3><table><tr><th>metric</th>");
-    for a in &cond.arms {
-        let _ = write!(o, "<th>{}</th>", esc(short(&a.name)));
-    }
+    arm_headers(o, cond);
     for p in &cond.pairs {
         let _ = write!(o, "<th>{} − {}</th>", esc(short(&cond.arms[p.a].name)), esc(short(&cond.arms[p.b].name)));
     }
