@@ -4,7 +4,7 @@
 //! runs command lines). A target fails by panicking or by returning a
 //! finding: a broken promise such as a failed command that changed the
 //! game. The cargo-fuzz targets in `fuzz/` and the bounded run in
-//! `tests/fuzz.rs` call the same functions; `mutate` is the stable run's
+//! `tests/suite/fuzz.rs` call the same functions; `mutate` is the stable run's
 //! seeded mutator, `seeds` the corpus taken from the repository's files.
 //! See docs/fuzzing.md.
 

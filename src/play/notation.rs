@@ -1,6 +1,6 @@
 //! The one place where decisions, answers, plans, edits, setup modes and
 //! stopping points are read from and written to text. What `text` writes,
-//! `parse` reads back to the same value (tests/play.rs holds it for every
+//! `parse` reads back to the same value (tests/suite/play.rs holds it for every
 //! decision of many games and for every kind of edit).
 //!
 //! Words that depend on the ruleset (seats, provinces, actions, buildings)

@@ -14,7 +14,7 @@
 //! strings, wrong types) goes through the C API as before, so the answers
 //! and the errors are the API's. `check` compares every fast read with
 //! the API's once per process before the fast reads are used; a test pins
-//! the lua-src version (tests/sandbox.rs, `lua_src_is_the_version_stack_rs_mirrors`) so that an upgrade rechecks
+//! the lua-src version (tests/suite/sandbox.rs, `lua_src_is_the_version_stack_rs_mirrors`) so that an upgrade rechecks
 //! these layouts.
 
 use std::ffi::{c_int, c_void};

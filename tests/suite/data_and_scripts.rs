@@ -2,9 +2,7 @@
 //! number changes the game without recompiling, and scripts run sandboxed
 //! and atomically.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use shogun_lab::core::*;
 use shogun_lab::engine::{Engine, EngineError};
 use shogun_lab::rules;

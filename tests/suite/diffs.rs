@@ -1,9 +1,7 @@
 //! Diffs of transcripts (`shogun test`, `shogun diff`) mark only the lines
 //! that changed (issue 13, item 6), through the `similar` crate.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use shogun_lab::scenario::first_difference;
 
 #[test]

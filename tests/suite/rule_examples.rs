@@ -1,9 +1,7 @@
 //! The rulebooks' worked examples (and the readings in RULES.md), with the
 //! tower forced to the outcome the example describes.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use shogun_lab::core::*;
 
 /// Gives province `name` to `seat` with `armies` cubes, keeping every

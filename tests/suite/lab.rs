@@ -1,7 +1,5 @@
 //! The variant lab: paired games, statistics, shards, reports.
 
-mod common;
-
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -15,7 +13,7 @@ fn data_dir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("shogun-lab-test-lab-{}", std::process::id()));
     if !dir.join("variants/seat-a-taxes").exists() {
         let _ = std::fs::create_dir_all(dir.join("variants"));
-        let root = common::root();
+        let root = crate::common::root();
         // Tests run in parallel: another may have made the link already.
         let link = |from: PathBuf, to: PathBuf| match std::os::unix::fs::symlink(from, &to) {
             Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => panic!("{}: {e}", to.display()),
@@ -187,14 +185,14 @@ fn bots_rotate_over_seats_when_they_differ() {
 fn the_repl_compares_the_rules_with_those_before_the_last_reload() {
     use shogun_lab::play::GameSpec;
     use shogun_lab::repl::{Config, Repl};
-    let (pack, map) = common::copy_data("lab-reload");
-    let spec = GameSpec { map: map.display().to_string(), rules: Some(pack.clone()), data: Some(common::root()), ..GameSpec::default() };
+    let (pack, map) = crate::common::copy_data("lab-reload");
+    let spec = GameSpec { map: map.display().to_string(), rules: Some(pack.clone()), data: Some(crate::common::root()), ..GameSpec::default() };
     let seats = ["human", "greedy", "greedy", "greedy"].iter().map(|s| s.to_string()).collect();
     let mut repl = Repl::new(Config { spec, players: 4, seed: 1, seats }).unwrap();
     let alone = repl.exec("lab 20").unwrap();
     assert!(alone.contains("one ruleset"), "{alone}");
     // A harder winter: more revolts, so more battles.
-    common::edit(&pack.join("winter.lua"), "    loss = card.rice_loss\n", "    loss = card.rice_loss + 4\n");
+    crate::common::edit(&pack.join("winter.lua"), "    loss = card.rice_loss\n", "    loss = card.rice_loss + 4\n");
     repl.exec("reload").unwrap();
     let out = repl.exec("lab 60 --jobs 2").unwrap();
     assert!(out.contains("base (now) vs base (before reload)"), "{out}");

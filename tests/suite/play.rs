@@ -1,9 +1,7 @@
 //! The play layer: notation read and written as inverses, edits that
 //! conserve pieces, the driver's stops, the timeline's undo and replay.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use shogun_lab::core::*;
 use shogun_lab::play::{Driver, Edit, Game, Notation, Player, Stop, Until, play_game};
 

@@ -1,9 +1,7 @@
 //! Tower models: seeded statistics with explicit tolerances, conservation
 //! under every model, odds, fitting, and Lua towers.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use shogun_lab::core::*;
 use shogun_lab::rules::pack::TowerSpec;
 use shogun_lab::tower::{self, fit, odds};

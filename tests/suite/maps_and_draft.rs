@@ -1,8 +1,6 @@
 //! The Moon map and the draft setup.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use shogun_lab::core::*;
 use shogun_lab::engine::Engine;
 

@@ -3,9 +3,7 @@
 //! from the tower as it is, a plan shows its costs, and the game flows to
 //! the next human decision.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use shogun_lab::core::*;
 use shogun_lab::play::GameSpec;
 use shogun_lab::play::preview::{self, Preview};

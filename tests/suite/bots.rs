@@ -3,11 +3,9 @@
 //! the first rungs of the skill ladder. Every test uses fixed seeds and
 //! iteration budgets, so its outcome is fixed: none can flake.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::*;
+use crate::common::*;
 use shogun_lab::bots::{self, Bot, BotSpec, Budget, Forbid, Greedy, Mcts, RandomBot};
 use shogun_lab::core::*;
 use shogun_lab::engine::{Engine, check_invariants};

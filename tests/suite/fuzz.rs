@@ -5,8 +5,6 @@
 //! (docs/fuzzing.md; the long run uses cargo-fuzz). A finding
 //! fails the test with the input that caused it.
 
-mod common;
-
 use shogun_lab::core::GameRng;
 use shogun_lab::fuzz::{Fuzzer, TARGETS, Target, mutate};
 
@@ -19,7 +17,7 @@ fn runs() -> usize {
 }
 
 fn fuzz(target: Target) {
-    let mut fuzzer = Fuzzer::new(&common::root()).unwrap();
+    let mut fuzzer = Fuzzer::new(&crate::common::root()).unwrap();
     let seeds = fuzzer.seeds(target).unwrap();
     assert!(!seeds.is_empty(), "{}: no seeds", target.name());
     // `SHOGUN_FUZZ_SEEDS=fuzz/corpus`: also write them there for cargo-fuzz.
@@ -56,8 +54,8 @@ fn fuzz(target: Target) {
 /// test: `tests/fixtures/fuzz/TARGET/*` run through their target.
 #[test]
 fn libfuzzer_findings_stay_fixed() {
-    let dir = common::root().join("tests/fixtures/fuzz");
-    let mut fuzzer = Fuzzer::new(&common::root()).unwrap();
+    let dir = crate::common::root().join("tests/fixtures/fuzz");
+    let mut fuzzer = Fuzzer::new(&crate::common::root()).unwrap();
     let mut n = 0;
     for target in TARGETS {
         let Ok(files) = std::fs::read_dir(dir.join(target.name())) else { continue };

@@ -1,19 +1,17 @@
 //! The documented Lua API (docs/lua/shogun.lua, docs/lua-api.md) matches
 //! what the runtime really registers.
 
-mod common;
-
 use std::collections::BTreeSet;
 
 fn registered(table: &str) -> BTreeSet<String> {
-    let engine = common::engine();
-    let st = common::started(&engine, 4, 1);
+    let engine = crate::common::engine();
+    let st = crate::common::started(&engine, 4, 1);
     let code = format!("local t = {{}} for k, v in pairs({table}) do if type(v) == 'function' then t[#t + 1] = k end end return table.concat(t, ' ')");
     engine.runtime().eval_readonly(&st, &code).unwrap().split(' ').map(String::from).collect()
 }
 
 fn declared(prefix: &str) -> BTreeSet<String> {
-    let stub = std::fs::read_to_string(common::root().join("docs/lua/shogun.lua")).unwrap();
+    let stub = std::fs::read_to_string(crate::common::root().join("docs/lua/shogun.lua")).unwrap();
     stub.lines().filter_map(|l| l.strip_prefix(&format!("function {prefix}."))).map(|l| l.split('(').next().unwrap().to_string()).collect()
 }
 
@@ -31,7 +29,7 @@ fn stubs_match_the_registration_api() {
 
 #[test]
 fn the_api_doc_mentions_every_function() {
-    let doc = std::fs::read_to_string(common::root().join("docs/lua-api.md")).unwrap();
+    let doc = std::fs::read_to_string(crate::common::root().join("docs/lua-api.md")).unwrap();
     for f in registered("game") {
         assert!(doc.contains(&format!("game.{f}")), "docs/lua-api.md does not mention game.{f}");
     }
@@ -42,9 +40,9 @@ fn the_api_doc_mentions_every_function() {
 
 #[test]
 fn move_targets_are_own_targets_then_other_targets() {
-    let engine = common::engine();
+    let engine = crate::common::engine();
     for players in [3, 4, 5] {
-        let st = common::started(&engine, players, 1);
+        let st = crate::common::started(&engine, players, 1);
         // Every province and seat; counts how often each part is not empty.
         let code = "local own, other = 0, 0
 for p = 1, #MAP.provinces do
@@ -63,7 +61,7 @@ return own .. ' ' .. other";
         let (own, other) = counts.split_once(' ').unwrap();
         assert!(own.parse::<u32>().unwrap() > 0 && other.parse::<u32>().unwrap() > 0, "{players} players: {counts}");
     }
-    let st = common::started(&engine, 4, 1);
+    let st = crate::common::started(&engine, 4, 1);
     for (code, want) in
         [("game.move_targets(99, 1)", "game.move_targets: province 99 does not exist"), ("game.move_targets(1)", "game.move_targets: argument 2")]
     {
@@ -74,8 +72,8 @@ return own .. ' ' .. other";
 
 #[test]
 fn the_registry_views_are_the_registered_functions_and_read_only() {
-    let engine = common::engine();
-    let st = common::started(&engine, 4, 1);
+    let engine = crate::common::engine();
+    let st = crate::common::started(&engine, 4, 1);
     let rt = engine.runtime();
     let same = "return shogun.actions.build == shogun.action_fn('build') and shogun.actions.deploy == shogun.action_fn('deploy')
   and shogun.handlers.score == shogun.handler_fn('score') and shogun.modifiers.add == shogun.modifier_fn('add')
@@ -94,10 +92,10 @@ fn the_registry_views_are_the_registered_functions_and_read_only() {
 
 #[test]
 fn region_leaders_are_the_seats_with_the_most_buildings() {
-    let engine = common::engine();
+    let engine = crate::common::engine();
     let (mut single, mut tied) = (0, 0);
     for players in [3, 4, 5] {
-        let mut st = common::started(&engine, players, 1);
+        let mut st = crate::common::started(&engine, players, 1);
         // Buildings of every mix on the held provinces.
         for (i, p) in st.provinces.iter_mut().enumerate() {
             if p.owner.is_some() {
@@ -124,7 +122,7 @@ return single .. ' ' .. tied";
         tied += t.parse::<u32>().unwrap();
     }
     assert!(single > 0 && tied > 0, "single leaders {single}, tied {tied}");
-    let st = common::started(&engine, 4, 1);
+    let st = crate::common::started(&engine, 4, 1);
     assert_eq!(engine.runtime().eval_readonly(&st, "return select('#', game.region_leaders(1, 'castle'))").unwrap(), "1", "no buildings: just 0");
     for (code, want) in [
         ("game.region_leaders(99, 'castle')", "game.region_leaders: region 99 does not exist"),

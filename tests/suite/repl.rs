@@ -2,13 +2,11 @@
 //! changed rules, Lua and what-if edits, and an interactive check through
 //! a pseudo-terminal (completion, history).
 
-mod common;
-
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::*;
+use crate::common::*;
 use shogun_lab::core::Seat;
 use shogun_lab::play::GameSpec;
 use shogun_lab::repl::{Config, Repl};
@@ -34,7 +32,7 @@ fn session(stdin: &str, args: &[&str]) -> (bool, String) {
 }
 
 fn snap(name: &str, value: &str) {
-    insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
+    insta::with_settings!({ snapshot_path => "../../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
         insta::assert_snapshot!(name, value);
     });
 }

@@ -3,12 +3,10 @@
 //! places it, which a real browser (headless chromium, when installed, as
 //! `.ci/check-report` uses it) renders; map positions are checked on load.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::*;
+use crate::common::*;
 use shogun_lab::play::GameSpec;
 use shogun_lab::repl::{Config, Repl};
 

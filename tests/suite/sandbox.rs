@@ -3,9 +3,7 @@
 //! reach is writable except through the host API, and every call sees the
 //! same world.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use shogun_lab::engine::Engine;
 use shogun_lab::rules;
 

@@ -1,9 +1,7 @@
 //! The REPL's input: what a keystroke means (option numbers, bare answers),
 //! what-if edits checked when typed, Lua like a Lua REPL, and completion.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 /// Seed 3, seat A human: planning, then A's turn-order choice (spaces 4
 /// and 5 left), a move target, a count, then a deploy question with `pass`.

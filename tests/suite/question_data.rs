@@ -3,9 +3,7 @@
 //! atomic one, and the same data either way: a clone, a failed atomic
 //! apply, a save and another engine each see it as it was asked.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use shogun_lab::core::{AskData, Choice, Decision, GameState, ProvinceId, Seat};
 use shogun_lab::engine::Engine;

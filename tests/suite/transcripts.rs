@@ -2,10 +2,8 @@
 //! top-level snapshots/ folder. A rule change shows up as a reviewable diff
 //! of these files (`cargo insta review`, or INSTA_UPDATE=always).
 
-mod common;
-
 fn golden(players: u8, seed: u64, bots: &[&str]) -> String {
-    let engine = common::engine();
+    let engine = crate::common::engine();
     let names: Vec<String> = bots.iter().map(|s| s.to_string()).collect();
     let (text, summary) = shogun_lab::transcript::transcript(&engine, players, seed, &names).unwrap();
     format!("{text}\nsummary: {}\n", serde_json::to_string(&summary).unwrap())
@@ -13,7 +11,7 @@ fn golden(players: u8, seed: u64, bots: &[&str]) -> String {
 
 macro_rules! snapshot {
     ($name:literal, $value:expr) => {
-        insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
+        insta::with_settings!({ snapshot_path => "../../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
             insta::assert_snapshot!($name, $value);
         })
     };
@@ -41,7 +39,7 @@ fn run_states_its_check_mode_and_the_mode_changes_no_game() {
     let run = |extra: &[&str]| {
         let mut args = vec!["run", "--seed", "5", "--bots", "random", "--transcript", "-"];
         args.extend_from_slice(extra);
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(&args).env("SHOGUN_DATA", common::root()).output().unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(&args).env("SHOGUN_DATA", crate::common::root()).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8(out.stdout).unwrap()
     };
@@ -51,7 +49,7 @@ fn run_states_its_check_mode_and_the_mode_changes_no_game() {
     let summary = |extra: &[&str]| {
         let mut args = vec!["run", "--seed", "5", "--bots", "random"];
         args.extend_from_slice(extra);
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(&args).env("SHOGUN_DATA", common::root()).output().unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(&args).env("SHOGUN_DATA", crate::common::root()).output().unwrap();
         String::from_utf8(out.stdout).unwrap()
     };
     assert!(summary(&[]).contains("invariants checked after every decision"), "{}", summary(&[]));

@@ -1,11 +1,9 @@
 //! `shogun check`: shipped data passes; deliberately broken fixtures give
 //! the expected diagnostics (snapshotted).
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use shogun_lab::check::{self, Target};
 
 #[test]
@@ -75,7 +73,7 @@ fn broken_fixtures_give_the_expected_diagnostics() {
     let mut out = render(root, &targets, &[]);
     out.push_str(&base_lines(render(root, &[Target::Pack(pack.clone())], &[]).replace(pack.to_str().unwrap(), "<pack>")));
     out.push_str(&base_lines(render(root, &[Target::Pack(syntax_pack.clone())], &[]).replace(syntax_pack.to_str().unwrap(), "<pack>")));
-    insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
+    insta::with_settings!({ snapshot_path => "../../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
         insta::assert_snapshot!("check_broken_fixtures", out);
     });
     // Every kind of problem the check promises is among them.

@@ -1,12 +1,10 @@
 //! Variants: overlays, composition, conflicts, shipped variants, `shogun
 //! diff` and `shogun test`.
 
-mod common;
-
 use std::path::PathBuf;
 use std::process::Command;
 
-use common::*;
+use crate::common::*;
 use shogun_lab::core::{ProvinceId, Seat};
 use shogun_lab::engine::{Engine, EngineError};
 use shogun_lab::rules::{self, VariantArg};
@@ -166,7 +164,7 @@ fn shipped_variants_snapshot() {
         let names: Vec<String> = vec!["greedy".into(), "random".into(), "greedy".into(), "random".into()];
         let (text, summary) = shogun_lab::transcript::transcript(&e, 4, 5, &names).unwrap();
         let value = format!("{text}\nsummary: {}\n", serde_json::to_string(&summary).unwrap());
-        insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
+        insta::with_settings!({ snapshot_path => "../../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
             insta::assert_snapshot!(format!("variant_{name}"), value);
         });
     }
@@ -356,13 +354,13 @@ fn ranking_bids_and_voiding_are_the_packs_rules() {
         st.players[s].chests = chests;
     }
     assert_eq!(engine.standings(&st).unwrap(), [(1, 1), (2, 1), (3, 3), (0, 4)].map(|(s, r)| (Seat::new(s), r)));
-    assert_eq!(common::engine().standings(&st).unwrap(), [(0, 1), (3, 2), (2, 3), (1, 4)].map(|(s, r)| (Seat::new(s), r)), "base: points, then chests");
+    assert_eq!(crate::common::engine().standings(&st).unwrap(), [(0, 1), (3, 2), (2, 3), (1, 4)].map(|(s, r)| (Seat::new(s), r)), "base: points, then chests");
     // A planned action on a province card lost before its turn is void
     // (the pack's perform handler): stage A's taxes in Settsu, then hand
     // Settsu to B before the action runs. `set` voids it at once, as the
     // host API does when a card changes hands; with the card put back on
     // A's board the perform handler voids it when its turn comes.
-    let engine = common::engine();
+    let engine = crate::common::engine();
     let mut st = started(&engine, 4, 1);
     let (settsu, taxes) = (province(&engine, "Settsu"), action(&engine, "taxes"));
     let before = st.players[0].chests;

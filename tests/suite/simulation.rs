@@ -2,9 +2,7 @@
 //! bots, checking the conservation rules and state round-trips after every
 //! applied decision.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use shogun_lab::core::*;
 use shogun_lab::engine::{Engine, check_invariants};
 use shogun_lab::play::{Driver, Until};
@@ -157,7 +155,7 @@ fn same_seed_same_game() {
     assert_eq!(a, b);
     assert_eq!(serde_json::to_string(&sa).unwrap(), serde_json::to_string(&sb).unwrap());
     // A second engine (a new Lua VM) plays the same game too.
-    let other = common::engine();
+    let other = crate::common::engine();
     let (c, _) = shogun_lab::transcript::transcript(&other, 4, 11, &names).unwrap();
     assert_eq!(a, c);
     let (d, _) = shogun_lab::transcript::transcript(&engine, 4, 12, &names).unwrap();

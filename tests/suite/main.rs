@@ -1,0 +1,24 @@
+//! The integration tests, one binary: each module is one area of the program
+//! (one link of the library instead of one per file; `cargo test --release NAME` filters as before).
+
+mod board_picture;
+mod bots;
+mod check;
+mod common;
+mod data_and_scripts;
+mod diffs;
+mod fuzz;
+mod lab;
+mod lua_api;
+mod maps_and_draft;
+mod play;
+mod question_data;
+mod repl;
+mod repl_assist;
+mod repl_input;
+mod rule_examples;
+mod sandbox;
+mod simulation;
+mod towers;
+mod transcripts;
+mod variants;
