@@ -101,6 +101,20 @@ impl AtomicFile {
         out.write_all(bytes).map_err(|e| format!("cannot write {}: {e}", self.target.display()))
     }
 
+    /// Overwrites the file's first `bytes.len()` bytes (written before) and
+    /// goes on writing at its end: a header completed once the rest is known.
+    pub fn rewrite_start(&mut self, bytes: &[u8]) -> Result<(), String> {
+        use std::io::{Seek, SeekFrom};
+        let fail = |e: std::io::Error| format!("cannot write {}: {e}", self.target.display());
+        let out = self.out.as_mut().expect("open until committed");
+        out.flush().map_err(fail)?;
+        let f = out.get_mut();
+        f.seek(SeekFrom::Start(0)).map_err(fail)?;
+        f.write_all(bytes).map_err(fail)?;
+        f.seek(SeekFrom::End(0)).map_err(fail)?;
+        Ok(())
+    }
+
     /// `text` and a newline.
     pub fn line(&mut self, text: &str) -> Result<(), String> {
         self.write(text.as_bytes())?;

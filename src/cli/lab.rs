@@ -1,7 +1,7 @@
 //! `shogun lab`: compare rulesets over paired, seeded games (see
 //! `crate::lab`); `shogun lab merge`: combine shards into one report.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
@@ -240,14 +240,28 @@ fn output(report: &Report, out: &Output) -> Result<(), String> {
     Ok(())
 }
 
+/// The JSONL header line: `{"record":"header","lab":{...}}`, padded with
+/// spaces to `width` bytes (the line written first, so a rewrite with
+/// fewer games played fits in its place).
+fn header_line(h: &Header, width: usize) -> String {
+    #[derive(serde::Serialize)]
+    struct Line<'a> {
+        record: &'static str,
+        lab: &'a Header,
+    }
+    let line = serde_json::to_string(&Line { record: "header", lab: h }).unwrap_or_default();
+    format!("{line:<width$}")
+}
+
 fn run(args: LabArgs) -> Result<(), String> {
     let lab = build(&args, &|k| std::env::var(k).ok())?;
     let total = (lab.header.range.1 - lab.header.range.0) * lab.arms.len() as u64 * lab.header.conditions.len() as u64;
     let bar = super::Progress::games(total);
+    let first_line = header_line(&lab.header, 0);
     let mut file = match &args.jsonl {
         Some(p) => {
             let mut f = crate::files::AtomicFile::create(p)?;
-            f.line(&serde_json::json!({ "lab": lab.header }).to_string())?;
+            f.line(&first_line)?;
             Some(f)
         }
         None => None,
@@ -270,57 +284,134 @@ fn run(args: LabArgs) -> Result<(), String> {
         lab.jobs,
         lab.check.describe()
     );
-    if let Some(f) = file {
+    if let Some(mut f) = file {
+        // The games actually played (--until-ci may stop early): fewer
+        // digits than asked, so the line fits where it was.
+        if agg.header.played != lab.header.played {
+            f.rewrite_start(header_line(&agg.header, first_line.len()).as_bytes())?;
+        }
         f.commit()?;
     }
     if lab.header.range != (0, lab.header.games) && agg.games() == lab.header.range.1 - lab.header.range.0 {
         eprintln!("shard games {}..{} written; combine the shards with `shogun lab merge FILES...`", lab.header.range.0, lab.header.range.1);
     }
-    if lab.until_ci.is_some() {
-        eprintln!("stopped after {} games per arm: widest headline interval {:.2} points", agg.games(), agg.headline_width());
+    if let Some(w) = lab.until_ci {
+        let widest = agg.headline_width();
+        if widest < w {
+            eprintln!("--until-ci {w}: stopped after {} games per arm: widest headline interval {widest:.2} points", agg.games());
+        } else {
+            eprintln!(
+                "--until-ci {w}: NOT REACHED: all {} games per arm played and the widest headline interval is still {widest:.2} points; \
+                 read the intervals as they are (playing on until something shows would make them lie: docs/lab.md)",
+                agg.games()
+            );
+        }
     }
     output(&Report::build(&agg), &args.out)
 }
 
-/// Reads a lab JSONL file: its header and records.
-pub fn read_jsonl(path: &Path) -> Result<(Header, Vec<GameRecord>), String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+/// The longest line `lab merge` reads: a record is a few hundred bytes, a
+/// header a few kilobytes; a longer line is refused before it is held.
+pub const MAX_LINE: usize = 1 << 24;
+
+/// The next line of `r` (without its newline) into `buf`, at most
+/// `MAX_LINE` bytes; `Ok(false)` at the end.
+fn next_line(r: &mut impl BufRead, buf: &mut Vec<u8>, place: &dyn Fn() -> String) -> Result<bool, String> {
+    buf.clear();
+    let n = r.by_ref().take(MAX_LINE as u64 + 1).read_until(b'\n', buf).map_err(|e| format!("{}: {e}", place()))?;
+    if n == 0 {
+        return Ok(false);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+    } else if buf.len() > MAX_LINE {
+        return Err(format!("{}: line longer than {MAX_LINE} bytes (not a lab record)", place()));
+    }
+    Ok(true)
+}
+
+fn open_jsonl(path: &Path) -> Result<BufReader<std::fs::File>, String> {
+    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let meta = f.metadata().map_err(|e| format!("{}: {e}", path.display()))?;
     if !meta.is_file() {
         return Err(format!("{}: not a regular file", path.display()));
     }
-    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut lines = BufReader::new(f).lines();
-    let first = lines
-        .next()
-        .ok_or_else(|| format!("{}:1: empty file (expected a lab header line)", path.display()))?
-        .map_err(|e| format!("{}:1: {e}", path.display()))?;
+    Ok(BufReader::new(f))
+}
+
+/// Reads a lab JSONL file's header (its first line).
+fn read_header(path: &Path, r: &mut impl BufRead) -> Result<Header, String> {
+    let mut buf = Vec::new();
+    if !next_line(r, &mut buf, &|| format!("{}:1", path.display()))? {
+        return Err(format!("{}:1: empty file (expected a lab header line)", path.display()));
+    }
     #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
     struct Top {
-        lab: Header,
+        record: String,
+        lab: serde_json::Value,
     }
-    let header = serde_json::from_str::<Top>(&first).map_err(|e| format!("{}:1: not a lab header ({e})", path.display()))?.lab;
-    if header.format != lab::FORMAT {
-        return Err(format!("{}:1: lab format {} (this build reads {})", path.display(), header.format, lab::FORMAT));
+    let top = serde_json::from_slice::<Top>(&buf).map_err(|e| format!("{}:1: not a lab header ({e})", path.display()))?;
+    let format = top.lab.get("format").and_then(serde_json::Value::as_u64);
+    if top.record != "header" || format != Some(u64::from(lab::FORMAT)) {
+        return Err(format!("{}:1: not a lab header of format {} (this build reads files it wrote itself)", path.display(), lab::FORMAT));
     }
-    let mut records = Vec::new();
-    for (i, line) in lines.enumerate() {
-        let line = line.map_err(|e| format!("{}:{}: {e}", path.display(), i + 2))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let r: GameRecord = serde_json::from_str(&line).map_err(|e| format!("{}:{}: not a game record ({e})", path.display(), i + 2))?;
-        records.push(r);
-    }
+    serde_json::from_value::<Header>(top.lab).map_err(|e| format!("{}:1: not a lab header ({e})", path.display()))
+}
+
+/// Reads a lab JSONL file whole: its header and records (tests and small
+/// files; `lab merge` reads one record at a time).
+pub fn read_jsonl(path: &Path) -> Result<(Header, Vec<GameRecord>), String> {
+    let mut r = open_jsonl(path)?;
+    let header = read_header(path, &mut r)?;
+    let records = records_of(path.to_path_buf(), r).collect::<Result<Vec<_>, _>>()?;
     Ok((header, records))
 }
 
+/// The records after a file's header, one line at a time.
+fn records_of(path: PathBuf, mut r: BufReader<std::fs::File>) -> impl Iterator<Item = Result<GameRecord, String>> {
+    let mut buf = Vec::new();
+    let mut line = 1usize;
+    let mut failed = false;
+    std::iter::from_fn(move || {
+        loop {
+            if failed {
+                return None;
+            }
+            line += 1;
+            let place = || format!("{}:{line}", path.display());
+            match next_line(&mut r, &mut buf, &place) {
+                Ok(false) => return None,
+                Err(e) => {
+                    failed = true;
+                    return Some(Err(e));
+                }
+                Ok(true) if buf.iter().all(u8::is_ascii_whitespace) => continue,
+                Ok(true) => {
+                    let rec = serde_json::from_slice::<GameRecord>(&buf).map_err(|e| format!("{}: not a game record ({e})", place()));
+                    failed = rec.is_err();
+                    return Some(rec);
+                }
+            }
+        }
+    })
+}
+
 fn merge(args: MergeArgs) -> Result<(), String> {
-    let mut files = Vec::new();
+    let mut headers = Vec::new();
     for p in &args.files {
-        let (h, recs) = read_jsonl(p)?;
-        files.push((p.display().to_string(), h, recs));
+        headers.push((p.display().to_string(), read_header(p, &mut open_jsonl(p)?)?));
     }
-    let agg = lab::merge(files).map_err(|e| e.to_string())?;
+    let expected: Vec<Header> = headers.iter().map(|(_, h)| h.clone()).collect();
+    let mut open = |i: usize| -> Result<lab::Records<'static>, String> {
+        let p = &args.files[i];
+        let mut r = open_jsonl(p)?;
+        if read_header(p, &mut r)? != expected[i] {
+            return Err(format!("{}: the file changed while it was merged", p.display()));
+        }
+        Ok(Box::new(records_of(p.clone(), r)))
+    };
+    let agg = lab::merge(headers, &mut open).map_err(|e| e.to_string())?;
     output(&Report::build(&agg), &args.out)
 }
 

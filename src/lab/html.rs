@@ -110,7 +110,7 @@ fn histogram_svg(r: &Report, c: usize, metric: &str, title: &str) -> Plot {
         for (a, arm) in cond.arms.iter().enumerate() {
             let colour = PALETTE[a % PALETTE.len()];
             let Some(h) = arm.histograms.get(metric) else { continue };
-            let pts: Vec<(f64, f64)> = (lo..=hi).map(|v| (v as f64, h.get(&v).copied().unwrap_or(0) as f64 / n * 100.0)).collect();
+            let pts = histogram_points(h, n, (lo, hi));
             chart
                 .draw_series(LineSeries::new(pts, colour.stroke_width(2)))
                 .map_err(err)?
@@ -121,6 +121,25 @@ fn histogram_svg(r: &Report, c: usize, metric: &str, title: &str) -> Plot {
         root.present().map_err(err)?;
     }
     Ok(svg)
+}
+
+/// A distribution's line: each value seen with its share of games, and 0
+/// beside it where the next value was not seen. As many points as values
+/// seen (at most the games), never one per integer between the smallest
+/// and the largest: a pack may score 2^39 points, a record claim 2^64
+/// decisions.
+fn histogram_points(h: &std::collections::BTreeMap<i64, u64>, n: f64, (lo, hi): (i64, i64)) -> Vec<(f64, f64)> {
+    let mut pts = Vec::with_capacity(h.len() * 3);
+    for (&v, &count) in h {
+        if v > lo && !h.contains_key(&(v - 1)) && pts.last().is_none_or(|&(x, _)| x < v as f64 - 1.0) {
+            pts.push((v as f64 - 1.0, 0.0));
+        }
+        pts.push((v as f64, count as f64 / n * 100.0));
+        if v < hi && !h.contains_key(&(v + 1)) {
+            pts.push((v as f64 + 1.0, 0.0));
+        }
+    }
+    pts
 }
 
 /// Rows of (label, interval) as a forest plot around zero.

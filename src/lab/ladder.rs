@@ -9,7 +9,6 @@
 
 use super::stats::{self, Interval};
 use super::{Arm, GameRecord, Lab, LabError, Settings};
-use crate::core::Seat;
 
 /// One rung's result.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,6 +63,7 @@ pub fn ladder(spec: &LadderSpec, progress: &dyn Fn(u64)) -> Result<Vec<Rung>, La
     settings.rotate = Some(true);
     settings.batch = settings.batch.min(64);
     let lab = Lab::new(vec![spec.arm.clone()], &sets, "--levels", &[], settings).map_err(LabError::Setup)?;
+    let lab_seats = lab.header.seats.clone();
     let mut wins = vec![stats::Sums::default(); rungs.len()];
     let mut margins = vec![stats::Sums::default(); rungs.len()];
     let mut games = vec![0u64; rungs.len()];
@@ -72,7 +72,8 @@ pub fn ladder(spec: &LadderSpec, progress: &dyn Fn(u64)) -> Result<Vec<Rung>, La
         let Some(seat) = r.bots.iter().position(|b| b == upper) else {
             return Err(LabError::Setup(format!("game {}: no seat plays `{upper}`", r.game)));
         };
-        let share = if r.winners.contains(&Seat::new(seat)) { 1.0 / r.winners.len() as f64 } else { 0.0 };
+        let name = lab_seats.get(seat).map(String::as_str).unwrap_or("?");
+        let share = if r.winners.iter().any(|w| w == name) { 1.0 / r.winners.len() as f64 } else { 0.0 };
         let others: Vec<f64> = (0..r.points.len()).filter(|&s| s != seat).map(|s| r.points[s] as f64).collect();
         let mean_others = others.iter().sum::<f64>() / others.len().max(1) as f64;
         wins[r.condition].add(share);

@@ -12,6 +12,9 @@ use crate::engine::Engine;
 /// One game under one arm: the JSONL record the lab writes and merges.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct GameRecord {
+    /// Always `game` (the JSONL header line has `header`): filter on it to
+    /// load the records as one table (docs/lab.md).
+    pub record: String,
     /// Index of the condition (tower × bot set) the game was played under.
     pub condition: usize,
     /// Index of the game (its seed is the lab's seed plus this).
@@ -19,11 +22,14 @@ pub struct GameRecord {
     pub arm: usize,
     /// The arm's canonical ruleset name.
     pub ruleset: String,
+    /// The arm's rules hash (`ArmRules::hash` in the header).
+    pub rules_hash: String,
     pub seed: u64,
     /// The bot of each seat (after rotation).
     pub bots: Vec<String>,
-    /// Seats (0-based) ranked first; more than one when fully tied.
-    pub winners: Vec<Seat>,
+    /// Seats ranked first, by their letters as `run --json` gives them
+    /// (`["C"]`); more than one when fully tied.
+    pub winners: Vec<String>,
     pub ranks: Vec<u8>,
     pub points: Vec<i64>,
     pub chests: Vec<i64>,
@@ -64,7 +70,7 @@ pub struct Collector {
 impl Collector {
     pub fn new(seats: usize) -> Collector {
         Collector {
-            rec: GameRecord { bid_chests: vec![0; seats], bid_provinces: vec![0; seats], ..GameRecord::default() },
+            rec: GameRecord { record: "game".into(), bid_chests: vec![0; seats], bid_provinces: vec![0; seats], ..GameRecord::default() },
             seats,
             bids_of: None,
             last_points: vec![0; seats],
@@ -131,14 +137,16 @@ impl Collector {
         }
         let r = &mut self.rec;
         r.ranks = ranks;
-        r.winners = standings.iter().filter(|(_, rank)| *rank == 1).map(|(s, _)| *s).collect();
+        let mut first: Vec<Seat> = standings.iter().filter(|(_, rank)| *rank == 1).map(|(s, _)| *s).collect();
+        first.sort();
+        r.winners = first.into_iter().map(|s| engine.rules.seat_name(s).to_string()).collect();
         r.points = st.players.iter().map(|p| p.points).collect();
         r.chests = st.players.iter().map(|p| p.chests).collect();
         r.provinces = Seat::all(n).map(|s| st.provinces_of(s).count() as u32).collect();
         r.buildings = Seat::all(n).map(|s| st.provinces_of(s).map(|p| st.provinces[p.index()].building_count()).sum()).collect();
         if let [first, second, ..] = standings.as_slice() {
             let (a, b) = (&st.players[first.0.index()], &st.players[second.0.index()]);
-            r.margin = a.points - b.points;
+            r.margin = a.points.saturating_sub(b.points);
             r.tiebreak = a.points == b.points && a.chests != b.chests;
         }
         r.tower_stuck = st.tower.iter().map(|l| l.total()).sum();
@@ -154,7 +162,7 @@ pub fn flatten(rec: &GameRecord, seat_names: &[String]) -> BTreeMap<String, f64>
     let mut m = BTreeMap::new();
     let share = if rec.winners.is_empty() { 0.0 } else { 1.0 / rec.winners.len() as f64 };
     for (s, name) in seat_names.iter().enumerate() {
-        let won = if rec.winners.contains(&Seat::new(s)) { share } else { 0.0 };
+        let won = if rec.winners.contains(name) { share } else { 0.0 };
         m.insert(format!("win.{name}"), won);
         m.insert(format!("rank.{name}"), f64::from(*rec.ranks.get(s).unwrap_or(&0)));
         m.insert(format!("points.{name}"), *rec.points.get(s).unwrap_or(&0) as f64);
@@ -167,7 +175,9 @@ pub fn flatten(rec: &GameRecord, seat_names: &[String]) -> BTreeMap<String, f64>
     m.insert("margin".into(), rec.margin as f64);
     m.insert("tiebreak".into(), if rec.tiebreak { 1.0 } else { 0.0 });
     m.insert("decisions".into(), rec.decisions as f64);
-    m.insert("battles".into(), rec.battles.values().sum::<u64>() as f64);
+    // Sums of numbers a script or a record gave are taken wide: they
+    // neither wrap nor panic (issue 23: `game.tally(.., math.maxinteger)`).
+    m.insert("battles".into(), rec.battles.values().map(|&v| u128::from(v)).sum::<u128>() as f64);
     for (k, v) in &rec.battles {
         m.insert(format!("battles.{k}"), *v as f64);
     }
@@ -175,7 +185,7 @@ pub fn flatten(rec: &GameRecord, seat_names: &[String]) -> BTreeMap<String, f64>
     m.insert("tower_stuck".into(), f64::from(rec.tower_stuck));
     m.insert("lead_changes".into(), f64::from(rec.lead_changes));
     for (k, v) in &rec.tallies {
-        let total: i64 = v.iter().sum::<i64>() + rec.game_tallies.get(k).copied().unwrap_or(0);
+        let total: i128 = v.iter().map(|&x| i128::from(x)).sum::<i128>() + i128::from(rec.game_tallies.get(k).copied().unwrap_or(0));
         m.insert(format!("tally.{k}"), total as f64);
         for (s, name) in seat_names.iter().enumerate() {
             m.insert(format!("tally.{k}.{name}"), *v.get(s).unwrap_or(&0) as f64);

@@ -65,9 +65,15 @@ impl Condition {
 /// Everything that fixes a lab run's results (written as the JSONL header
 /// and checked when shards are merged).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Header {
     pub format: u32,
+    /// The program that played the games (`shogun-lab 0.1.0`): another
+    /// version may play other games from the same seeds.
+    pub version: String,
     pub arms: Vec<String>,
+    /// Per arm (in `arms` order): every rules file it loaded, hashed.
+    pub rules: Vec<ArmRules>,
     pub conditions: Vec<Condition>,
     pub players: u8,
     pub map: String,
@@ -79,9 +85,44 @@ pub struct Header {
     pub rotate: bool,
     /// `[first, end)` game indices this run plays (a shard's slice).
     pub range: (u64, u64),
+    /// `--until-ci W`, if the run stopped on an interval width.
+    pub until_ci: Option<f64>,
+    /// Games per arm and condition actually played, from the range's
+    /// first: the range's length unless `--until-ci` stopped earlier.
+    pub played: u64,
 }
 
-pub const FORMAT: u32 = 1;
+/// Where one arm's rules came from: each file it loaded with the SHA-256
+/// of its text (`Rules::sources`), and `hash`, the SHA-256 of all of them
+/// with the arm's name (its variants' options) and tower. Every record
+/// carries its arm's `hash`; `merge` refuses files whose hashes differ.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArmRules {
+    pub hash: String,
+    /// (file, SHA-256): `rules.yaml`, `cards.yaml`, `map sun.yaml`,
+    /// `variant NAME`, `lua FILE`, in load order.
+    pub files: Vec<(String, String)>,
+}
+
+impl ArmRules {
+    pub fn of(arm: &Arm) -> ArmRules {
+        let mut text = format!("arm\t{}\ntower\t{}\n", arm.name, arm.tower.as_deref().unwrap_or(""));
+        for (file, hash) in &arm.rules.sources {
+            text.push_str(&format!("file\t{file}\t{hash}\n"));
+        }
+        ArmRules { hash: crate::rules::sha256(text.as_bytes()), files: arm.rules.sources.clone() }
+    }
+}
+
+/// The JSONL format: 2 since records carry `record`, `rules_hash` and
+/// seat letters as winners.
+pub const FORMAT: u32 = 2;
+
+/// This program's name and version, as headers record it.
+pub fn version() -> String {
+    format!("shogun-lab {}", env!("CARGO_PKG_VERSION"))
+}
 
 impl Arm {
     /// The ruleset a spec describes (map, pack, variants, tower), loaded
@@ -200,9 +241,12 @@ impl Lab {
             }
         }
         let differ = conditions.iter().any(|c| c.bots.windows(2).any(|w| w[0] != w[1]));
+        let range = s.range.unwrap_or((0, s.games));
         let header = Header {
             format: FORMAT,
+            version: version(),
             arms: arms.iter().map(|a| a.name.clone()).collect(),
+            rules: arms.iter().map(ArmRules::of).collect(),
             conditions,
             players: s.players,
             map: first.rules.map.name.clone(),
@@ -211,7 +255,9 @@ impl Lab {
             seed: s.seed,
             games: s.games,
             rotate: s.rotate.unwrap_or(differ),
-            range: s.range.unwrap_or((0, s.games)),
+            range,
+            until_ci: s.until_ci,
+            played: range.1.saturating_sub(range.0),
         };
         let jobs = s.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
         Ok(Lab { header, arms, setup, jobs, until_ci: s.until_ci, batch: s.batch, check: s.check })
@@ -284,6 +330,7 @@ fn play_one(lab: &Lab, run: u64, c: usize, a: usize, g: u64) -> Result<GameRecor
     rec.game = g;
     rec.arm = a;
     rec.ruleset = arm.name.clone();
+    rec.rules_hash = h.rules[a].hash.clone();
     rec.seed = seed;
     rec.bots = names;
     Ok(rec)
@@ -447,52 +494,193 @@ pub fn run(lab: &Lab, sink: &mut dyn FnMut(&GameRecord) -> Result<(), LabError>,
     }
     // Worker threads end with the pool; their engines with them.
     drop(pool);
+    agg.header.played = agg.games();
     Ok(agg)
 }
 
-/// Folds records read back from JSONL files (each: a header line, then
-/// records) into one aggregate, checking that the files belong to the same
-/// lab and together cover its games exactly once.
-pub fn merge(files: Vec<(String, Header, Vec<GameRecord>)>) -> Result<Aggregate, LabError> {
-    let Some(first) = files.first() else {
-        return Err(LabError::Merge("no files to merge".into()));
-    };
-    let mut header = first.1.clone();
-    for (name, h, _) in &files {
-        let same = Header { range: header.range, ..h.clone() };
-        if same != header {
-            return Err(LabError::Merge(format!("{name} is from another lab run (arms, conditions, players, map, seed or games differ)")));
+/// Records read back from one JSONL file, one at a time (a line number
+/// or place in each error).
+pub type Records<'a> = Box<dyn Iterator<Item = Result<GameRecord, String>> + 'a>;
+
+/// Whether `b` is the same lab run as `a` (all but the range and the games
+/// played); the reason when it is not.
+fn same_run(a: &Header, b: &Header) -> Result<(), String> {
+    if a.version != b.version {
+        return Err(format!(
+            "written by {}, the first file by {}: merge only files of one version (another may play other games from the same seeds)",
+            b.version, a.version
+        ));
+    }
+    if a.arms != b.arms {
+        return Err(format!("other arms ({} instead of {})", b.arms.join(", "), a.arms.join(", ")));
+    }
+    for (i, (x, y)) in a.rules.iter().zip(&b.rules).enumerate() {
+        if x.hash == y.hash {
+            continue;
+        }
+        let differ: Vec<String> = y
+            .files
+            .iter()
+            .filter(|f| !x.files.contains(f))
+            .map(|(file, hash)| match x.files.iter().find(|(g, _)| g == file) {
+                Some((_, other)) => format!("{file} (sha256 {} here, {} there)", &hash[..hash.len().min(12)], &other[..other.len().min(12)]),
+                None => format!("{file} (only here)"),
+            })
+            .chain(x.files.iter().filter(|(f, _)| !y.files.iter().any(|(g, _)| g == f)).map(|(f, _)| format!("{f} (only there)")))
+            .collect();
+        let what = if differ.is_empty() { "the arm's rules hash".to_string() } else { differ.join(", ") };
+        return Err(format!("arm `{}` was played with other rules files: {what}; play every shard with the same files", a.arms[i]));
+    }
+    fn rest(h: &Header) -> (&Vec<Condition>, u8, &String, &String, &Vec<String>, u64, u64, bool, Option<u64>) {
+        (&h.conditions, h.players, &h.map, &h.setup, &h.seats, h.seed, h.games, h.rotate, h.until_ci.map(f64::to_bits))
+    }
+    if rest(a) != rest(b) {
+        return Err("another lab run (conditions, players, map, setup, seed, games or --until-ci differ)".into());
+    }
+    Ok(())
+}
+
+/// What is wrong with a record of a file with header `h`, if anything: it
+/// must be a game of the file's range played as the header says (seed, bots,
+/// ruleset and rules hash of its arm), with one entry per seat everywhere,
+/// ranks from 1 to the number of players and the winners exactly the seats
+/// ranked first.
+pub fn check_record(h: &Header, r: &GameRecord) -> Result<(), String> {
+    let n = h.players as usize;
+    let (first, end) = (h.range.0, h.range.0.saturating_add(h.played));
+    if r.record != "game" {
+        return Err(format!("`record` is `{}`, expected `game`", r.record));
+    }
+    let cond = h.conditions.get(r.condition).ok_or_else(|| format!("condition {} is not in the header ({} conditions)", r.condition, h.conditions.len()))?;
+    let rules = h.rules.get(r.arm).ok_or_else(|| format!("arm {} is not in the header ({} arms)", r.arm, h.arms.len()))?;
+    if r.game < first || r.game >= end {
+        return Err(format!("game {} is outside this file's games {first}..{end}", r.game));
+    }
+    if r.ruleset != h.arms[r.arm] {
+        return Err(format!("arm {} is `{}` in the header, the record says `{}`", r.arm, h.arms[r.arm], r.ruleset));
+    }
+    if r.rules_hash != rules.hash {
+        return Err(format!("rules hash {} differs from arm `{}`'s {} in the header: played with other rules files", r.rules_hash, h.arms[r.arm], rules.hash));
+    }
+    if r.seed != h.seed.wrapping_add(r.game) {
+        return Err(format!("seed {} does not match game {} (the lab's seed {} + game = {})", r.seed, r.game, h.seed, h.seed.wrapping_add(r.game)));
+    }
+    let bots = seat_bots(&cond.bots, r.game, h.rotate);
+    if r.bots != bots {
+        return Err(format!("bots {} differ from the header's for game {} ({})", r.bots.join(","), r.game, bots.join(",")));
+    }
+    let lens = [("ranks", r.ranks.len()), ("points", r.points.len()), ("chests", r.chests.len()), ("provinces", r.provinces.len())];
+    let lens2 = [("buildings", r.buildings.len()), ("bid_chests", r.bid_chests.len()), ("bid_provinces", r.bid_provinces.len())];
+    let tallies = r.tallies.iter().map(|(k, v)| (k.as_str(), v.len()));
+    for (what, len) in lens.into_iter().chain(lens2).chain(tallies) {
+        if len != n {
+            return Err(format!("`{what}` has {len} entries for {n} players"));
         }
     }
-    let mut files = files;
-    files.sort_by_key(|(_, h, _)| h.range);
+    if let Some(rank) = r.ranks.iter().find(|&&x| x == 0 || usize::from(x) > n) {
+        return Err(format!("rank {rank} is outside 1..{n}"));
+    }
+    let firsts: Vec<&String> = h.seats.iter().zip(&r.ranks).filter(|(_, rank)| **rank == 1).map(|(s, _)| s).collect();
+    if r.winners.iter().collect::<Vec<_>>() != firsts {
+        return Err(format!(
+            "winners [{}] are not the seats ranked first [{}]",
+            r.winners.join(", "),
+            firsts.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if r.decisions > MAX_DECISIONS {
+        return Err(format!("{} decisions: more than any game can have ({MAX_DECISIONS})", r.decisions));
+    }
+    Ok(())
+}
+
+/// More decisions than any game may have (the rules' `limits` are far
+/// below): a record claiming more is refused by `merge`.
+pub const MAX_DECISIONS: u64 = 1 << 32;
+
+/// Folds the records of JSONL files (`headers`: each file's name and
+/// header; `open(i)`: file `i`'s records, read as they are folded) into
+/// one aggregate. Checks that the files come from one lab run with the
+/// same rules files (hashes), cover its games exactly once (no overlap, no
+/// gap, nothing outside a file's range, no game twice) and that every
+/// record is possible (`check_record`). Reads one record at a time.
+pub fn merge<'a>(headers: Vec<(String, Header)>, open: &mut dyn FnMut(usize) -> Result<Records<'a>, String>) -> Result<Aggregate, LabError> {
+    let m = |e: String| LabError::Merge(e);
+    let Some((first_name, first)) = headers.first() else {
+        return Err(m("no files to merge".into()));
+    };
+    for (name, h) in &headers {
+        same_run(first, h).map_err(|e| m(format!("{name} against {first_name}: {e}")))?;
+        if h.range.0 > h.range.1 || h.range.1 > h.games || h.played > h.range.1 - h.range.0 {
+            return Err(m(format!("{name}: its header's range {}..{} and {} games played do not fit {} games", h.range.0, h.range.1, h.played, h.games)));
+        }
+        if h.played < h.range.1 - h.range.0 && h.until_ci.is_none() {
+            return Err(m(format!("{name}: {} of its games {}..{} were played (an interrupted run?)", h.played, h.range.0, h.range.1)));
+        }
+    }
+    let mut order: Vec<usize> = (0..headers.len()).collect();
+    order.sort_by_key(|&i| headers[i].1.range);
     let mut expect = 0;
-    for (name, h, _) in &files {
+    for &i in &order {
+        let (name, h) = &headers[i];
         if h.range.0 != expect {
-            return Err(LabError::Merge(if h.range.0 < expect {
+            return Err(m(if h.range.0 < expect {
                 format!("{name} overlaps another file (games {}..{})", h.range.0, h.range.1)
             } else {
                 format!("games {expect}..{} are missing (no file covers them)", h.range.0)
             }));
         }
-        expect = h.range.1;
+        expect = h.range.0 + h.played;
     }
-    if expect != header.games {
-        return Err(LabError::Merge(format!("games {expect}..{} are missing (no file covers them)", header.games)));
+    let mut header = first.clone();
+    if expect != header.games && header.until_ci.is_none() {
+        return Err(m(format!("games {expect}..{} are missing (no file covers them)", header.games)));
     }
     header.range = (0, header.games);
+    header.played = expect;
     let mut agg = Aggregate::new(header);
-    let k = agg.header.arms.len();
-    for (name, h, recs) in files {
-        let expected = (h.range.1 - h.range.0) * agg.header.conditions.len() as u64 * k as u64;
-        if recs.len() as u64 != expected {
-            return Err(LabError::Merge(format!("{name} holds {} records, expected {expected} (an interrupted run?)", recs.len())));
-        }
-        for chunk in recs.chunks(k) {
-            agg.add(chunk).map_err(|e| LabError::Merge(format!("{name}: {e}")))?;
-        }
+    for i in order {
+        let (name, h) = &headers[i];
+        fold_file(&mut agg, name, h, open(i).map_err(m)?)?;
     }
     Ok(agg)
+}
+
+/// Folds one file's records into `agg`: a game's records under every arm
+/// in a row, each condition's games in order without a gap.
+fn fold_file(agg: &mut Aggregate, name: &str, h: &Header, records: Records<'_>) -> Result<(), LabError> {
+    let k = h.arms.len();
+    let end = h.range.0 + h.played;
+    let mut next = vec![h.range.0; h.conditions.len()];
+    let mut game: Vec<GameRecord> = Vec::with_capacity(k);
+    for r in records {
+        let r = r.map_err(LabError::Merge)?;
+        let at = |e: String| LabError::Merge(format!("{name}: condition {}, game {}, arm {}: {e}", r.condition, r.game, r.arm));
+        check_record(h, &r).map_err(at)?;
+        let want = next[r.condition];
+        if r.game < want || (r.game == want && game.iter().any(|g| g.arm == r.arm)) {
+            return Err(at("this game is in the file twice (a duplicate)".into()));
+        }
+        if r.game > want {
+            return Err(at(format!("games {want}..{} of condition {} are missing from the file (a gap)", r.game, r.condition)));
+        }
+        if r.arm != game.len() || game.first().is_some_and(|g| g.condition != r.condition) {
+            return Err(at(format!("expected arm {} of this game next (a game's records under every arm come in a row)", game.len())));
+        }
+        game.push(r);
+        if game.len() == k {
+            agg.add(&game).map_err(|e| LabError::Merge(format!("{name}: {e}")))?;
+            next[game[0].condition] += 1;
+            game.clear();
+        }
+    }
+    if !game.is_empty() {
+        return Err(LabError::Merge(format!("{name}: game {} has records under {} of {k} arms (an interrupted run?)", game[0].game, game.len())));
+    }
+    if let Some((c, &n)) = next.iter().enumerate().find(|(_, n)| **n != end) {
+        return Err(LabError::Merge(format!("{name}: games {n}..{end} of condition {c} are missing (the file ends early: an interrupted run?)")));
+    }
+    Ok(())
 }
 
 /// A word of a lab command line, or the words of one `--against` arm.

@@ -185,7 +185,11 @@ impl Repl {
         let (mut gained, mut lost) = (vec![0i64; n], vec![0i64; n]);
         for ev in &events {
             match ev {
-                Event::Tally { key, seat: Some(s), amount } => tallies.entry(key.clone()).or_insert_with(|| vec![0; n])[s.index()] += amount,
+                Event::Tally { key, seat: Some(s), amount } => {
+                    // Script-given numbers: summed without wrapping (`game.tally(.., math.maxinteger)`).
+                    let x = &mut tallies.entry(key.clone()).or_insert_with(|| vec![0; n])[s.index()];
+                    *x = x.saturating_add(*amount);
+                }
                 Event::OwnerChange { from, to, .. } => {
                     if let Some(t) = to {
                         gained[t.index()] += 1;

@@ -51,6 +51,18 @@ pub struct Rules {
     pub variants: Vec<LoadedVariant>,
     /// Problems that do not stop a game (shown by `shogun check`).
     pub warnings: Vec<Diagnostic>,
+    /// Every file these rules were made of, as (role, SHA-256 of its
+    /// text), in load order: `rules.yaml`, `cards.yaml`, `map sun.yaml`,
+    /// each `variant NAME`, each Lua file (`lua actions.lua`,
+    /// `lua NAME/collect.lua`). Names carry no folder, so two machines
+    /// with the same files agree (the lab's provenance).
+    pub sources: Vec<(String, String)>,
+}
+
+/// The SHA-256 of `bytes` as 64 lowercase hex digits.
+pub fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// What bots know of the rules, resolved from rules.yaml's `bots:` section
@@ -184,6 +196,17 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
         }
     }
     lua.extend(variant_lua);
+    let file_name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut sources = vec![
+        ("rules.yaml".to_string(), sha256(rt.as_bytes())),
+        ("cards.yaml".to_string(), sha256(ct.as_bytes())),
+        (format!("map {}", file_name(map_path)), sha256(mt.as_bytes())),
+    ];
+    sources.extend(loaded.iter().map(|v| (format!("variant {}", v.name), v.sha256.clone())));
+    for l in &lua {
+        let name = if l.pack == "base" { file_name(&l.path) } else { format!("{}/{}", l.pack, file_name(&l.path)) };
+        sources.push((format!("lua {name}"), sha256(l.source.as_bytes())));
+    }
     let (Some(map), Some(bots)) = (map, bots) else {
         return Err(diags);
     };
@@ -203,6 +226,7 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
         lua,
         variants: loaded,
         warnings: diags.0,
+        sources,
     })
 }
 

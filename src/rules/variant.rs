@@ -149,6 +149,8 @@ pub struct LoadedVariant {
     pub dir: PathBuf,
     pub options: BTreeMap<String, f64>,
     pub overrides: Vec<String>,
+    /// SHA-256 of variant.yaml as read (the lab's provenance).
+    pub sha256: String,
 }
 
 impl LoadedVariant {
@@ -436,6 +438,7 @@ pub fn read(dir: &Path, arg: &VariantArg, diags: &mut Diagnostics) -> Option<(Ya
         dir: dir.to_path_buf(),
         options,
         overrides: v.overrides.clone(),
+        sha256: super::sha256(text.as_bytes()),
     };
     Some((file, loaded))
 }

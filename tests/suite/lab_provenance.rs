@@ -1,0 +1,233 @@
+//! The lab's provenance and its merge checks (issue 21 item 6, issue 23
+//! items 4, 5 and 9): hashes of the rules files in every header and record,
+//! `lab merge` refusing what one run could not have written, `--until-ci`
+//! files that merge, and numbers at the edge of the host API that neither
+//! wrap nor size an allocation.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// A data folder of its own: the shipped maps and rules, hard-winter as a
+/// copy (a test edits it) and the fixture variants.
+fn data_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shogun-lab-provenance-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("variants/hard-winter")).unwrap();
+    let root = crate::common::root();
+    std::os::unix::fs::symlink(root.join("maps"), dir.join("maps")).unwrap();
+    std::os::unix::fs::symlink(root.join("scripts"), dir.join("scripts")).unwrap();
+    std::fs::copy(root.join("variants/hard-winter/variant.yaml"), dir.join("variants/hard-winter/variant.yaml")).unwrap();
+    for v in ["wide-numbers"] {
+        std::os::unix::fs::symlink(root.join("tests/fixtures/variants").join(v), dir.join("variants").join(v)).unwrap();
+    }
+    dir
+}
+
+fn shogun(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shogun")).args(args).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Plays the three shards of a small lab into `dir`; returns their files.
+fn shards(data: &Path, dir: &Path) -> Vec<String> {
+    (1..=3)
+        .map(|k| {
+            let f = dir.join(format!("part{k}.jsonl")).display().to_string();
+            let shard = format!("{k}/3");
+            let o =
+                shogun(&["lab", "--data", data.to_str().unwrap(), "--variant", "hard-winter", "--against", "--games", "12", "--shard", &shard, "--jsonl", &f]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            f
+        })
+        .collect()
+}
+
+fn lines(path: &str) -> Vec<Value> {
+    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn write(path: &Path, lines: &[Value]) -> String {
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(path, text).unwrap();
+    path.display().to_string()
+}
+
+/// `lab merge` of the files; its error message (the merge must fail, with
+/// exit code 1: an error, not a panic).
+fn merge_error(files: &[String]) -> String {
+    let o = Command::new(env!("CARGO_BIN_EXE_shogun"))
+        .args(["lab", "merge"])
+        .args(files)
+        .arg("--report")
+        .arg(std::env::temp_dir().join("never.html"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{files:?} merged: {}", stderr(&o));
+    stderr(&o)
+}
+
+#[test]
+fn headers_and_records_carry_the_rules_hashes_and_seat_letters() {
+    let data = data_dir("hashes");
+    let files = shards(&data, &data);
+    let l = lines(&files[0]);
+    assert_eq!(l[0]["record"], "header");
+    let h = &l[0]["lab"];
+    assert!(h["version"].as_str().unwrap().starts_with("shogun-lab "));
+    let rules = h["rules"].as_array().unwrap();
+    let names: Vec<&str> = rules[0]["files"].as_array().unwrap().iter().map(|f| f[0].as_str().unwrap()).collect();
+    for want in ["rules.yaml", "cards.yaml", "map sun.yaml", "variant hard-winter", "lua actions.lua"] {
+        assert!(names.contains(&want), "{names:?}");
+    }
+    assert!(!rules[1]["files"].as_array().unwrap().iter().any(|f| f[0] == "variant hard-winter"));
+    assert_ne!(rules[0]["hash"], rules[1]["hash"]);
+    for r in &l[1..] {
+        assert_eq!(r["record"], "game");
+        assert_eq!(r["rules_hash"], rules[r["arm"].as_u64().unwrap() as usize]["hash"]);
+        let w = r["winners"].as_array().unwrap();
+        assert!(!w.is_empty() && w.iter().all(|s| ["A", "B", "C", "D"].contains(&s.as_str().unwrap())), "{w:?}");
+    }
+    // The same files elsewhere give the same hashes (no folder in them).
+    let other = data_dir("hashes-elsewhere");
+    let again = lines(&shards(&other, &other)[0]);
+    assert_eq!(again[0]["lab"]["rules"], l[0]["lab"]["rules"]);
+}
+
+#[test]
+fn merge_refuses_a_shard_played_with_an_edited_variant() {
+    let data = data_dir("edited");
+    let files = shards(&data, &data);
+    assert!(shogun(&["lab", "merge", &files[0], &files[1], &files[2]]).status.success());
+    // The variant changes under the same name; shard 2 is played again.
+    let yaml = data.join("variants/hard-winter/variant.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(&yaml, text.replace("default: 2", "default: 3")).unwrap();
+    let o = shogun(&[
+        "lab",
+        "--data",
+        data.to_str().unwrap(),
+        "--variant",
+        "hard-winter:loss=2",
+        "--against",
+        "--games",
+        "12",
+        "--shard",
+        "2/3",
+        "--jsonl",
+        &files[1],
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = merge_error(&files);
+    assert!(e.contains("arm `base+hard-winter(loss=2)` was played with other rules files: variant hard-winter"), "{e}");
+}
+
+#[test]
+fn merge_refuses_what_one_run_could_not_have_written() {
+    let data = data_dir("impossible");
+    let files = shards(&data, &data);
+    let l = lines(&files[1]);
+    let dir = &data;
+    // Each case: shard 2 rewritten, and what the message must say.
+    let mut cases: Vec<(&str, Vec<Value>, &str)> = Vec::new();
+    let with = |i: usize, f: &dyn Fn(&mut Value)| -> Vec<Value> {
+        let mut l = l.clone();
+        f(&mut l[i]);
+        l
+    };
+    let mut dup = l.clone();
+    dup.splice(3..3, l[1..3].iter().cloned());
+    cases.push(("duplicate", dup, "in the file twice (a duplicate)"));
+    let mut gap = l.clone();
+    gap.drain(1..3);
+    cases.push(("gap", gap, "missing from the file (a gap)"));
+    cases.push((
+        "outside",
+        with(1, &|r| {
+            r["game"] = 11.into();
+            r["seed"] = 12.into();
+        }),
+        "game 11 is outside this file's games 4..8",
+    ));
+    cases.push(("hash", with(1, &|r| r["rules_hash"] = "0".repeat(64).into()), "played with other rules files"));
+    cases.push(("mixed", with(0, &|h| h["lab"]["rules"][0]["hash"] = "1".repeat(64).into()), "was played with other rules files"));
+    cases.push(("winners", with(1, &|r| r["winners"] = serde_json::json!(["Z"])), "winners [Z] are not the seats ranked first"));
+    cases.push(("winner-index", with(1, &|r| r["winners"] = serde_json::json!([200])), "not a game record"));
+    cases.push(("ranks", with(1, &|r| r["ranks"] = serde_json::json!([1])), "`ranks` has 1 entries for 4 players"));
+    cases.push(("seed", with(1, &|r| r["seed"] = 999.into()), "seed 999 does not match game 4"));
+    cases.push(("bots", with(1, &|r| r["bots"][0] = "random".into()), "differ from the header's"));
+    cases.push(("decisions", with(1, &|r| r["decisions"] = u64::MAX.into()), "more than any game can have"));
+    cases.push(("arm", with(1, &|r| r["arm"] = 7.into()), "arm 7 is not in the header"));
+    cases.push(("version", with(0, &|h| h["lab"]["version"] = "shogun-lab 0.0.1".into()), "merge only files of one version"));
+    cases.push(("short", l[..l.len() - 2].to_vec(), "the file ends early"));
+    for (name, lines, want) in cases {
+        let f = write(&dir.join(format!("{name}.jsonl")), &lines);
+        let e = merge_error(&[files[0].clone(), f, files[2].clone()]);
+        assert!(e.contains(want), "{name}: {e}");
+    }
+    // A line longer than any record is refused before it is held whole.
+    let long = dir.join("long.jsonl");
+    let mut text = format!("{}\n", l[0]);
+    text.push_str(&" ".repeat(shogun_lab::cli::lab::MAX_LINE + 10));
+    std::fs::write(&long, text).unwrap();
+    let e = merge_error(&[files[0].clone(), long.display().to_string(), files[2].clone()]);
+    assert!(e.contains("long.jsonl:2: line longer than"), "{e}");
+}
+
+#[test]
+fn until_ci_output_merges_and_says_when_the_width_was_not_reached() {
+    let data = data_dir("until-ci");
+    let f = data.join("until.jsonl").display().to_string();
+    let d = data.to_str().unwrap();
+    let args = ["lab", "--data", d, "--variant", "hard-winter", "--against", "--games", "400", "--batch", "20", "--until-ci", "60", "--json", "--jsonl", &f];
+    let run = shogun(&args);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let h = &lines(&f)[0]["lab"];
+    let played = h["played"].as_u64().unwrap();
+    assert!(played < 400 && played % 20 == 0 && h["games"] == 400, "{h}");
+    assert_eq!(lines(&f).len() as u64, 1 + 2 * played);
+    let merged = shogun(&["lab", "merge", &f, "--json"]);
+    assert!(merged.status.success(), "{}", stderr(&merged));
+    assert_eq!(String::from_utf8_lossy(&merged.stdout), String::from_utf8_lossy(&run.stdout));
+    // A width never reached is said so.
+    let o = shogun(&["lab", "--data", d, "--variant", "hard-winter", "--against", "--games", "20", "--until-ci", "0.5"]);
+    assert!(stderr(&o).contains("--until-ci 0.5: NOT REACHED"), "{}", stderr(&o));
+}
+
+#[test]
+fn numbers_at_the_edge_of_the_api_neither_wrap_nor_size_an_allocation() {
+    // Seat A scores 2^39 points and every seat tallies math.maxinteger:
+    // the total over seats must be their true sum (it wrapped to "-4.00"),
+    // and the margin histogram must not ask for one slot per point.
+    let data = data_dir("wide");
+    let page = data.join("wide.html");
+    let f = data.join("wide.jsonl").display().to_string();
+    let o = shogun(&[
+        "lab",
+        "--data",
+        data.to_str().unwrap(),
+        "--variant",
+        "wide-numbers",
+        "--against",
+        "--games",
+        "6",
+        "--json",
+        "--jsonl",
+        &f,
+        "--report",
+        page.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let means = &report["conditions"][0]["arms"][0]["means"];
+    let total = means["tally.wide"]["value"].as_f64().unwrap();
+    assert!(total >= 4.0 * i64::MAX as f64 * 0.999, "tally total {total}");
+    assert!(means["margin"]["value"].as_f64().unwrap() > (1u64 << 38) as f64);
+    assert!(std::fs::read_to_string(&page).unwrap().contains("Margin of victory"));
+    let merged = shogun(&["lab", "merge", &f, "--report", page.to_str().unwrap()]);
+    assert!(merged.status.success(), "{}", stderr(&merged));
+}
