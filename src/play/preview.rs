@@ -7,7 +7,7 @@
 
 use crate::core::*;
 use crate::engine::Engine;
-use crate::tower::odds::{Chances, Position, chances_from};
+use crate::tower::odds::{Chances, Estimate, Position, chances_from};
 
 /// A battle as the rules would set it up.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,7 +62,8 @@ pub fn answer(engine: &Engine, known: &GameState, choice: Choice, count: Option<
     let before = known.clone();
     let mut s = known.clone();
     let mut events = engine.apply(&mut s, &Decision::Choose { seat, choice }).map_err(|e| e.to_string())?;
-    let mut moved = None;
+    // The answer to "how many go" is the count moved.
+    let mut moved = if let Choice::Count(n) = choice { u16::try_from(n).ok() } else { None };
     // A count question that follows (how many armies go).
     for _ in 0..4 {
         if events.iter().any(|e| matches!(e, Event::Battle { .. })) {
@@ -103,21 +104,65 @@ fn battle_in(before: &GameState, seat: Seat, moved: Option<u16>, events: &[Event
     })
 }
 
-/// The chances of `b` thrown from the tower and tray of `known`.
-/// `levels_known`: the god view sees the levels; a seat knows only how many
-/// cubes of each colour are inside (see `chances_from`).
-pub fn chances(engine: &Engine, known: &GameState, b: &Battle, levels_known: bool) -> Result<Chances, String> {
+/// A battle's chances from the deciding seat's side: it wins (takes the
+/// province, or holds its own against the peasants), ties, or loses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeatChances {
+    pub trials: u32,
+    pub win: Estimate,
+    pub tie: Estimate,
+    pub lose: Estimate,
+}
+
+/// The chances of `b` for its seat (`b.attacker`, the one deciding),
+/// thrown from the tower and tray of `known`. `levels_known`: the god view
+/// sees the levels; a seat knows only how many cubes of each colour are
+/// inside (see `chances_from`).
+///
+/// One number per position: the simulation's generator is seeded from
+/// what decides the battle (the tower's contents and tray, what is
+/// thrown, the kind, unrest, who fights), never from the move count, so
+/// the same battle shows the same odds in every menu until the tower
+/// changes.
+pub fn chances(engine: &Engine, known: &GameState, b: &Battle, levels_known: bool) -> Result<SeatChances, String> {
     let rt = engine.runtime();
-    // The rules' verdict is from the attacker's side; a seat defending its
-    // own province against peasants throws as the defender.
+    // The rules' verdict is from the attacker's side. A seat defending its
+    // own province against peasants (a revolt) throws as the defender: the
+    // rules' `attacker` is then the peasants, and the seat wins when the
+    // rules say `defender`.
     let own = b.defender == Some(b.attacker);
-    let seed = known.decisions as u64 ^ ((b.province.index() as u64) << 32);
     let at = Position { inside: &known.tower, tray: known.tray, levels_known };
-    chances_from(engine.tower().as_ref(), at, b.thrown, TRIALS, seed, |landed| {
+    let c = chances_from(engine.tower().as_ref(), at, b.thrown, TRIALS, position_seed(known, b, levels_known), |landed| {
         let a = if own { 0 } else { u32::from(landed.seats[b.attacker.index()]) };
         let d = b.defender.map(|d| u32::from(landed.seats[d.index()])).unwrap_or(0);
         rt.battle_outcome(&b.kind, a, d, u32::from(landed.peasants), b.unrest).map(|r| r.0).map_err(|e| e.to_string())
-    })
+    })?;
+    Ok(seat_side(c, own))
+}
+
+/// The rules' attacker/defender chances turned to the deciding seat's side.
+fn seat_side(c: Chances, own: bool) -> SeatChances {
+    let (win, lose) = if own { (c.defender_wins, c.attacker_wins) } else { (c.attacker_wins, c.defender_wins) };
+    SeatChances { trials: c.trials, win, tie: c.ties, lose }
+}
+
+/// The simulation's seed for one battle from one position: FNV-1a over
+/// everything the chances depend on.
+fn position_seed(known: &GameState, b: &Battle, levels_known: bool) -> u64 {
+    // A seat knows the tower's contents by colour, not by level: only
+    // what it knows goes in.
+    let mut all = Pile::default();
+    known.tower.iter().for_each(|l| all.add(l));
+    let levels: Vec<&Pile> = if levels_known { known.tower.iter().collect() } else { vec![&all] };
+    let mut bytes = Vec::new();
+    for p in levels.into_iter().chain([&known.tray, &b.thrown]) {
+        for v in p.seats.iter().chain(std::iter::once(&p.peasants)) {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    bytes.extend_from_slice(b.kind.as_bytes());
+    bytes.extend([u8::from(b.unrest), u8::from(levels_known), b.attacker.index() as u8, b.defender.map_or(u8::MAX, |d| d.index() as u8)]);
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &x| (h ^ u64::from(x)).wrapping_mul(0x100_0000_01b3))
 }
 
 /// Stages, on a copy of `known`, `seat` moving from `from` into `to` now

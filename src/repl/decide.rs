@@ -9,6 +9,9 @@ use super::{Repl, Viewer, views};
 use crate::core::*;
 use crate::play::preview::{self, Battle, Preview};
 
+/// Sets a battle up again on another position (`None`: no battle there).
+type Again<'a> = dyn Fn(&GameState) -> Option<Preview> + 'a;
+
 impl Repl {
     /// The seat whose knowledge `odds` and the option details use: the
     /// viewer's, or in the god view the human seat to act (else the first
@@ -72,37 +75,39 @@ impl Repl {
             Choice::Province(p) => {
                 let about = views::brief(e, known, p);
                 let preview = preview::answer(e, known, o, None).ok();
+                let again = |st: &GameState| preview::answer(e, st, o, None).ok();
                 Some(match preview {
-                    Some(Preview::Battle(b)) => format!("{about}; {}", self.battle_text(known, levels, &b)),
+                    Some(Preview::Battle(b)) => format!("{about}; {}", self.battle_text(known, levels, &b, &again)),
                     Some(Preview::Quiet) => format!("{about}; no battle"),
                     None => about,
                 })
             }
             Choice::Count(n) => match preview::answer(e, known, o, Some(n)).ok()? {
-                Preview::Battle(b) => Some(self.battle_text(known, levels, &b)),
+                Preview::Battle(b) => Some(self.battle_text(known, levels, &b, &|st: &GameState| preview::answer(e, st, o, Some(n)).ok())),
                 Preview::Quiet => None,
             },
             _ => None,
         }
     }
 
-    /// A battle as the rules set it up, with its chances from the tower's
-    /// contents and tray now.
-    fn battle_text(&self, known: &GameState, levels: bool, b: &Battle) -> String {
+    /// A battle as the rules set it up, with the deciding seat's chances
+    /// from the tower's contents and tray now. `again` sets the same
+    /// battle up on another position (to tell which cards change it).
+    fn battle_text(&self, known: &GameState, levels: bool, b: &Battle, again: &Again) -> String {
         let e = &self.game.engine;
         let n = self.notation();
         let mut s = format!("{} battle: {} throws {}", b.kind, n.seat_name(b.attacker), b.thrown.seats[b.attacker.index()]);
         if let (Some(m), Some(x)) = (b.moved, b.attacker_extra())
             && x > 0
         {
-            s.push_str(&format!(" ({m} armies +{x} from supply)"));
+            s.push_str(&format!(" ({} +{x} from supply)", views::count(m, "army", "armies")));
         }
         match b.defender {
             Some(d) if d != b.attacker => {
                 s.push_str(&format!(", {} {}", n.seat_name(d), b.thrown.seats[d.index()]));
                 let x = b.defender_extra();
                 if x > 0 {
-                    s.push_str(&format!(" ({} armies +{x} from supply)", b.defending));
+                    s.push_str(&format!(" ({} +{x} from supply)", views::count(b.defending, "army", "armies")));
                 }
             }
             _ => {}
@@ -110,28 +115,43 @@ impl Repl {
         if b.thrown.peasants > 0 {
             s.push_str(&format!(", {} peasant{}", b.thrown.peasants, if b.thrown.peasants == 1 { "" } else { "s" }));
         }
-        let in_force = self.in_force(known, b);
+        let in_force = self.in_force(known, b, again);
         if !in_force.is_empty() {
             s.push_str(&format!(" [in force: {}]", in_force.join("; ")));
         }
         match preview::chances(e, known, b, levels) {
-            Ok(c) => s.push_str(&format!("; win {:.0}%, tie {:.0}%, lose {:.0}%", 100.0 * c.attacker_wins.p, 100.0 * c.ties.p, 100.0 * c.defender_wins.p)),
+            Ok(c) => {
+                // The seat's own side: taking the province, or holding its own.
+                let win = if b.defender == Some(b.attacker) { "hold" } else { "win" };
+                s.push_str(&format!("; {win} {:.0}%, tie {:.0}%, lose {:.0}%", 100.0 * c.win.p, 100.0 * c.tie.p, 100.0 * c.lose.p));
+            }
             Err(err) => s.push_str(&format!("; no odds: {err}")),
         }
         s
     }
 
-    /// The cards that may change a battle now: the event in force and the
-    /// two sides' special cards.
-    fn in_force(&self, known: &GameState, b: &Battle) -> Vec<String> {
+    /// The cards in force that change this battle: the event and the two
+    /// sides' specials, each kept only if the battle set up without it
+    /// (`again` on a copy with the card taken out) differs. A card whose
+    /// effects do not touch the question (a taxes event on a move, the
+    /// defender's special on one's own attack) is not listed.
+    fn in_force(&self, known: &GameState, b: &Battle, again: &Again) -> Vec<String> {
         let e = &self.game.engine;
+        let changes = |without: GameState| !matches!(again(&without), Some(Preview::Battle(x)) if x == *b);
         let mut v = Vec::new();
         if let Some(ev) = known.event {
-            let c = &e.rules.cards.events[ev as usize];
-            v.push(format!("event #{} {}", c.id, c.name));
+            let mut without = known.clone();
+            without.event = None;
+            if changes(without) {
+                let c = &e.rules.cards.events[ev as usize];
+                v.push(format!("event #{} {}", c.id, c.name));
+            }
         }
         for s in std::iter::once(b.attacker).chain(b.defender.filter(|&d| d != b.attacker)) {
-            if let Some(c) = known.special_of(s) {
+            let (Some(c), Some(space)) = (known.special_of(s), known.players[s.index()].space) else { continue };
+            let mut without = known.clone();
+            without.special_row[space as usize] = None;
+            if changes(without) {
                 v.push(format!("{}'s special {}", self.notation().seat_name(s), e.rules.cards.specials[c as usize].name));
             }
         }
@@ -204,7 +224,8 @@ impl Repl {
                     };
                     let secret =
                         if levels { "" } else { "\n  (the tower's cubes counted as a player can, by colour; their levels are hidden and spread at random)" };
-                    return Ok(format!("{head}:\n  {}{note}{secret}", self.battle_text(&known, levels, &b)));
+                    let again = |st: &GameState| preview::staged_move(e, st, me, src, to, count, &actions).ok();
+                    return Ok(format!("{head}:\n  {}{note}{secret}", self.battle_text(&known, levels, &b, &again)));
                 }
                 Ok(Preview::Quiet) => return Ok(format!("{} into {}: no battle (a move)", name(src), name(to))),
                 Err(err) => why.push(format!("from {}: {err}", name(src))),

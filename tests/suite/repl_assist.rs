@@ -77,7 +77,7 @@ fn decisions_show_specials_targets_and_odds_from_the_tower_now() {
                 // The chance shown is the one from the tower and tray now.
                 let Preview::Battle(b) = preview::answer(r.engine(), &known, *o, None).unwrap() else { panic!("{line}") };
                 let now = preview::chances(r.engine(), &known, &b, false).unwrap();
-                assert!(line.contains(&format!("win {:.0}%", 100.0 * now.attacker_wins.p)), "{line}");
+                assert!(line.contains(&format!("win {:.0}%", 100.0 * now.win.p)), "{line}");
                 let mut empty = known.clone();
                 let mut back = Pile::default();
                 for l in empty.tower.iter_mut() {
@@ -86,7 +86,7 @@ fn decisions_show_specials_targets_and_odds_from_the_tower_now() {
                 }
                 assert!(back.total() > 0, "the tower holds cubes from the preload");
                 let before = preview::chances(r.engine(), &empty, &b, false).unwrap();
-                assert_ne!(now.attacker_wins, before.attacker_wins, "the odds depend on the tower's contents");
+                assert_ne!(now.win, before.win, "the odds depend on the tower's contents");
             }
         }
     }
@@ -105,7 +105,7 @@ fn decisions_show_specials_targets_and_odds_from_the_tower_now() {
     regrouped.tower[0] = all;
     let a = preview::chances(r.engine(), &known, &b, false).unwrap();
     let c = preview::chances(r.engine(), &regrouped, &b, false).unwrap();
-    assert_eq!(a.attacker_wins, c.attacker_wins);
+    assert_eq!(a.win, c.win);
     // (The spreading draws only from the totals.)
     let model = r.engine().tower();
     let outcome = |_: &Pile| Ok::<_, String>("tie".to_string());
