@@ -28,7 +28,28 @@ pub trait Bot {
     fn choose(&mut self, engine: &Engine, view: &SeatView, seat: Seat, kind: &str, options: &[Choice]) -> Choice;
 }
 
-pub const BOT_NAMES: &[&str] = &["random", "greedy", "mcts"];
+/// Every kind of bot: its name, what it does and its options. The one
+/// list: parsing (`BotSpec::parse`), `help seat`, `play --seats`, `--bots`
+/// and their errors all read it.
+pub const BOTS: &[(&str, &str)] = &[
+    ("random", "uniform legal choices and random sensible plans (no options)"),
+    ("greedy", "one-rule heuristics by what the rules pack declares; options :no-attack, :no-build"),
+    (
+        "mcts",
+        "information-set search with greedy rollouts; options :N iterations a decision (mcts:400) or a time (mcts:50ms, not reproducible), :no-attack, :no-build",
+    ),
+];
+
+/// The bots' names, in the order of `BOTS`.
+pub fn bot_names() -> impl Iterator<Item = &'static str> {
+    BOTS.iter().map(|b| b.0)
+}
+
+/// The bots as lines, `name  what it does`, each indented by `indent`.
+pub fn bots_listed(indent: &str) -> String {
+    let wide = bot_names().map(str::len).max().unwrap_or(0);
+    BOTS.iter().map(|(name, what)| format!("{indent}{name:<wide$}  {what}")).collect::<Vec<_>>().join("\n")
+}
 
 /// Kinds of play a restricted bot never chooses (`greedy:no-attack`): the
 /// lab compares a restricted bot with the unrestricted one to measure what
@@ -67,8 +88,8 @@ impl BotSpec {
     pub fn parse(name: &str) -> Result<BotSpec, String> {
         let mut parts = name.split(':');
         let head = parts.next().unwrap_or("");
-        let Some(&kind) = BOT_NAMES.iter().find(|&&k| k == head) else {
-            return Err(format!("unknown bot `{head}` (available: {})", BOT_NAMES.join(", ")));
+        let Some(kind) = bot_names().find(|&k| k == head) else {
+            return Err(format!("unknown bot `{head}` (available: {})", bot_names().collect::<Vec<_>>().join(", ")));
         };
         let mut spec = BotSpec { kind, budget: None, forbid: Forbid::default() };
         for opt in parts {
@@ -114,8 +135,9 @@ pub fn fill_seats(names: &[String], players: u8, allow_human: bool, flag: &str) 
         }
         if let Err(e) = BotSpec::parse(n) {
             let head = n.split(':').next().unwrap_or("");
-            if !BOT_NAMES.contains(&head) {
-                let kinds = if allow_human { format!("human, {}", BOT_NAMES.join(", ")) } else { BOT_NAMES.join(", ") };
+            if !bot_names().any(|b| b == head) {
+                let names = bot_names().collect::<Vec<_>>().join(", ");
+                let kinds = if allow_human { format!("human, {names}") } else { names };
                 return Err(format!("{flag}: unknown player `{n}` (available: {kinds})"));
             }
             return Err(format!("{flag}: {e}"));

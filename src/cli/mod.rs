@@ -151,10 +151,9 @@ impl Default for OneGame {
 /// The bots of a game played without a person (`run`, `diff`).
 #[derive(Args, Debug, Clone)]
 pub struct BotSeats {
-    /// Bots by seat, comma separated (random, greedy, mcts; options after
-    /// `:`, e.g. mcts:400, mcts:50ms, greedy:no-attack); the last one fills
-    /// the remaining seats.
-    #[arg(long, default_value = "greedy", value_delimiter = ',')]
+    /// Bots by seat, comma separated (options after `:`, e.g. mcts:400,
+    /// greedy:no-attack); the last one fills the remaining seats.
+    #[arg(long, default_value = "greedy", value_delimiter = ',', long_help = bots_help())]
     pub bots: Vec<String>,
 }
 
@@ -162,13 +161,26 @@ pub struct BotSeats {
 pub struct PlayArgs {
     #[command(flatten)]
     pub game: OneGame,
-    /// Who plays each seat: human, greedy or random, comma separated; the
-    /// last fills the rest (default: seat 1 human, the others greedy).
-    #[arg(long, value_delimiter = ',')]
+    /// Who plays each seat: human or a bot, comma separated; the last fills
+    /// the rest (default: seat 1 human, the others greedy).
+    #[arg(long, value_delimiter = ',', long_help = seats_help())]
     pub seats: Vec<String>,
     /// Script mode: carry on after a failing command (exit status 1 at the end).
     #[arg(long)]
     pub keep_going: bool,
+}
+
+/// `--bots`' long help: every bot from `bots::BOTS`.
+fn bots_help() -> String {
+    format!("Bots by seat, comma separated (options after `:`); the last one fills the remaining seats. The bots:\n{}", crate::bots::bots_listed("  "))
+}
+
+/// `play --help`'s text for `--seats`: every bot from `bots::BOTS`.
+fn seats_help() -> String {
+    format!(
+        "Who plays each seat, comma separated: human or a bot (options after `:`); the last fills the rest (default: seat 1 human, the others greedy). The bots:\n{}",
+        crate::bots::bots_listed("  ")
+    )
 }
 
 fn play(args: PlayArgs) -> Result<(), String> {

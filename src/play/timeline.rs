@@ -205,12 +205,16 @@ impl Game {
     /// its action is carried out, the bid at the reveal).
     pub fn entry_seen(&self, i: usize, viewer: Option<Seat>) -> String {
         let Some((entry, _)) = self.moments.get(i).and_then(|m| m.entry.as_ref()) else { return String::new() };
+        self.seen(entry, &self.moments[i].state, viewer)
+    }
+
+    /// The seat's view of `entry`, made in the round of `then`.
+    fn seen(&self, entry: &Entry, then: &GameState, viewer: Option<Seat>) -> String {
         let (Some(v), Entry::Decide(Decision::Plan { seat, plan })) = (viewer, entry) else { return self.entry_text(entry) };
         let seat = *seat;
         if v == seat {
             return self.entry_text(entry);
         }
-        let then = &self.moments[i].state;
         let mut shown = Plan { slots: vec![None; plan.slots.len()], bid: None };
         let mut hidden = 0;
         for (a, slot) in plan.slots.iter().enumerate() {
@@ -227,6 +231,27 @@ impl Game {
         }
         let text = self.notation().text(&Decision::Plan { seat, plan: shown });
         if hidden == 0 { text } else { format!("{text} ({hidden} cards face down)") }
+    }
+
+    /// The seat's view of a logged entry that is not (or no longer) part
+    /// of the timeline, as if made now; and whether the reason it was
+    /// refused must be hidden too (it may name the face-down cards).
+    pub fn text_seen(&self, text: &str, viewer: Option<Seat>) -> (String, bool) {
+        let Some(v) = viewer else { return (text.to_string(), false) };
+        match self.notation().parse::<Decision>(text) {
+            Ok(d @ Decision::Plan { seat, .. }) if seat != v => (self.seen(&Entry::Decide(d), self.state(), viewer), true),
+            Ok(_) => (text.to_string(), false),
+            // Unreadable now: another seat's plan shows only whose it is.
+            Err(_) => match text.split_whitespace().collect::<Vec<_>>()[..] {
+                [who, "plan", ..] if !self.notation().seat(who).is_ok_and(|s| s == v) => (format!("{who} plan … (face down)"), true),
+                _ => (text.to_string(), false),
+            },
+        }
+    }
+
+    /// The position after entry `i` (1-based), undone entries included.
+    pub fn state_after(&self, i: usize) -> Option<&GameState> {
+        self.moments.get(i).filter(|_| i > 0).map(|m| &m.state)
     }
 
     fn push(&mut self, entry: Entry, state: GameState, players: Vec<Player>, lines: Vec<Line>) {
@@ -384,9 +409,10 @@ impl Game {
             .collect()
     }
 
-    /// Replays a log on this game; reports divergence and the first entry
-    /// that is no longer legal (the game then stands before it).
-    pub fn replay(&mut self, entries: &[SavedEntry]) -> String {
+    /// Replays a log on this game: up to the first entry that is no
+    /// longer legal (the game then stands before it), noting the first
+    /// entry whose position differs from the recorded fingerprint.
+    pub fn replay(&mut self, entries: &[SavedEntry]) -> Replayed {
         let mut diverged: Option<usize> = None;
         for (i, e) in entries.iter().enumerate() {
             let result = match (&e.decide, &e.edit) {
@@ -394,32 +420,58 @@ impl Game {
                 (None, Some(x)) => self.notation().parse::<Edit>(x).map_err(PlayError::from).and_then(|x| self.edit(x).map(|_| ())),
                 _ => Err(PlayError::Setup("exactly one of `decide` or `edit`".into())),
             };
-            if let Err(msg) = result {
-                let mut s = String::new();
-                if let Some(k) = diverged {
-                    s.push_str(&format!("\nthe replay diverged at entry {} (the position after it differs from the recorded one)", k + 1));
-                }
-                s.push_str(&format!(
-                    "\nentry {} is no longer legal: `{}`: {msg}\nreplayed {i} of {} entries; the game stands after entry {i}",
-                    i + 1,
-                    e.text(),
-                    entries.len()
-                ));
-                return s;
+            if let Err(why) = result {
+                return Replayed { total: entries.len(), done: i, diverged, refused: Some((e.text().to_string(), why.to_string())) };
             }
             if diverged.is_none() && fingerprint(self.state()) != e.check {
-                diverged = Some(i);
+                diverged = Some(i + 1);
             }
         }
-        match diverged {
-            Some(k) => format!(
-                "\nthe replay diverged at entry {} (`{}`): the position after it differs from the recorded one; all entries stayed legal",
-                k + 1,
-                entries[k].text()
-            ),
-            None => "\nthe replay matches the recorded game".into(),
-        }
+        Replayed { total: entries.len(), done: entries.len(), diverged, refused: None }
     }
+
+    /// A replay's report as `viewer` may read it: entries through the
+    /// seat's view (`entry_seen`, `text_seen`). `what` says what differs
+    /// at the diverging entry, when the caller can tell.
+    pub fn replay_report(&self, r: &Replayed, viewer: Option<Seat>, what: &[String]) -> String {
+        let mut s = String::new();
+        if let Some(k) = r.diverged {
+            let how =
+                if what.is_empty() { "the position after it differs from the recorded one".to_string() } else { format!("after it, {}", what.join("; ")) };
+            s.push_str(&format!("\nthe replay diverged at entry {k} (`{}`): {how}", self.entry_seen(k, viewer)));
+            if r.refused.is_none() {
+                s.push_str("; all entries stayed legal");
+            }
+        }
+        match &r.refused {
+            Some((text, why)) => {
+                let (shown, hide) = self.text_seen(text, viewer);
+                let why = if hide { "(the reason is not shown: it would tell what the face-down cards are)".to_string() } else { why.clone() };
+                s.push_str(&format!(
+                    "\nentry {} is no longer legal: `{shown}`: {why}\nreplayed {} of {} entries; the game stands after entry {}",
+                    r.done + 1,
+                    r.done,
+                    r.total,
+                    r.done
+                ));
+            }
+            None if r.diverged.is_none() => s.push_str(&format!("\nreplayed {} entries; the replay matches the recorded game", r.total)),
+            None => s.push_str(&format!("\nreplayed all {} entries", r.total)),
+        }
+        s
+    }
+}
+
+/// What a replay did (`Game::replay`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replayed {
+    /// Entries in the log, and how many were replayed.
+    pub total: usize,
+    pub done: usize,
+    /// The first entry (1-based) whose position differs from the record.
+    pub diverged: Option<usize>,
+    /// The entry no longer legal (as logged) and why.
+    pub refused: Option<(String, String)>,
 }
 
 /// Lines anyone may read.

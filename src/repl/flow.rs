@@ -9,6 +9,22 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::{Repl, Viewer, views};
+
+/// Where the REPL stood before a command: the cursor, the timeline's
+/// length, the plan drafts and their rounds.
+pub(super) type Mark = (usize, usize, Vec<Option<Plan>>, Vec<(u8, u8)>);
+
+/// One command that changed the game or a draft, as `undo` takes it back.
+#[derive(Clone, Debug)]
+pub struct Step {
+    line: String,
+    /// The cursor before and after it.
+    from: usize,
+    to: usize,
+    /// The plan drafts (and their rounds) before and after it.
+    before: (Vec<Option<Plan>>, Vec<(u8, u8)>),
+    after: (Vec<Option<Plan>>, Vec<(u8, u8)>),
+}
 use crate::core::*;
 use crate::play::{Entry, Until};
 
@@ -92,6 +108,99 @@ impl Repl {
     /// waits for Enter and clears the screen and the line history).
     pub fn take_handover(&mut self) -> Option<Seat> {
         self.handover.take()
+    }
+
+    /// What the REPL stands at now, for `record`.
+    pub(super) fn mark(&self) -> Mark {
+        (self.game.cursor(), self.game.len(), self.drafts.clone(), self.draft_when.clone())
+    }
+
+    /// After a command: one step for `undo` if it changed the game or a
+    /// draft. `undo`/`redo` keep their own books; `load`/`reload` start a
+    /// new timeline (their undo goes along the log's entries).
+    pub(super) fn record(&mut self, line: &str, (cursor, len, drafts, when): Mark) {
+        let cmd = line.split_whitespace().next().unwrap_or("");
+        if matches!(cmd, "undo" | "u" | "redo") {
+            return;
+        }
+        if matches!(cmd, "load" | "reload") || self.game.cursor() < cursor {
+            self.steps.clear();
+            self.undone.clear();
+            return;
+        }
+        if (self.game.cursor(), self.game.len()) == (cursor, len) && self.drafts == drafts && self.draft_when == when {
+            return;
+        }
+        self.undone.clear();
+        let after = (self.drafts.clone(), self.draft_when.clone());
+        self.steps.push(Step { line: line.trim().to_string(), from: cursor, to: self.game.cursor(), before: (drafts, when), after });
+    }
+
+    /// `undo n` (commands): each step's entries and draft go back.
+    pub(super) fn undo_steps(&mut self, n: usize) -> Result<String, String> {
+        let mut said = Vec::new();
+        for _ in 0..n {
+            let Some(step) = self.steps.pop() else { break };
+            if self.game.cursor() != step.to {
+                // The timeline moved under the step (cannot happen by a
+                // command): keep what stands, forget the books.
+                self.steps.clear();
+                break;
+            }
+            said.push(self.step_text(&step, true));
+            if step.to > step.from {
+                self.game.undo(step.to - step.from).map_err(|e| e.to_string())?;
+            }
+            (self.drafts, self.draft_when) = step.before.clone();
+            self.undone.push(step);
+        }
+        if said.is_empty() {
+            return Err("nothing to undo".into());
+        }
+        Ok(format!("{}\nnow at entry {} of {}", said.join("\n"), self.game.cursor(), self.game.len()))
+    }
+
+    /// `redo n`: the steps `undo` took back, as they were.
+    pub(super) fn redo_steps(&mut self, n: usize) -> Result<String, String> {
+        let mut said = Vec::new();
+        for _ in 0..n {
+            let Some(step) = self.undone.pop() else { break };
+            if self.game.cursor() != step.from || self.game.len() < step.to {
+                self.undone.clear();
+                break;
+            }
+            if step.to > step.from {
+                self.game.redo(step.to - step.from).map_err(|e| e.to_string())?;
+            }
+            (self.drafts, self.draft_when) = step.after.clone();
+            said.push(self.step_text(&step, false));
+            self.steps.push(step);
+        }
+        if said.is_empty() {
+            return Err("nothing to redo".into());
+        }
+        Ok(format!("{}\nnow at entry {} of {}", said.join("\n"), self.game.cursor(), self.game.len()))
+    }
+
+    /// What a step did, in words: the command, its entries (as the viewer
+    /// may read them) and the plan drafts it changed.
+    fn step_text(&self, step: &Step, undo: bool) -> String {
+        let mut s = format!("{} `{}`", if undo { "took back" } else { "brought back" }, step.line);
+        let k = step.to - step.from;
+        if k > 0 {
+            let texts: Vec<String> = (step.from + 1..=step.to).take(3).map(|i| format!("{i} {}", self.game.entry_seen(i, self.eyes()))).collect();
+            let more = if k > 3 { format!(", and {} more", k - 3) } else { String::new() };
+            let _ = write!(s, ": {} ({}{more})", views::count(k as i64, "entry", "entries"), texts.join("; "));
+        }
+        let (from, to) = if undo { (&step.after.0, &step.before.0) } else { (&step.before.0, &step.after.0) };
+        for (i, (a, b)) in from.iter().zip(to).enumerate() {
+            let seat = Seat::new(i);
+            if a != b && self.eyes().is_none_or(|v| v == seat) {
+                let plan = b.as_ref().map(|p| views::plan_text(&self.game.engine, p)).unwrap_or_else(|| "empty".into());
+                let _ = write!(s, "; {}'s draft is now: {plan}", self.notation().seat_name(seat));
+            }
+        }
+        s
     }
 
     /// How many entries a plain `undo` takes back: with `auto` on, back to
@@ -205,7 +314,14 @@ impl Repl {
         let mut out = String::from("== the game is over ==\nstandings:");
         for (s, rank) in e.standings(st).map_err(|e| e.to_string())? {
             let p = &st.players[s.index()];
-            let _ = write!(out, "\n  {rank}. {}: {} points, {} war chests, {} provinces", name(s), p.points, p.chests, st.provinces_of(s).count());
+            let _ = write!(
+                out,
+                "\n  {rank}. {}: {}, {}, {}",
+                name(s),
+                views::count(p.points, "point", "points"),
+                views::count(p.chests, "war chest", "war chests"),
+                views::count(st.provinces_of(s).count() as i64, "province", "provinces")
+            );
         }
         let header: String = Seat::all(n).map(|s| format!(" {:>5}", name(s))).collect();
         for (title, prefix) in [("points by source", "points."), ("battles", "battles.")] {

@@ -53,11 +53,21 @@ pub struct Repl {
     auto: bool,
     /// Hot seat: the seat the keyboard was just passed to.
     handover: Option<Seat>,
+    /// The commands that changed the game or a draft, in the order made
+    /// (what `undo` takes back, one a time), and those undone (`redo`).
+    steps: Vec<flow::Step>,
+    undone: Vec<flow::Step>,
     /// Set by `quit`.
     pub done: bool,
     /// Colour in the text it returns (`board compact`): set at a terminal
     /// (standard output a terminal, no NO_COLOR); plain text otherwise.
     pub colour: bool,
+    /// The terminal's width in columns (`help` wraps to it); `None`: not
+    /// a terminal, lines as they are.
+    pub width: Option<usize>,
+    /// The log (cursor and length) as last saved or loaded: a game that
+    /// moved since is unsaved (`unsaved`).
+    saved: (usize, usize),
 }
 
 /// The commands, for help and completion: (name, usage, what, example).
@@ -74,7 +84,7 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     (
         "plan",
         "plan [show|auto|clear|done] | plan ACTION PROVINCE|- | plan bid VALUE|PROVINCE|- | plan ACTION:PROVINCE... bid:VALUE",
-        "edit the secret plan of the human seat to plan (one space, or all at once), then lock it in with `plan done` (`plan done anyway` for a plan with no province card); each edit shows the ledger: the war chests action by action in the order of the row (the rules' own handlers on your view; the event and specials are not counted before they are drawn), what would be skipped and why, the bids you may make and what is not placed yet; after `undo` the draft comes back",
+        "edit the secret plan of the human seat to plan (one space, or several at once: only the spaces named change; a card named twice is refused, one already on another space moves there), then lock it in with `plan done` (`plan done anyway` for a plan with no province card); each edit shows the ledger: the war chests action by action in the order of the row (the rules' own handlers on your view; the event and specials are not counted before they are drawn), what would be skipped and why, the bids you may make and what is not placed yet; after `undo` the draft comes back",
         "plan taxes Settsu",
     ),
     (
@@ -110,14 +120,14 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     ("summary", "summary", "at the end: standings, points by source, battles won and lost, provinces taken and lost per seat", "summary"),
     ("log", "log [n]", "the last n lines of what happened (default 30)", "log 50"),
     ("view", "view SEAT|god", "whose eyes the displays use; god shows everything (and says so)", "view god"),
-    ("seat", "seat SEAT human|greedy|random", "who plays a seat from now on", "seat B human"),
+    ("seat", "seat SEAT human|BOT[:OPTIONS]", "who plays a seat from now on: a person or a bot (the bots and their options follow)", "seat B mcts:400"),
     (
         "undo",
         "undo [n]",
-        "take back the last n decisions or edits (bots' too); with `auto` on, a plain `undo` goes back to before your last decision",
+        "take back the last n commands that changed the game or a plan draft, each whole, and say what they were: a plan edit, a decision with the bots' play that followed it, a `step`, a what-if edit (after `load` or `reload`, entries of the log: to before your last decision)",
         "undo 3",
     ),
-    ("redo", "redo [n]", "redo what undo took back", "redo"),
+    ("redo", "redo [n]", "bring back the last n commands `undo` took back, as they were", "redo"),
     ("history", "history [n]", "the log of decisions and edits, numbered", "history 20"),
     ("save", "save FILE", "save the configuration and the log (YAML)", "save game.yaml"),
     ("load", "load FILE", "load a saved game and replay it", "load game.yaml"),
@@ -150,6 +160,13 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     ("quit", "quit", "leave", "quit"),
 ];
 
+/// The first lines of every save file.
+pub const SAVE_HEADER: &str = "\
+# shogun-lab save: the game's configuration and every decision and edit.
+# This is a god view: it holds every seat's plans in clear, face-down cards
+# included. Do not pass it to a player whose opponents' plans are secret.
+";
+
 impl Repl {
     pub fn new(config: Config) -> Result<Repl, String> {
         let engine = config.spec.engine()?;
@@ -176,8 +193,12 @@ impl Repl {
             kept_log: None,
             auto: false,
             handover: None,
+            steps: Vec::new(),
+            undone: Vec::new(),
             done: false,
             colour: false,
+            width: None,
+            saved: (0, 0),
         }
     }
 
@@ -355,6 +376,7 @@ impl Repl {
         // All or nothing: a command that fails part way (a bot's decision
         // failing after others were made) leaves the timeline as it was.
         let checkpoint = self.game.checkpoint();
+        let mark = self.mark();
         let mut text = match self.exec_command(line) {
             Ok(text) => text,
             Err(e) => {
@@ -362,6 +384,7 @@ impl Repl {
                 return Err(e);
             }
         };
+        self.record(line, mark);
         let mut more = Vec::new();
         if !was_over && self.state().phase == Phase::GameOver {
             more.push(self.summary()?);
@@ -403,7 +426,7 @@ impl Repl {
         }
         let args: Vec<&str> = rest.split_whitespace().collect();
         match cmd {
-            "help" | "?" => Ok(help(args.first().copied())),
+            "help" | "?" => Ok(help(args.first().copied(), self.width)),
             "status" => Ok(self.status()),
             "step" | "s" => {
                 let n = args.first().map(|a| a.parse::<usize>().map_err(|_| format!("step takes a number, not `{a}`"))).transpose()?.unwrap_or(1);
@@ -502,7 +525,7 @@ impl Repl {
 
     /// `seat SEAT human|BOT`: who plays a seat from now on.
     fn seat(&mut self, args: &[&str]) -> Result<String, String> {
-        let [who, what] = args[..] else { return Err("usage: seat SEAT human|greedy|random".into()) };
+        let [who, what] = args[..] else { return Err(format!("usage: seat SEAT human|BOT[:OPTIONS]; the bots:\n{}", crate::bots::bots_listed("  "))) };
         let s = self.notation().seat(who).map_err(|e| e.to_string())?;
         let player = Player::by_name(what, self.config.seed.wrapping_add(self.game.cursor() as u64), s)?;
         self.config.seats[s.index()] = what.to_string();
@@ -513,15 +536,19 @@ impl Repl {
     /// Moving along the timeline: `undo [n]`, `redo [n]`, `history [n]`.
     fn timeline(&mut self, cmd: &str, args: &[&str]) -> Result<String, String> {
         match cmd {
+            "undo" | "u" if !self.steps.is_empty() => self.undo_steps(count_arg("undo", args)?),
+            "redo" if !self.undone.is_empty() => self.redo_steps(count_arg("redo", args)?),
+            // Nothing typed in this session to take back (a loaded or
+            // reloaded game): along the log's entries.
             "undo" | "u" => {
                 let n = if args.is_empty() { self.undo_count() } else { count_arg("undo", args)? };
                 let k = self.game.undo(n).map_err(|e| e.to_string())?;
-                Ok(format!("undid {k}; now at entry {} of {}", self.game.cursor(), self.game.len()))
+                Ok(format!("undid {} of the log; now at entry {} of {}", views::count(k as i64, "entry", "entries"), self.game.cursor(), self.game.len()))
             }
             "redo" => {
                 let n = count_arg("redo", args)?;
                 let k = self.game.redo(n).map_err(|e| e.to_string())?;
-                Ok(format!("redid {k}; now at entry {} of {}", self.game.cursor(), self.game.len()))
+                Ok(format!("redid {} of the log; now at entry {} of {}", views::count(k as i64, "entry", "entries"), self.game.cursor(), self.game.len()))
             }
             _ => {
                 let n = args.first().and_then(|a| a.parse().ok()).unwrap_or(usize::MAX);
@@ -696,44 +723,17 @@ impl Repl {
                 }
                 return self.play_on(text);
             }
-            ["bid", v] => {
-                draft.bid =
-                    if *v == "-" { None } else { Some(Notation::new(&self.game.engine, self.game.state().seats()).parse(v).map_err(|e| e.to_string())?) };
+            // One grammar: `plan SPACE CARD` or `plan SPACE:CARD...` (a space
+            // is an action or `bid`; `-` empties it). Only the spaces named
+            // change.
+            [space, v] if !space.contains(':') && !v.contains(':') => {
+                let note = self.edit_plan(seat, &[(space, v)])?;
+                return Ok(self.plan_shown(seat, &note));
             }
-            // A whole plan at once, as history shows it: plan taxes:Settsu castle:Noto bid:2
             items if items.iter().all(|i| i.contains(':')) => {
-                let plan: Plan = self.notation().parse(&items.join(" ")).map_err(|e| e.to_string())?;
-                for card in plan.slots.iter().chain(std::iter::once(&plan.bid)).flatten() {
-                    if let Card::Province(p) = card
-                        && self.state().provinces[p.index()].owner != Some(seat)
-                    {
-                        return Err(format!("{name} does not hold {}", self.notation().province_name(*p)));
-                    }
-                }
-                self.drafts[s] = Some(plan);
-            }
-            [action, v] => {
-                let n = Notation::new(&self.game.engine, self.game.state().seats());
-                let a = n.action(action).map_err(|e| e.to_string())?;
-                let c: Option<Card> = if *v == "-" { None } else { Some(n.parse(v).map_err(|e| e.to_string())?) };
-                if let Some(Card::Province(p)) = c
-                    && self.state().provinces[p.index()].owner != Some(seat)
-                {
-                    return Err(format!("{name} does not hold {}", n.province_name(p)));
-                }
-                let draft = self.drafts[s].as_mut().unwrap();
-                // A card can lie on one space only: move it.
-                if let Some(card) = c {
-                    for slot in draft.slots.iter_mut() {
-                        if *slot == Some(card) {
-                            *slot = None;
-                        }
-                    }
-                    if draft.bid == Some(card) {
-                        draft.bid = None;
-                    }
-                }
-                draft.slots[a] = c;
+                let pairs: Vec<(&str, &str)> = items.iter().map(|i| i.split_once(':').expect("a colon")).collect();
+                let note = self.edit_plan(seat, &pairs)?;
+                return Ok(self.plan_shown(seat, &note));
             }
             _ => {
                 return Err(
@@ -741,11 +741,78 @@ impl Repl {
                 );
             }
         }
-        let draft = self.drafts[s].as_ref().unwrap();
-        Ok(format!("{name}'s plan (not locked in): {}\n{}", views::plan_text(&self.game.engine, draft), self.plan_report(seat, draft)))
+        Ok(self.plan_shown(seat, ""))
     }
 
-    fn save(&self, path: &Path) -> Result<String, String> {
+    /// The draft with its ledger (after `note`, what an edit moved).
+    fn plan_shown(&self, seat: Seat, note: &str) -> String {
+        let name = self.notation().seat_name(seat);
+        let draft = self.drafts[seat.index()].as_ref().expect("a draft");
+        format!("{name}'s plan (not locked in): {}{note}\n{}", views::plan_text(&self.game.engine, draft), self.plan_report(seat, draft))
+    }
+
+    /// Puts cards on the spaces named (an action or `bid`; `-` empties
+    /// it), leaving the others as they are. A card or a space named twice
+    /// is refused, and so is a province the seat does not hold; a card
+    /// that lay on another space moves (the note says so). All or nothing.
+    fn edit_plan(&mut self, seat: Seat, items: &[(&str, &str)]) -> Result<String, String> {
+        let n = Notation::new(&self.game.engine, self.game.state().seats());
+        let name = n.seat_name(seat);
+        let mut edits: Vec<(Option<usize>, Option<Card>, &str)> = Vec::new();
+        for &(space, v) in items {
+            let a = if space == "bid" { None } else { Some(n.action(space).map_err(|e| e.to_string())?) };
+            let c: Option<Card> = if v == "-" { None } else { Some(n.parse(v).map_err(|e| e.to_string())?) };
+            if let Some(Card::Province(p)) = c
+                && self.state().provinces[p.index()].owner != Some(seat)
+            {
+                return Err(format!("{name} does not hold {}", n.province_name(p)));
+            }
+            if let Some((_, _, first)) = edits.iter().find(|e| e.0 == a) {
+                return Err(format!("the {first} space is named twice: a space holds one card"));
+            }
+            if let Some((_, _, first)) = edits.iter().find(|e| c.is_some() && e.1 == c) {
+                return Err(format!("{v} is named twice ({first} and {space}): a card lies on one space only"));
+            }
+            edits.push((a, c, space));
+        }
+        let actions = &self.game.engine.rules.cards.actions;
+        let draft = self.drafts[seat.index()].as_mut().expect("a draft");
+        let named = |x: Option<usize>| edits.iter().any(|e| e.0 == x);
+        let mut moved = Vec::new();
+        for &(a, c, _) in &edits {
+            // A card already on a space not named here moves.
+            if let Some(card) = c {
+                for (k, slot) in draft.slots.iter_mut().enumerate() {
+                    if *slot == Some(card) && !named(Some(k)) {
+                        *slot = None;
+                        moved.push(format!("{} left {}", n.text(&card), actions[k].id));
+                    }
+                }
+                if draft.bid == Some(card) && !named(None) {
+                    draft.bid = None;
+                    moved.push(format!("{} left the bid", n.text(&card)));
+                }
+            }
+            match a {
+                Some(a) => draft.slots[a] = c,
+                None => draft.bid = c,
+            }
+        }
+        Ok(if moved.is_empty() { String::new() } else { format!(" ({})", moved.join(", ")) })
+    }
+
+    /// Whether the game moved since it was last saved or loaded (a new
+    /// game counts as saved until its first entry).
+    pub fn unsaved(&self) -> bool {
+        self.game.cursor() > 0 && self.saved != (self.game.cursor(), self.game.len())
+    }
+
+    /// Saves the game to `path` (as `save PATH`).
+    pub fn save_to(&mut self, path: &Path) -> Result<String, String> {
+        self.save(path)
+    }
+
+    fn save(&mut self, path: &Path) -> Result<String, String> {
         if path.as_os_str().is_empty() {
             return Err("save where? e.g. save game.yaml".into());
         }
@@ -764,9 +831,11 @@ impl Repl {
             check: (spec.check != CheckMode::Every).then(|| spec.check.word().to_string()),
             entries: self.game.saved_entries(),
         };
-        let text = serde_yaml::to_string(&file).map_err(|e| e.to_string())?;
+        // A save is a god view: it holds every seat's plan in clear.
+        let text = format!("{SAVE_HEADER}{}", serde_yaml::to_string(&file).map_err(|e| e.to_string())?);
         // A failed save never leaves half a file or replaces a special one.
         crate::files::write_atomic(path, text.as_bytes())?;
+        self.saved = (self.game.cursor(), self.game.len());
         Ok(format!("saved {} to {}", views::count(self.game.cursor() as i64, "entry", "entries"), path.display()))
     }
 
@@ -799,14 +868,12 @@ impl Repl {
         let viewer = self.viewer;
         *self = fresh;
         self.viewer = viewer;
-        let report = self.game.replay(&file.entries);
-        Ok(format!(
-            "loaded {} ({}, rules {}){}",
-            path.display(),
-            views::count(file.entries.len() as i64, "entry", "entries"),
-            self.engine().rules.ruleset_name(),
-            report
-        ))
+        let replayed = self.game.replay(&file.entries);
+        // A save keeps a fingerprint of each position, not the position:
+        // what differs cannot be told.
+        let report = self.game.replay_report(&replayed, self.eyes(), &[]);
+        self.saved = (self.game.cursor(), self.game.len());
+        Ok(format!("loaded {} (rules {}){report}", path.display(), self.engine().rules.ruleset_name()))
     }
 
     /// Re-reads the rules and replays the whole log under them (the undone
@@ -832,8 +899,8 @@ impl Repl {
         let setup = self.state().setup;
         let mut game = Game::new(engine, self.config.players, self.config.seed, setup, &self.config.seats).map_err(|e| e.to_string())?;
         game.verbose = true;
-        self.game = game;
-        let report = self.game.replay(&entries);
+        let old = std::mem::replace(&mut self.game, game);
+        let replayed = self.game.replay(&entries);
         let done = self.game.len();
         if done > at {
             let back = self.game.undo(done - at).map_err(|e| e.to_string())?;
@@ -846,11 +913,17 @@ impl Repl {
             ));
             self.kept_log = Some((entries.clone(), at));
         }
-        Ok(format!(
-            "reloaded the rules ({}) and replayed {}{report}{note}",
-            self.engine().rules.ruleset_name(),
-            views::count(entries.len() as i64, "entry", "entries")
-        ))
+        // What differs at the first diverging entry: the old and the new
+        // position after it, both as the viewer may see them.
+        let what = match (replayed.diverged.and_then(|k| old.state_after(k)), replayed.diverged.and_then(|k| self.game.state_after(k))) {
+            (Some(a), Some(b)) => {
+                let see = |st: &GameState| if let Some(v) = self.eyes() { st.view(Some(v)) } else { st.clone() };
+                views::differences(&self.game.engine, &see(a), &see(b))
+            }
+            _ => Vec::new(),
+        };
+        let report = self.game.replay_report(&replayed, self.eyes(), &what);
+        Ok(format!("reloaded the rules ({}){report}{note}", self.engine().rules.ruleset_name()))
     }
 }
 
@@ -924,18 +997,41 @@ fn count_arg<S: AsRef<str>>(cmd: &str, args: &[S]) -> Result<usize, String> {
     }
 }
 
-pub fn help(topic: Option<&str>) -> String {
+/// `help` and `help COMMAND`, wrapped to `width` columns when given
+/// (between words, continuation lines indented under the text).
+pub fn help(topic: Option<&str>, width: Option<usize>) -> String {
+    let wrap = |first: &str, rest: &str, text: &str| -> String {
+        match width {
+            Some(w) => textwrap::fill(text, textwrap::Options::new(w.max(40)).initial_indent(first).subsequent_indent(rest).break_words(false)),
+            None => format!("{first}{text}"),
+        }
+    };
     match topic {
         None => {
-            let mut s = String::from("commands (`help COMMAND` for more; a number alone chooses that option):\n");
-            for (name, usage, what, _) in COMMANDS {
-                let _ = name;
-                s.push_str(&format!("  {usage:<44} {what}\n"));
+            let mut s = wrap("", "  ", "commands (`help COMMAND` for more; a number alone chooses that option):");
+            s.push('\n');
+            for (_, usage, what, _) in COMMANDS {
+                // A long usage, or a narrow terminal: the usage on a line of
+                // its own, the text under it.
+                if width.is_some_and(|w| usage.len() > 44 || w < 100) {
+                    s.push_str(&wrap("  ", "    ", usage));
+                    s.push('\n');
+                    s.push_str(&wrap("      ", "      ", what));
+                } else {
+                    s.push_str(&wrap(&format!("  {usage:<44} "), &" ".repeat(47), what));
+                }
+                s.push('\n');
             }
             s.trim_end().to_string()
         }
         Some(t) => match COMMANDS.iter().find(|c| c.0 == t) {
-            Some((_, usage, what, example)) => format!("{usage}\n  {what}\n  example: {example}"),
+            Some((name, usage, what, example)) => {
+                let mut s = format!("{}\n{}\n  example: {example}", wrap("", "  ", usage), wrap("  ", "  ", what));
+                if *name == "seat" {
+                    s.push_str(&format!("\nthe bots:\n{}", crate::bots::bots_listed("  ")));
+                }
+                s
+            }
             None => {
                 let names: Vec<String> = COMMANDS.iter().map(|c| c.0.to_string()).collect();
                 format!("no command `{t}`{}", crate::rules::map::suggest(t, names.iter()))

@@ -46,11 +46,17 @@ impl Highlighter for ReplHelper {}
 impl Validator for ReplHelper {}
 impl Helper for ReplHelper {}
 
-fn history_file() -> Option<PathBuf> {
+/// `$XDG_DATA_HOME/shogun-lab` (else `~/.local/share/shogun-lab`), made
+/// if missing: the line history and the recovery file.
+fn data_dir() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_DATA_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))?;
     let dir = base.join("shogun-lab");
     std::fs::create_dir_all(&dir).ok()?;
-    Some(dir.join("history"))
+    Some(dir)
+}
+
+fn history_file() -> Option<PathBuf> {
+    data_dir().map(|d| d.join("history"))
 }
 
 fn banner(repl: &Repl) -> String {
@@ -157,6 +163,7 @@ fn script(repl: &mut Repl, keep_going: bool) -> Result<(), String> {
 fn interactive(repl: &mut Repl) -> Result<(), String> {
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     repl.colour = color;
+    repl.width = Some(textwrap::termwidth());
     let (bold, red, dim, reset) = if color { ("\x1b[1m", "\x1b[31m", "\x1b[2m", "\x1b[0m") } else { ("", "", "", "") };
     // Tab completes what all matches share; a second Tab lists them.
     let config = rustyline::Config::builder().completion_type(rustyline::CompletionType::List).build();
@@ -229,5 +236,22 @@ fn interactive(repl: &mut Repl) -> Result<(), String> {
     if let Some(h) = &history {
         let _ = ed.save_history(h);
     }
+    leave(repl);
     Ok(())
+}
+
+/// Leaving with a game not saved since it last moved: it goes to the
+/// recovery file (beside the line history), and the message says where.
+fn leave(repl: &mut Repl) {
+    if !repl.unsaved() {
+        return;
+    }
+    let Some(path) = data_dir().map(|d| d.join("recovery.yaml")) else {
+        println!("the game was not saved (no $XDG_DATA_HOME or $HOME for a recovery file)");
+        return;
+    };
+    match repl.save_to(&path) {
+        Ok(_) => println!("the game was not saved: it is kept in {} (`load {}` goes on from there)", path.display(), path.display()),
+        Err(e) => println!("the game was not saved, and the recovery file could not be written: {e}"),
+    }
 }

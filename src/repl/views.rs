@@ -14,7 +14,7 @@ fn seat_label(engine: &Engine, s: Option<Seat>) -> String {
 fn buildings(engine: &Engine, p: &ProvinceState) -> String {
     let kinds = &engine.rules.rules.components.buildings;
     let v: Vec<&str> = kinds.iter().enumerate().filter(|(k, _)| p.has(*k)).map(|(_, b)| b.id.as_str()).collect();
-    if v.is_empty() { "-".into() } else { v.join(",") }
+    if v.is_empty() { "-".into() } else { v.join(", ") }
 }
 
 /// `1 army`, `2 armies`: a count with its noun in the right number.
@@ -354,4 +354,57 @@ pub fn compact(engine: &Engine, st: &GameState, region: Option<&str>, colour: bo
         out.push_str(line.trim_end());
     }
     Ok(out)
+}
+
+/// What differs between two positions, in words (at most 8 items): the
+/// phase, each seat's pieces and money, each province, the tower and tray.
+/// Both positions should be what the viewer may see.
+pub fn differences(engine: &Engine, old: &GameState, new: &GameState) -> Vec<String> {
+    let mut v = Vec::new();
+    let seat = |s: Seat| engine.rules.seat_name(s);
+    if (old.year, old.season, old.phase) != (new.year, new.season, new.phase) {
+        v.push("the game stands at another point of the round".into());
+    }
+    for s in Seat::all(old.seats().min(new.seats())) {
+        let (a, b) = (&old.players[s.index()], &new.players[s.index()]);
+        for (what, x, y) in
+            [("war chests", a.chests, b.chests), ("rice", a.rice, b.rice), ("points", a.points, b.points), ("supply", a.supply.into(), b.supply.into())]
+        {
+            if x != y {
+                v.push(format!("{}'s {what} {y} (was {x})", seat(s)));
+            }
+        }
+    }
+    for (i, (a, b)) in old.provinces.iter().zip(&new.provinces).enumerate() {
+        if a == b {
+            continue;
+        }
+        let owner = |o: Option<Seat>| o.map(seat).unwrap_or("none").to_string();
+        let mut parts = Vec::new();
+        for (what, x, y) in [
+            ("owner", owner(a.owner), owner(b.owner)),
+            ("armies", a.armies.to_string(), b.armies.to_string()),
+            ("unrest", a.unrest.to_string(), b.unrest.to_string()),
+            ("buildings", buildings(engine, a), buildings(engine, b)),
+        ] {
+            if x != y {
+                parts.push(format!("{what} {y} (was {x})"));
+            }
+        }
+        v.push(format!("{}: {}", engine.rules.province_name(ProvinceId::new(i)), parts.join(", ")));
+    }
+    let total = |st: &GameState| {
+        let mut all = Pile::default();
+        st.tower.iter().for_each(|l| all.add(l));
+        all
+    };
+    if total(old) != total(new) || old.tray != new.tray {
+        v.push("the tower's or the tray's cubes".into());
+    }
+    if v.len() > 8 {
+        let more = v.len() - 7;
+        v.truncate(7);
+        v.push(format!("and {more} more"));
+    }
+    v
 }

@@ -17,6 +17,7 @@ mod question_data;
 mod repl;
 mod repl_assist;
 mod repl_input;
+mod repl_issue24;
 mod rule_examples;
 mod sandbox;
 mod simulation;

@@ -11,12 +11,12 @@ use shogun_lab::core::Seat;
 use shogun_lab::play::GameSpec;
 use shogun_lab::repl::{Config, Repl};
 
-fn repl_with(rules: Option<&Path>, seats: &[&str], seed: u64) -> Repl {
+pub(crate) fn repl_with(rules: Option<&Path>, seats: &[&str], seed: u64) -> Repl {
     let spec = GameSpec { map: "sun".into(), rules: rules.map(Path::to_path_buf), data: Some(root()), ..GameSpec::default() };
     Repl::new(Config { spec, players: seats.len() as u8, seed, seats: seats.iter().map(|s| s.to_string()).collect() }).unwrap()
 }
 
-fn session(stdin: &str, args: &[&str]) -> (bool, String) {
+pub(crate) fn session(stdin: &str, args: &[&str]) -> (bool, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_shogun"))
         .args(args)
         .env("SHOGUN_DATA", root())
@@ -324,8 +324,10 @@ fn reload_never_loses_the_game() {
     let (pack, _) = copy_data("reload-keep");
     let mut r = repl_with(Some(&pack), &["greedy", "greedy", "greedy", "greedy"], 7);
     r.exec("round").unwrap();
+    r.exec("step 3").unwrap();
     let n = r.exec("history").unwrap().lines().count();
-    r.exec("undo 3").unwrap();
+    // `undo` takes back the last command: the three steps.
+    r.exec("undo").unwrap();
     // Undone entries survive a reload that replays fine.
     let msg = r.exec("reload").unwrap();
     assert!(msg.contains("`redo` brings back the 3 undone entries"), "{msg}");

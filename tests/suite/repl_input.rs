@@ -107,7 +107,7 @@ fn board_is_aligned_and_counts_are_grammatical() {
     }
     let b = head.find("buildings").unwrap();
     assert!(lines.iter().all(|l| l.as_bytes()[b - 1] == b' ' && l.as_bytes()[b] != b' '), "{board}");
-    assert!(board.contains("castle,temple,theatre (3 spaces)") && board.contains("- (1 space) "), "{board}");
+    assert!(board.contains("castle, temple, theatre (3 spaces)") && board.contains("- (1 space) "), "{board}");
     let a = r.exec("player A").unwrap();
     assert!(a.contains("1 war chest,") && a.contains("1 point,"), "{a}");
     assert!(r.exec("province Settsu").unwrap().contains("of 1 space\n"));
@@ -209,7 +209,7 @@ fn terminal_lists_matches_and_ctrl_c_drops_a_lua_chunk() {
 }
 
 /// The REPL at a pseudo-terminal, with its own history folder.
-fn terminal(tag: &str, args: &[&str]) -> (rexpect::session::PtySession, std::path::PathBuf) {
+pub(crate) fn terminal(tag: &str, args: &[&str]) -> (rexpect::session::PtySession, std::path::PathBuf) {
     let home = std::env::temp_dir().join(format!("shogun-pty-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
     std::fs::create_dir_all(&home).unwrap();
@@ -223,7 +223,7 @@ fn terminal(tag: &str, args: &[&str]) -> (rexpect::session::PtySession, std::pat
 
 /// Waits for the next prompt (the line editor drops keys typed before it
 /// is ready); returns what came before it.
-fn prompt(p: &mut rexpect::session::PtySession) -> String {
+pub(crate) fn prompt(p: &mut rexpect::session::PtySession) -> String {
     p.exp_string("] > ").unwrap()
 }
 
