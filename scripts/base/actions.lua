@@ -45,23 +45,23 @@ end)
 -- Collecting in a province with unrest starts a revolt first (reading 2);
 -- the yield comes only if the province is still held. Then 1 unrest marker.
 -- `yields`: the yield of each province; `credit`: gain or add_rice.
-local function collect(seat, p, a, yields, credit, hook, what, why)
+local function collect(seat, p, a, yields, credit, hook, one, many, why)
   local unrest = unrest_in(p)
   if unrest > 0 and not revolt(seat, p, unrest, why) then return end
   local amount = modify_at(hook, yields[p], seat, p, a)
   credit(seat, amount)
   local added = add_unrest(p, unrest_per_collection)
   if NARRATE then
-    note("%s collects %d %s in %s%s", seat_name(seat), amount, what, pname(p),
+    note("%s collects %s in %s%s", seat_name(seat), count(amount, one, many), pname(p),
       added > 0 and format(" (unrest now %d)", unrest_in(p)) or "")
   end
 end
 
 shogun.action("collect_taxes", function(seat, p, a)
-  collect(seat, p, a, tax_of, gain, "tax_yield", "war chests", "collecting war chests")
+  collect(seat, p, a, tax_of, gain, "tax_yield", "war chest", "war chests", "collecting war chests")
 end)
 shogun.action("collect_rice", function(seat, p, a)
-  collect(seat, p, a, rice_of, add_rice, "rice_yield", "rice", "collecting rice")
+  collect(seat, p, a, rice_of, add_rice, "rice_yield", "rice", "rice", "collecting rice")
 end)
 
 local function deploy(seat, p, a)

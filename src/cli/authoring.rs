@@ -131,21 +131,23 @@ pub fn diff(args: DiffArgs) -> Result<(), String> {
         println!("the two games are identical.");
         return Ok(());
     }
-    println!("first divergence (- {}, + {}):", a.rules.ruleset_name(), b.rules.ruleset_name());
-    println!("{}", scenario::first_difference(&body(&ta), &body(&tb), args.context));
+    // As every diff tool: the reference (`--against`) is the old text,
+    // marked `-`; the ruleset asked about is the new one, marked `+`.
+    println!("first divergence (- {} the reference, + {}):", b.rules.ruleset_name(), a.rules.ruleset_name());
+    println!("{}", scenario::first_difference(&body(&tb), &body(&ta), args.context));
     println!("outcome:");
-    println!("  {:<8} {:>18} {:>18}", "", "first", "second");
-    for (x, y) in sa.seats.iter().zip(sb.seats.iter()) {
+    println!("  {:<8} {:>18} {:>18}", "", b.rules.ruleset_name(), a.rules.ruleset_name());
+    for (y, x) in sb.seats.iter().zip(sa.seats.iter()) {
         println!(
             "  {:<8} {:>18} {:>18}",
             x.seat,
-            format!("{} pts, {} ch, #{}", x.points, x.chests, x.rank),
-            format!("{} pts, {} ch, #{}", y.points, y.chests, y.rank)
+            format!("{} pts, {} ch, #{}", y.points, y.chests, y.rank),
+            format!("{} pts, {} ch, #{}", x.points, x.chests, x.rank)
         );
     }
-    println!("  {:<8} {:>18} {:>18}", "winner", sa.winner.join(","), sb.winner.join(","));
-    println!("  {:<8} {:>18} {:>18}", "battles", sa.stats.battles, sb.stats.battles);
-    println!("  {:<8} {:>18} {:>18}", "revolts", sa.stats.revolts, sb.stats.revolts);
-    println!("  {:<8} {:>18} {:>18}", "changes", sa.stats.provinces_changing_hands, sb.stats.provinces_changing_hands);
+    println!("  {:<8} {:>18} {:>18}", "winner", sb.winner.join(","), sa.winner.join(","));
+    println!("  {:<8} {:>18} {:>18}", "battles", sb.stats.battles, sa.stats.battles);
+    println!("  {:<8} {:>18} {:>18}", "revolts", sb.stats.revolts, sa.stats.revolts);
+    println!("  {:<8} {:>18} {:>18}", "changes", sb.stats.provinces_changing_hands, sa.stats.provinces_changing_hands);
     Ok(())
 }

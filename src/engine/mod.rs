@@ -863,7 +863,10 @@ impl Engine {
         self.heading(ev, || "Final standings".into());
         for (s, rank) in self.standings(st)? {
             let p = &st.players[s.index()];
-            self.note(ev, || format!("{rank}. {}: {} points, {} war chests", self.rules.seat_name(s), p.points, p.chests));
+            self.note(ev, || {
+                let n = |v: i64, one: &str, many: &str| format!("{v} {}", if v == 1 { one } else { many });
+                format!("{rank}. {}: {}, {}", self.rules.seat_name(s), n(p.points, "point", "points"), n(p.chests, "war chest", "war chests"))
+            });
         }
         Ok(())
     }
