@@ -13,7 +13,7 @@ use shogun_lab::tower::odds::{Position, chances_from};
 const A: Seat = Seat::new(0);
 
 /// Steps until the human seat A is asked a question of this kind.
-fn until_asked(r: &mut Repl, kind: &str) {
+pub(crate) fn until_asked(r: &mut Repl, kind: &str) {
     for _ in 0..400 {
         if let Legal::Choose { kind: k, seat: A, .. } = r.engine().legal(r.state())
             && k == kind

@@ -4,6 +4,7 @@
 
 use crate::common::*;
 use crate::repl::{repl_with, session};
+use crate::repl_assist::until_asked;
 use shogun_lab::core::*;
 use shogun_lab::play::preview::{self, Preview};
 use shogun_lab::play::{Entry, GameSpec};
@@ -25,25 +26,6 @@ fn item1_revolt_odds_are_the_seats_own_chance_of_holding() {
     assert!(yamato.contains("A throws 5, 3 peasants") && yamato.contains("hold 100%") && yamato.contains("lose 0%"), "{yamato}");
     let kii = line("Kii");
     assert!(kii.contains("A throws 2, 3 peasants") && kii.contains("hold 0%") && kii.contains("lose 100%"), "{kii}");
-}
-
-/// Steps until A is asked a question of this kind.
-fn until_asked(r: &mut Repl, kind: &str) {
-    for _ in 0..400 {
-        match r.engine().legal(r.state()) {
-            Legal::Choose { kind: k, seat: A, .. } if k == kind => return,
-            Legal::Plan { seats } if seats.contains(&A) => {
-                run(r, &["plan auto", "plan done"]);
-            }
-            Legal::Choose { seat: A, .. } => {
-                run(r, &["1"]);
-            }
-            _ => {
-                run(r, &["step"]);
-            }
-        }
-    }
-    panic!("A was never asked `{kind}`");
 }
 
 /// Item 5: one number per position. The menu of targets and the menu of
