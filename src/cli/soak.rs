@@ -2,7 +2,10 @@
 //! setups, towers, variants and bots, each played twice on two separate
 //! engines to check that it is deterministic, with the invariants checked
 //! after every decision and refused decisions tried along the way to check
-//! that a refusal leaves the position untouched.
+//! that a refusal leaves the position untouched. With `--fresh`, the
+//! second play of each game is on an engine built for that game alone, so
+//! anything an engine carried over from the games it played before (state
+//! a script kept between calls) shows as a difference.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -26,6 +29,12 @@ pub struct SoakArgs {
     /// Try refused decisions at every n-th decision (0: never).
     #[arg(long, default_value_t = 4)]
     pub probe_every: u64,
+    /// Play each game's second time on a fresh engine (built for that game
+    /// alone) instead of one that has played the games before it: the
+    /// first play's engine has played other games, so state kept between
+    /// games shows as a difference. Slower (one load per game).
+    #[arg(long)]
+    pub fresh: bool,
 }
 
 pub const EXAMPLES: &str = "Examples:\n  shogun soak --games 100\n  shogun soak --games 5000 --seed 1000\n\n\
@@ -33,7 +42,8 @@ Game i has seed + i and a combination of variant (none or each shipped one), pla
 (each in maps/), setup (the map's default, or draft), tower (the rules' own, or each other one except \
 `scripted`) and bots (random, greedy, mixed); each of these turns over on its own period. It is played on one engine, probed \
 with refused decisions, and played again on a second engine; both transcripts and final states must be \
-identical. Exit status 1 on any problem.";
+identical. With --fresh the second engine is built anew for each game, while the first has played \
+every game before it. Exit status 1 on any problem.";
 
 /// One game's combination.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -192,19 +202,24 @@ impl Combo {
 
 /// Plays game `c` once on an engine of each cache (made on first use),
 /// probing refused decisions in the first play only; a problem is noted in
-/// the tally and ends the game's plays.
+/// the tally and ends the game's plays. `fresh`: the second cache is
+/// emptied first, so the second play is on a new engine.
 fn play_twice(
     engines: &mut [HashMap<RulesetKey, Engine>; 2],
     base: &GameSpec,
     c: &Combo,
     seed: u64,
-    probe_every: u64,
+    args: &SoakArgs,
     label: &str,
     tally: &mut Tally,
 ) -> Vec<Played> {
+    let (probe_every, fresh) = (args.probe_every, args.fresh);
     let key = (c.variant.clone(), c.map.clone(), c.tower.clone());
     let mut plays = Vec::new();
     for (n, cache) in engines.iter_mut().enumerate() {
+        if n == 1 && fresh {
+            cache.clear();
+        }
         if !cache.contains_key(&key) {
             let spec = GameSpec { map: c.map.clone(), variants: c.variant.iter().cloned().collect(), tower: c.tower.clone(), setup: None, ..base.clone() };
             match spec.engine() {
@@ -260,8 +275,9 @@ pub fn command(args: SoakArgs) -> Result<(), String> {
     let base = args.data.spec();
     let dims = Dimensions::of(&base, &base.engine()?);
     eprintln!(
-        "soak: {} games, each played twice, over {} rulesets (none and each variant), 3-5 players, {} maps, 2 setups, {} towers, {} bot sets",
+        "soak: {} games, each played twice{}, over {} rulesets (none and each variant), 3-5 players, {} maps, 2 setups, {} towers, {} bot sets",
         args.games,
+        if args.fresh { " (the second time on a fresh engine)" } else { "" },
         dims.variants.len(),
         dims.maps.len(),
         dims.towers.len(),
@@ -269,7 +285,8 @@ pub fn command(args: SoakArgs) -> Result<(), String> {
     );
     let bar = super::Progress::games(args.games);
     // Two engines per ruleset: the second play of a game never shares a VM
-    // with the first, and each engine has played other games before.
+    // with the first, and each engine has played other games before (or,
+    // with --fresh, the second is new for every game).
     let mut engines: [HashMap<RulesetKey, Engine>; 2] = [HashMap::new(), HashMap::new()];
     let mut tally = Tally::default();
     let started = std::time::Instant::now();
@@ -277,7 +294,7 @@ pub fn command(args: SoakArgs) -> Result<(), String> {
         let c = dims.combo(g);
         let seed = args.seed + g;
         let label = c.label(g, seed);
-        let plays = play_twice(&mut engines, &base, &c, seed, args.probe_every, &label, &mut tally);
+        let plays = play_twice(&mut engines, &base, &c, seed, &args, &label, &mut tally);
         tally.games += 1;
         if let [a, b] = &plays[..] {
             tally.decisions += a.decisions;

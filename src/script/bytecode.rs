@@ -5,8 +5,11 @@
 //! Tables a script can reach are locked by the prelude; what cannot be
 //! locked at run time without slowing every access is refused here, from
 //! the chunk's Lua 5.4 bytecode (`Function::dump`):
-//! - a function assigning a file-level local (an upvalue that lives as
-//!   long as the pack: `local n = 0 ... function() n = n + 1 end`);
+//! - a function assigning any captured variable (an upvalue: a closure
+//!   made while the pack loads keeps it from call to call, whether the
+//!   variable is a file-level local, `local n = 0 ... function() n = n + 1
+//!   end`, or a local of a helper that returned the closure); every
+//!   `SETUPVAL` but none, whatever made the closure;
 //! - a function setting a global (only a file's top level may, while it
 //!   loads), and any chunk replacing `_ENV` or taking it as a value (the
 //!   globals table is reachable only through global names).
@@ -172,6 +175,21 @@ pub fn check(dump: &[u8], runs_later: bool) -> Result<Vec<Refused>, String> {
     Ok(out)
 }
 
+/// Whether the function dumped in `dump` assigns one of its own upvalues
+/// (its own code, not that of functions it makes): a closure that keeps
+/// state from call to call, such as the prelude's sorted `pairs`
+/// iterator, if one is made while the pack loads and kept.
+pub fn writes_upvalues(dump: &[u8]) -> Result<bool, String> {
+    let mut r = Reader { data: dump, at: 0 };
+    let header = r.bytes(31)?;
+    if &header[..4] != b"\x1bLua" || header[4] != 0x54 {
+        return Err("not Lua 5.4 bytecode".into());
+    }
+    r.byte()?;
+    let p = r.proto(0)?;
+    Ok(p.code.iter().any(|&ins| ins & 0x7f == OP_SETUPVAL))
+}
+
 /// `file_level[i]`: upvalue i lives as long as the pack; `env[i]`: it is
 /// the chunk's `_ENV` (the globals table).
 fn walk(p: &Proto, file_level: &[bool], env: &[bool], is_main: bool, runs_later: bool, out: &mut Vec<Refused>) {
@@ -182,8 +200,16 @@ fn walk(p: &Proto, file_level: &[bool], env: &[bool], is_main: bool, runs_later:
         let b = ((ins >> 16) & 0xff) as usize;
         let message = match op {
             OP_SETUPVAL if get(env, b) => Some("replaces _ENV (the globals are read-only)".to_string()),
-            OP_SETUPVAL if !is_main && get(file_level, b) => Some(format!(
+            OP_SETUPVAL if get(file_level, b) => Some(format!(
                 "assigns the file-level local `{}` inside a function: scripts keep no state between calls (declare it `<const>`, or keep the value in the game)",
+                p.upvalue_name(b)
+            )),
+            // A local of an enclosing function: a closure made while the
+            // pack loads (a helper's counter) would carry it across calls,
+            // and no check at run time could tell that closure from one
+            // made per call.
+            OP_SETUPVAL => Some(format!(
+                "assigns `{}`, a local of an enclosing function, inside a closure: scripts keep no state between calls (return the new value, or keep it in a table local to the call)",
                 p.upvalue_name(b)
             )),
             OP_GETUPVAL if get(env, b) => Some("uses _ENV as a value (the globals table is not reachable)".to_string()),

@@ -29,6 +29,7 @@ impl Runtime {
             return Err(diags);
         }
         run_files(&lua, &rules, &shared, &prelude)?;
+        check_kept_state(&lua, &rules, &prelude, &mut diags);
         let registry = Registry::of(&prelude);
         check_names(&rules, &registry, &mut diags);
         let handlers = resolve_handlers(&rules, &registry, &mut diags);
@@ -125,6 +126,43 @@ fn run_files(lua: &Lua, rules: &Rules, shared: &Shared, prelude: &Table) -> Resu
         }
     }
     Ok(())
+}
+
+/// Refuses what would carry state from call to call although no script
+/// assigns a captured variable (`bytecode` refuses that): a function made
+/// while the files loaded that keeps its own state, kept where a later
+/// call reaches it (the prelude's `stateful_values` walks the globals and
+/// the registry). Whatever made it: an iterator of `pairs`, of
+/// `string.gmatch`, any C function a library returned.
+fn check_kept_state(lua: &Lua, rules: &Rules, prelude: &Table, diags: &mut Diagnostics) {
+    let describe = lua.create_function(|_, f: Function| {
+        let info = f.info();
+        let defined = info.source.as_deref().filter(|s| s.starts_with('@')).map(|s| format!("{}:{}", &s[1..], info.line_defined.unwrap_or(0)));
+        let keeps = if info.what == "C" {
+            Some("a function a library made while the files loaded (an iterator such as `string.gmatch`'s keeps its place between calls)")
+        } else if bytecode::writes_upvalues(&f.dump(true)).unwrap_or(true) {
+            Some("a function made while the files loaded that changes its own upvalues (an iterator such as `pairs`' keeps its place between calls)")
+        } else {
+            None
+        };
+        Ok((keeps, defined))
+    });
+    let found = describe.and_then(|describe| {
+        let (upvalue, getmt, _) = lock_helpers(lua)?;
+        let list = prelude.get::<Function>("stateful_values")?.call::<Vec<Table>>((upvalue, getmt, describe))?;
+        list.iter().map(|t| Ok((t.get::<String>(1)?, t.get::<String>(2)?))).collect::<mlua::Result<Vec<(String, String)>>>()
+    });
+    let mut found = match found {
+        Ok(found) => found,
+        Err(e) => return diags.error(&rules.rules_path, (1, 1), format!("cannot check what the scripts keep: {e}")),
+    };
+    found.sort();
+    found.dedup();
+    for (place, what) in found {
+        let (name, line) = place.rsplit_once(':').map_or(("", 1), |(n, l)| (n, l.parse().unwrap_or(1)));
+        let file = rules.lua.iter().find(|s| s.name == name).map_or(rules.rules_path.clone(), |s| s.path.clone());
+        diags.error(&file, (line.max(1), 1), format!("{what}: scripts keep no state between calls (make it inside the call that uses it)"));
+    }
 }
 
 /// What the pack's scripts registered through the prelude, by kind.

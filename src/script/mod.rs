@@ -809,18 +809,25 @@ fn lock_helpers(lua: &Lua) -> mlua::Result<(Function, Function, Function)> {
     unsafe extern "C-unwind" fn upvalue_of(l: *mut mlua::ffi::lua_State) -> std::ffi::c_int {
         use mlua::ffi;
         // SAFETY: only stack slots 1 and 2 (the arguments) are read, and at
-        // most two values are pushed (Lua guarantees LUA_MINSTACK = 20).
+        // most three values are pushed (Lua guarantees LUA_MINSTACK = 20).
         unsafe {
             if ffi::lua_type(l, 1) != ffi::LUA_TFUNCTION {
                 return 0;
             }
             let n = ffi::lua_tointegerx(l, 2, std::ptr::null_mut());
-            if !(1..=255).contains(&n) || ffi::lua_getupvalue(l, 1, n as std::ffi::c_int).is_null() {
+            if !(1..=255).contains(&n) {
+                return 0;
+            }
+            let name = ffi::lua_getupvalue(l, 1, n as std::ffi::c_int);
+            if name.is_null() {
                 return 0;
             }
             ffi::lua_pushboolean(l, 1);
             ffi::lua_insert(l, -2);
-            2
+            // The name is a C string of the function's prototype (empty
+            // for C functions), alive while the function is (slot 1).
+            ffi::lua_pushstring(l, name);
+            3
         }
     }
     // SAFETY: `upvalue_of` follows the Lua C API's rules for C functions.

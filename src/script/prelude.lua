@@ -359,6 +359,9 @@ function lock_value(v, ctx)
 end
 
 local globals -- the hidden table holding every global once locked
+-- Every table and function the builtins reach (set when they are locked):
+-- their state is the runtime's own.
+local builtin
 
 local function lock_context(upvalue, getmt, setmt)
   local ctx = { seen = {}, reals = {}, upvalue = upvalue, getmt = getmt, setmt = setmt }
@@ -406,6 +409,55 @@ local function lock_builtins(upvalue, getmt, setmt)
     if is_callable(v) then lock_value(v, ctx) end
   end
   string_mt.__index = ctx.reals[string_lib]
+  builtin = ctx.seen
+  builtin[(ipairs({}))] = true -- ipairs' iterator: stateless, made by every call
+end
+
+-- What would carry state from one call to the next once the pack's files
+-- have loaded, although no script assigns a captured variable (the
+-- bytecode check refuses that): a function made while loading that keeps
+-- its own state (an iterator of `pairs` or `string.gmatch` kept in a
+-- file-level local or a table). Walks everything the globals and the
+-- registered functions reach; `describe(f)` (the host's) says whether a
+-- function not built in keeps state and where a function was defined.
+-- Returns a list of { place, what } (place: "file:line" or "").
+local function stateful_values(upvalue, getmt, describe)
+  local found, seen = {}, {}
+  local function walk(v, where, place)
+    if seen[v] or builtin[v] then return end
+    seen[v] = true
+    if raw_type(v) == "function" then
+      local keeps, defined = describe(v)
+      if keeps then found[#found + 1] = { place, where .. " holds " .. keeps } end
+      local i = 1
+      while true do
+        local ok, up, name = upvalue(v, i)
+        if not ok then break end
+        if is_callable(up) then
+          walk(up, "`" .. tostring(name) .. "` (a local the function at " .. (defined or "?") .. " uses)", defined or place)
+        end
+        i = i + 1
+      end
+    else
+      local mt = getmt(v)
+      local contents = v
+      if mt ~= nil and raw_get(mt, FROZEN) then contents = raw_get(mt, "__index") end
+      if mt ~= nil then walk(mt, where, place) end
+      for k, x in raw_next, contents do
+        if is_callable(k) then walk(k, where, place) end
+        if is_callable(x) then walk(x, where, place) end
+      end
+    end
+  end
+  for k, v in raw_next, G do
+    if is_callable(v) then walk(v, "the global `" .. tostring(k) .. "`", "") end
+  end
+  for _, t in ipairs(internal) do
+    for k, v in raw_next, t do
+      if raw_type(v) == "function" then walk(v, "the registered `" .. tostring(k) .. "`", "") end
+    end
+  end
+  return found
 end
 
 -- After the pack's files load: nothing a script can reach stays writable.
@@ -450,4 +502,4 @@ local function readonly_list(t)
 end
 
 return { registry = registry, seal = seal, lock_builtins = lock_builtins, freeze = freeze, set_loading = set_loading,
-  readonly_list = readonly_list }
+  readonly_list = readonly_list, stateful_values = stateful_values }

@@ -119,6 +119,17 @@ fn every_target_has_a_test_and_a_name() {
     assert_eq!(TARGETS.len(), 8);
 }
 
+/// Issue 23 item 1: a seed played on an engine that has played other
+/// games first plays as on a fresh engine.
+#[test]
+fn a_soak_against_fresh_engines_finds_nothing() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(["soak", "--games", "8", "--fresh", "--probe-every", "0"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("games that differ:      0") && text.contains("soak: OK"), "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the second time on a fresh engine"));
+}
+
 #[test]
 fn a_short_soak_finds_nothing() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(["soak", "--games", "21"]).output().unwrap();

@@ -117,8 +117,38 @@ fn file_level_state_that_outlives_a_call_is_refused_at_load() {
     let st = started(&engine, 4, 1);
     let err = engine.runtime().eval_readonly(&st, "cache_put('x')").unwrap_err();
     assert!(err.message.contains("read-only"), "{err}");
-    // Locals of a handler's own body are per call and fine.
-    with_lua("local", "shogun.modifier('per_call', function(v) local n = 0 local function f() n = n + 1 end f() return v + n - 1 end)").unwrap();
+    // Tables local to a call are the way to keep a running value.
+    with_lua("local", "shogun.modifier('per_call', function(v) local n = {0} local function f() n[1] = n[1] + 1 end f() return v + n[1] - 1 end)").unwrap();
+}
+
+/// Issue 23 item 1: state kept between calls past the load-time check.
+#[test]
+fn closures_and_iterators_made_while_loading_keep_no_state() {
+    // A helper's counter: the closure is made while the file loads, its
+    // variable is no file-level local. Every write to a captured variable
+    // is refused, whatever made the closure.
+    let counter = "local bump = (function() local n = 0 return function() n = n + 1 return n end end)()\n\
+                   shogun.modifier('bumped', function(v) return v + bump() - bump() end)";
+    let err = load_error("counter_helper", counter);
+    assert!(err.contains("modifiers.lua:") && err.contains("`n`") && err.contains("no state between calls"), "{err}");
+    // The same written inside a handler is refused too (the check cannot
+    // tell the two closures apart).
+    let err = load_error("per_call_upvalue", "shogun.modifier('w', function(v) local n = 0 local function f() n = n + 1 end f() return v end)");
+    assert!(err.contains("`n`"), "{err}");
+    // An iterator made at load and called once per action: pairs' and
+    // string.gmatch's keep their place; kept in a local, a table or a global.
+    for (tag, code) in [
+        ("pairs_local", "local it = pairs({a = 1, b = 2})\nshogun.modifier('it', function(v) it() return v end)"),
+        ("pairs_table", "local its = {pairs({a = 1})}\nshogun.modifier('it', function(v) its[1]() return v end)"),
+        ("gmatch_local", "local w = ('a b c'):gmatch('%a')\nshogun.modifier('it', function(v) w() return v end)"),
+        ("gmatch_global", "WORDS = string.gmatch('a b c', '%a')"),
+    ] {
+        let err = load_error(tag, code);
+        assert!(err.contains("keeps its place between calls") && err.contains("no state between calls"), "{tag}: {err}");
+    }
+    // Stateless ones made at load are fine: ipairs' iterator, closures
+    // that only read.
+    with_lua("stateless", "local f = ipairs({})\nlocal k = (function() local n = 3 return function() return n end end)()\nshogun.modifier('k', function(v) f({}, 0) return v + k() - 3 end)").unwrap();
 }
 
 #[test]
