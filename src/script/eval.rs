@@ -149,21 +149,15 @@ impl Runtime {
 }
 
 /// A table's entries through `__pairs` when it has one (the sealed data are
-/// proxies whose contents only `__pairs` reaches), else raw; at most
-/// `WIDTH` kept, the rest counted (up to a bound).
+/// proxies whose contents only `__pairs` reaches, in sorted order), else
+/// raw; the first `WIDTH` in the defined order (`first_entries`) kept,
+/// the rest counted (up to a bound).
 fn entries(t: &Table) -> mlua::Result<(Vec<(Value, Value)>, usize)> {
-    let mut kept = Vec::new();
-    let mut more = 0;
-    let mut take = |k: Value, v: Value| {
-        if kept.len() < WIDTH {
-            kept.push((k, v));
-        } else {
-            more += 1;
-        }
-    };
     let custom = t.metatable().and_then(|m| m.raw_get::<Option<Function>>("__pairs").ok().flatten());
     match custom {
         Some(pairs) => {
+            let mut kept = Vec::new();
+            let mut more = 0;
             let (next, state, mut key): (Function, Value, Value) = pairs.call(t.clone())?;
             for _ in 0..100_000 {
                 let (k, v): (Value, Value) = next.call((state.clone(), key))?;
@@ -171,17 +165,68 @@ fn entries(t: &Table) -> mlua::Result<(Vec<(Value, Value)>, usize)> {
                     break;
                 }
                 key = k.clone();
-                take(k, v);
+                if kept.len() < WIDTH {
+                    kept.push((k, v));
+                } else {
+                    more += 1;
+                }
             }
+            Ok((kept, more))
         }
-        None => {
-            for pair in t.clone().pairs::<Value, Value>() {
-                let (k, v) = pair?;
-                take(k, v);
-            }
+        None => first_entries(t, WIDTH, &|v| pretty(v, &mut Vec::new(), 0).unwrap_or_default()),
+    }
+}
+
+/// Where a key sorts when a table is printed: integers, then other
+/// numbers, then strings (by bytes), booleans, and anything else by its
+/// printed text and then its value's (two such keys that print alike
+/// print in the same order whatever their addresses).
+#[derive(PartialEq, PartialOrd)]
+enum KeyOrder {
+    Int(i64),
+    Num(f64),
+    Str(Vec<u8>),
+    Bool(bool),
+    Other(String, String),
+}
+
+impl KeyOrder {
+    fn of(k: &Value, v: &Value, text: &dyn Fn(&Value) -> String) -> KeyOrder {
+        match k {
+            Value::Integer(i) => KeyOrder::Int(*i),
+            Value::Number(n) => KeyOrder::Num(*n),
+            Value::String(s) => KeyOrder::Str(s.as_bytes().to_vec()),
+            Value::Boolean(b) => KeyOrder::Bool(*b),
+            other => KeyOrder::Other(text(other), text(v)),
         }
     }
-    Ok((kept, more))
+
+    fn cmp(&self, other: &KeyOrder) -> std::cmp::Ordering {
+        self.partial_cmp(other).unwrap_or(std::cmp::Ordering::Equal)
+    }
+}
+
+/// A plain table's first `width` entries in the defined order (`KeyOrder`,
+/// so which entries show does not depend on Lua's traversal order, which
+/// follows addresses and string hashes), and how many more there are.
+pub(super) fn first_entries(t: &Table, width: usize, text: &dyn Fn(&Value) -> String) -> mlua::Result<(Vec<(Value, Value)>, usize)> {
+    let mut kept: Vec<(KeyOrder, Value, Value)> = Vec::new();
+    let mut more = 0;
+    for pair in t.clone().pairs::<Value, Value>() {
+        let (k, v) = pair?;
+        let order = KeyOrder::of(&k, &v, text);
+        let at = kept.partition_point(|(o, _, _)| o.cmp(&order).is_le());
+        if at < width {
+            kept.insert(at, (order, k, v));
+        }
+        if kept.len() > width {
+            kept.pop();
+            more += 1;
+        } else if at >= width {
+            more += 1;
+        }
+    }
+    Ok((kept.into_iter().map(|(_, k, v)| (k, v)).collect(), more))
 }
 
 fn is_name(s: &str) -> bool {
@@ -206,14 +251,8 @@ fn pretty(v: &Value, open: &mut Vec<*const std::ffi::c_void>, indent: usize) -> 
                 return Ok("{...}".into());
             }
             open.push(id);
-            let (mut items, more) = entries(t)?;
-            // Integer keys first, in order, then the rest by their text.
-            items.sort_by(|(a, _), (b, _)| match (a, b) {
-                (Value::Integer(x), Value::Integer(y)) => x.cmp(y),
-                (Value::Integer(_), _) => std::cmp::Ordering::Less,
-                (_, Value::Integer(_)) => std::cmp::Ordering::Greater,
-                _ => key_text(a).cmp(&key_text(b)),
-            });
+            // In the defined order (`KeyOrder`): integer keys first.
+            let (items, more) = entries(t)?;
             let sequence = items.iter().enumerate().all(|(i, (k, _))| matches!(k, Value::Integer(n) if *n == i as i64 + 1));
             let mut parts = Vec::new();
             for (k, v) in &items {
@@ -248,11 +287,4 @@ fn pretty(v: &Value, open: &mut Vec<*const std::ffi::c_void>, indent: usize) -> 
         Value::Number(n) => n.to_string(),
         other => format!("<{}>", other.type_name()),
     })
-}
-
-fn key_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.to_string_lossy(),
-        other => format!("{other:?}"),
-    }
 }

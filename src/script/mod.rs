@@ -781,15 +781,10 @@ fn describe_in(v: &Value, open: &mut Vec<*const std::ffi::c_void>) -> String {
                 return "{...}".into();
             }
             open.push(id);
-            let mut parts = Vec::new();
-            let mut more = 0;
-            for (k, v) in t.clone().pairs::<Value, Value>().flatten() {
-                if parts.len() < DESCRIBE_WIDTH {
-                    parts.push(format!("{}={}", describe_in(&k, open), describe_in(&v, open)));
-                } else {
-                    more += 1;
-                }
-            }
+            // The first entries in the defined order, whatever the order
+            // Lua's traversal meets them in.
+            let (kept, more) = eval::first_entries(t, DESCRIBE_WIDTH, &|x| describe(x)).unwrap_or_default();
+            let mut parts: Vec<String> = kept.iter().map(|(k, v)| format!("{}={}", describe_in(k, open), describe_in(v, open))).collect();
             open.pop();
             parts.sort();
             if more > 0 {

@@ -12,6 +12,7 @@ use std::ffi::c_int;
 
 use mlua::{Function, LightUserData, Lua, Value, ffi};
 
+use super::api::MAX_DATA_VALUES;
 use crate::core::Seat;
 use serde_json::{Map, Number, Value as Json};
 
@@ -32,6 +33,9 @@ enum Bad {
     NotUtf8,
     Number(f64),
     Holds(&'static str),
+    /// More values met than `MAX_DATA_VALUES` (counted in visits, so that
+    /// tables named many times cost what their paths cost, and stop).
+    TooMany,
 }
 
 impl Bad {
@@ -42,6 +46,7 @@ impl Bad {
             Bad::NotUtf8 => "data holds a string that is not UTF-8".into(),
             Bad::Number(n) => format!("data holds the number {n}"),
             Bad::Holds(what) => format!("data cannot hold a {what}"),
+            Bad::TooMany => format!("`data` holds more than {MAX_DATA_VALUES} values"),
         })
     }
 }
@@ -216,10 +221,11 @@ impl Sink for usize {
 
 /// The value at stack index `idx` (absolute) as JSON. Tables with keys
 /// 1..n become lists, tables with string keys maps; anything else
-/// (functions, mixed keys) is refused. Raises no Lua error and leaves the
-/// stack as it found it.
+/// (functions, mixed keys) is refused, as is data of more than
+/// `MAX_DATA_VALUES` values. Raises no Lua error and leaves the stack as
+/// it found it.
 pub(super) unsafe fn read(state: *mut ffi::lua_State, idx: c_int, depth: usize) -> mlua::Result<Json> {
-    unsafe { walk::<Json>(&mut (), state, idx, depth) }.map_err(Bad::error)
+    unsafe { traverse::<Json>(&mut (), state, idx, depth) }.map_err(Bad::error)
 }
 
 /// Checks the value at `idx` as `read` does, with the same errors, and
@@ -227,14 +233,46 @@ pub(super) unsafe fn read(state: *mut ffi::lua_State, idx: c_int, depth: usize) 
 /// leaves the stack as it found it.
 pub(super) unsafe fn check(state: *mut ffi::lua_State, idx: c_int) -> mlua::Result<Checked> {
     let mut shape = Shape { tables: [std::ptr::null(); SHAPE_TABLES], n: 0, own: true };
-    let values = unsafe { walk::<usize>(&mut shape, state, idx, 0) }.map_err(Bad::error)?;
+    let values = unsafe { traverse::<usize>(&mut shape, state, idx, 0) }.map_err(Bad::error)?;
     let own = shape.own && unsafe { ffi::lua_type(state, idx) } == ffi::LUA_TTABLE;
     Ok(Checked { values, own })
 }
 
-unsafe fn walk<S: Sink>(ctx: &mut S::Ctx, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<S, Bad> {
+/// How a traversal goes: the values visited so far (a table named twice
+/// is visited twice: data is a tree, and its size is counted by path, so
+/// 12 levels of 8 references stop after `MAX_DATA_VALUES` visits), and
+/// whether it must find the error in the defined order (`exhaustive`).
+struct Walk {
+    visits: usize,
+    /// Every value is visited and the error reported is the first in the
+    /// defined order: a table's own shape before its values, a list's
+    /// items by index, a map's entries by key (bytes). Lua's own order
+    /// (`lua_next`) follows string hashes, which change between runs.
+    exhaustive: bool,
+}
+
+/// One traversal in Lua's order, which stops at the first fault (the
+/// common case: no fault, and the answer is the same in any order); on a
+/// fault, a second, exhaustive one names the fault the defined order
+/// meets first, so a script sees the same message on every run.
+unsafe fn traverse<S: Sink>(ctx: &mut S::Ctx, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<S, Bad> {
+    let first = unsafe { walk::<S>(ctx, &mut Walk { visits: 0, exhaustive: false }, state, idx, depth) };
+    match first {
+        Ok(v) => Ok(v),
+        Err(e) => match unsafe { walk::<S>(ctx, &mut Walk { visits: 0, exhaustive: true }, state, idx, depth) } {
+            Err(ordered) => Err(ordered),
+            Ok(_) => Err(e),
+        },
+    }
+}
+
+unsafe fn walk<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<S, Bad> {
     if depth > MAX_DEPTH {
         return Err(Bad::Deep);
+    }
+    w.visits += 1;
+    if w.visits > MAX_DATA_VALUES {
+        return Err(Bad::TooMany);
     }
     unsafe {
         Ok(match ffi::lua_type(state, idx) {
@@ -254,24 +292,130 @@ unsafe fn walk<S: Sink>(ctx: &mut S::Ctx, state: *mut ffi::lua_State, idx: c_int
                 }
                 S::table(ctx, state, idx);
                 let len = ffi::lua_rawlen(state, idx);
+                if w.exhaustive {
+                    return match len {
+                        0 => walk_map_ordered(ctx, w, state, idx, depth),
+                        _ => walk_list_ordered(ctx, w, state, idx, len, depth),
+                    };
+                }
                 // A border far past what a list of plain data holds may
                 // belong to a sparse table: count its entries before
                 // making room for `len` of them.
                 if len > ONE_PASS_MAX && count(state, idx) != len {
-                    return walk_map(ctx, state, idx, depth);
+                    return walk_map(ctx, w, state, idx, depth);
                 }
                 if len > 0
-                    && let Some(list) = walk_list(ctx, state, idx, len, depth)?
+                    && let Some(list) = walk_list(ctx, w, state, idx, len, depth)?
                 {
                     return Ok(list);
                 }
-                walk_map(ctx, state, idx, depth)?
+                walk_map(ctx, w, state, idx, depth)?
             }
             ffi::LUA_TFUNCTION => return Err(Bad::Holds("function")),
             ffi::LUA_TTHREAD => return Err(Bad::Holds("thread")),
             ffi::LUA_TLIGHTUSERDATA => return Err(Bad::Holds("lightuserdata")),
             _ => return Err(Bad::Holds("userdata")),
         })
+    }
+}
+
+/// The first fault in the defined order so far: its place (a list index,
+/// or a map key's bytes) and the fault. `TooMany` is not kept here: it
+/// ends the traversal at once (whether it happens does not depend on the
+/// order, since an exhaustive traversal visits every value).
+struct First<K: Ord> {
+    at: Option<(K, Bad)>,
+}
+
+impl<K: Ord> First<K> {
+    fn note(&mut self, key: impl FnOnce() -> K, bad: Bad, before: impl FnOnce(&K) -> bool) {
+        if self.at.as_ref().is_none_or(|(k, _)| before(k)) {
+            self.at = Some((key(), bad));
+        }
+    }
+}
+
+/// A table with border `len` > 0, exhaustively: a list when its keys are
+/// exactly 1..=len (else "not plain", its own fault, before any value's),
+/// then every item, the lowest index's fault reported.
+unsafe fn walk_list_ordered<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, len: usize, depth: usize) -> Result<S, Bad> {
+    unsafe {
+        let mut pairs = 0usize;
+        let mut keys_ok = true;
+        ffi::lua_pushnil(state);
+        while ffi::lua_next(state, idx) != 0 {
+            pairs += 1;
+            let top = ffi::lua_gettop(state);
+            keys_ok &= ffi::lua_type(state, top - 1) == ffi::LUA_TNUMBER
+                && ffi::lua_isinteger(state, top - 1) != 0
+                && (1..=len as i64).contains(&ffi::lua_tointeger(state, top - 1));
+            ffi::lua_settop(state, top - 1);
+        }
+        if !keys_ok || pairs != len {
+            return Err(Bad::NotPlain);
+        }
+        let mut out = S::list(len);
+        let mut first = First::<usize> { at: None };
+        ffi::lua_pushnil(state);
+        while ffi::lua_next(state, idx) != 0 {
+            let top = ffi::lua_gettop(state);
+            let i = ffi::lua_tointeger(state, top - 1) as usize;
+            match walk::<S>(ctx, w, state, top, depth + 1) {
+                Ok(v) => S::item(&mut out, i - 1, v),
+                Err(Bad::TooMany) => {
+                    ffi::lua_settop(state, top - 2);
+                    return Err(Bad::TooMany);
+                }
+                Err(e) => first.note(|| i, e, |&k| i < k),
+            }
+            ffi::lua_settop(state, top - 1);
+        }
+        match first.at {
+            Some((_, e)) => Err(e),
+            None => Ok(S::end_list(out)),
+        }
+    }
+}
+
+/// A table with border 0, exhaustively: a map when every key is a string
+/// (else "not plain", its own fault), then every entry, the fault of the
+/// lowest key (by bytes) reported.
+unsafe fn walk_map_ordered<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<S, Bad> {
+    unsafe {
+        ffi::lua_pushnil(state);
+        while ffi::lua_next(state, idx) != 0 {
+            let top = ffi::lua_gettop(state);
+            if ffi::lua_type(state, top - 1) != ffi::LUA_TSTRING {
+                ffi::lua_settop(state, top - 2);
+                return Err(Bad::NotPlain);
+            }
+            ffi::lua_settop(state, top - 1);
+        }
+        let mut out = S::map();
+        let mut any = false;
+        let mut first = First::<Vec<u8>> { at: None };
+        ffi::lua_pushnil(state);
+        while ffi::lua_next(state, idx) != 0 {
+            any = true;
+            let top = ffi::lua_gettop(state);
+            let mut len = 0usize;
+            let p = ffi::lua_tolstring(state, top - 1, &mut len);
+            let bytes = std::slice::from_raw_parts(p.cast::<u8>(), len);
+            let entry = string_at(state, top - 1).and_then(|k| Ok((k, walk::<S>(ctx, w, state, top, depth + 1)?)));
+            match entry {
+                Ok((k, v)) => S::entry(&mut out, k, v),
+                Err(Bad::TooMany) => {
+                    ffi::lua_settop(state, top - 2);
+                    return Err(Bad::TooMany);
+                }
+                Err(e) => first.note(|| bytes.to_vec(), e, |k| bytes < k.as_slice()),
+            }
+            ffi::lua_settop(state, top - 1);
+        }
+        match first.at {
+            Some((_, e)) => Err(e),
+            None => Ok(S::end_map(out, any)),
+        }
     }
 }
 
@@ -296,7 +440,7 @@ unsafe fn count(state: *mut ffi::lua_State, idx: c_int) -> usize {
 /// outside 1..=len, or a value that cannot be read, is its error. When it
 /// is not (`Ok(None)`), it is read as a map, which refuses its integer
 /// keys: the same answers as counting the entries first.
-unsafe fn walk_list<S: Sink>(ctx: &mut S::Ctx, state: *mut ffi::lua_State, idx: c_int, len: usize, depth: usize) -> Result<Option<S>, Bad> {
+unsafe fn walk_list<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, len: usize, depth: usize) -> Result<Option<S>, Bad> {
     unsafe {
         let mut out = S::list(len);
         let mut pairs = 0usize;
@@ -312,7 +456,7 @@ unsafe fn walk_list<S: Sink>(ctx: &mut S::Ctx, state: *mut ffi::lua_State, idx: 
                     .filter(|&i| i >= 1 && (i as usize) <= len);
                 match key {
                     None => wrong = Some(Bad::NotPlain),
-                    Some(i) => match walk::<S>(ctx, state, top, depth + 1) {
+                    Some(i) => match walk::<S>(ctx, w, state, top, depth + 1) {
                         Ok(v) => S::item(&mut out, i as usize - 1, v),
                         Err(e) => wrong = Some(e),
                     },
@@ -332,7 +476,7 @@ unsafe fn walk_list<S: Sink>(ctx: &mut S::Ctx, state: *mut ffi::lua_State, idx: 
 
 /// The table at `idx` as a map with string keys (an empty table is an
 /// empty list).
-unsafe fn walk_map<S: Sink>(ctx: &mut S::Ctx, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<S, Bad> {
+unsafe fn walk_map<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<S, Bad> {
     unsafe {
         let mut out = S::map();
         let mut any = false;
@@ -343,7 +487,7 @@ unsafe fn walk_map<S: Sink>(ctx: &mut S::Ctx, state: *mut ffi::lua_State, idx: c
             let entry = if ffi::lua_type(state, top - 1) != ffi::LUA_TSTRING {
                 Err(Bad::NotPlain)
             } else {
-                string_at(state, top - 1).and_then(|k| Ok((k, walk::<S>(ctx, state, top, depth + 1)?)))
+                string_at(state, top - 1).and_then(|k| Ok((k, walk::<S>(ctx, w, state, top, depth + 1)?)))
             };
             match entry {
                 Ok((k, v)) => S::entry(&mut out, k, v),
@@ -547,6 +691,45 @@ mod tests {
         ] {
             assert!(!check_of(code).unwrap().own, "{code}");
         }
+    }
+
+    /// Issue 23 item 3: with two faults, the one reported is the first in
+    /// the defined order (a table's own shape, then list items by index,
+    /// map entries by key), on every VM (string hashes are seeded per VM).
+    #[test]
+    fn the_fault_reported_is_the_first_in_the_defined_order() {
+        let filler: String = (0..40).map(|i| format!("k{i} = {i}, ")).collect();
+        for (code, expected) in [
+            (format!("return {{ {filler} b = 0/0, a = function() end }}"), "cannot hold a function"),
+            (format!("return {{ {filler} a = 0/0, b = function() end }}"), "data holds the number"),
+            ("return {1, 0/0, function() end, 4}".to_string(), "data holds the number"),
+            ("return {1, {function() end}, 0/0}".to_string(), "cannot hold a function"),
+            (format!("return {{ {filler} z = {{1, x = 2}}, y = {{ q = 0/0 }} }}"), "data holds the number"),
+            (format!("return {{ {filler} [1.5] = 1, a = function() end }}"), NOT_PLAIN),
+        ] {
+            for _ in 0..30 {
+                let (read, check) = (read_of(&code).unwrap_err(), check_of(&code).unwrap_err());
+                assert!(read.contains(expected), "{code}: {read}");
+                assert_eq!(read, check, "{code}");
+            }
+        }
+    }
+
+    /// Issue 23 item 2: tables named many times are walked path by path,
+    /// so their size is counted in visits and bounded; 12 levels of 8
+    /// references stop at once.
+    #[test]
+    fn shared_tables_are_bounded_in_visits() {
+        let code = "local t = {1} for level = 1, 12 do local n = {} for j = 1, 8 do n[j] = t end t = n end return {tree = t}";
+        let too_many = format!("runtime error: `data` holds more than {MAX_DATA_VALUES} values");
+        assert_eq!(read_of(code).unwrap_err(), too_many);
+        assert_eq!(check_of(code).unwrap_err(), too_many);
+        // With a fault too: the bound wins, in either order.
+        let code = "local t = {1} for level = 1, 12 do local n = {} for j = 1, 8 do n[j] = t end t = n end return {a = 0/0, b = t}";
+        assert_eq!(check_of(code).unwrap_err(), too_many);
+        // A tree just within the bound is read.
+        let code = format!("local t = {{}} for i = 1, {} do t[i] = i end return t", MAX_DATA_VALUES - 1);
+        assert_eq!(check_of(&code).unwrap().values, MAX_DATA_VALUES);
     }
 
     #[test]

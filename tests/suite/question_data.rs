@@ -185,3 +185,45 @@ fn tables_with_metatables_or_shared_parts_reach_the_continuation_as_json_makes_t
         engine.apply_discarding_on_error(&mut st, &choose(1)).unwrap_or_else(|e| panic!("{tag}: {e}"));
     }
 }
+
+/// Stages seat A's collect taxes (whose handler is `handler`); the error.
+fn staging_error(tag: &str, handler: &str) -> String {
+    let engine = probe_engine(tag, handler);
+    let mut st = started(&engine, 4, 1);
+    let before = st.clone();
+    let (a, p) = (action(&engine, "taxes"), province(&engine, "Settsu"));
+    let err = shogun_lab::play::stage_action(&engine, &mut st, Seat::new(0), a, ProvinceId::new(p), None, None).unwrap_err().to_string();
+    assert_eq!(st, before, "a refused question changed the state");
+    err
+}
+
+/// Issue 23 item 2: question data of shared tables (12 levels of 8
+/// references each) was walked path by path in Rust, where no time limit
+/// sees it. Data is a tree whose size is counted in visits: refused at
+/// once.
+#[test]
+fn shared_tables_in_question_data_stop_at_the_value_bound() {
+    let shared = "local t = {1} for level = 1, 12 do local n = {} for j = 1, 8 do n[j] = t end t = n end";
+    for ask in [
+        "game.ask_province(seat, 'probe', 'which?', 'probe_again', { tree = t }, true, 1, 2)",
+        "game.ask{ seat = seat, kind = 'probe', prompt = 'which?', provinces = {1, 2}, cont = 'probe_again', data = { tree = t } }",
+    ] {
+        let err = staging_error("shared-data", &format!("{shared} {ask}"));
+        assert!(err.contains("`data` holds more than 10000 values"), "{err}");
+    }
+}
+
+/// Issue 23 item 3: with two faults in a question's data, the error names
+/// the first in a defined order (keys by bytes), not the first Lua's
+/// traversal meets (string hashes differ between runs).
+#[test]
+fn the_fault_a_question_reports_is_the_first_in_key_order() {
+    let filler: String = (0..30).map(|i| format!("k{i} = {i}, ")).collect();
+    for (faults, expected) in [("b = 0/0, a = function() end", "cannot hold a function"), ("a = 0/0, b = function() end", "data holds the number")] {
+        for run in 0..4 {
+            let ask = format!("game.ask_province(seat, 'probe', 'which?', 'probe_again', {{ {filler} {faults} }}, true, 1, 2)");
+            let err = staging_error(&format!("two-faults-{run}"), &ask);
+            assert!(err.contains(expected), "{faults}: {err}");
+        }
+    }
+}

@@ -402,6 +402,20 @@ fn repl_values_print_with_a_depth_limit_and_cycle_marks() {
     assert_eq!(rt.eval_readonly(&st, "local t = {} t[1] = t return t").unwrap(), "{1=<cycle>}");
     let deep = rt.eval_readonly(&st, "local t = {} for i = 1, 20000 do t = {t} end return t").unwrap();
     assert!(deep.contains("{...}") && deep.len() < 100, "{deep}");
+    // Issue 23 item 3: keys print in a defined order, whatever Lua's
+    // traversal meets them in (addresses for table keys, string hashes).
+    for _ in 0..5 {
+        let keys = "local t = {} t[{b = 1}] = 'x' t[{a = 1}] = 'y' t[{a = 1}] = 'z' return t";
+        assert_eq!(rt.eval_repl(&st, keys).unwrap(), r#"{ [{ a = 1 }] = "y", [{ a = 1 }] = "z", [{ b = 1 }] = "x" }"#);
+        assert_eq!(rt.eval_readonly(&st, keys).unwrap(), "{{a=1}=y, {a=1}=z, {b=1}=x}");
+        // A wide table shows its first entries in that order, not the
+        // first Lua's traversal meets.
+        let wide = "local t = {} for i = 300, 1, -1 do t['k' .. i] = i end return t";
+        let shown = rt.eval_repl(&st, wide).unwrap();
+        assert!(shown.starts_with("{\n  k1 = 1,\n  k10 = 10,\n  k100 = 100,\n  k101 = 101,") && shown.contains("... 200 more"), "{shown}");
+        let shown = rt.eval_readonly(&st, wide).unwrap();
+        assert!(shown.starts_with("{k100=100, k101=101,") && shown.ends_with("k18=18, k1=1, ... 200 more}"), "{shown}");
+    }
     // `return 1,` is an error, not the start of a longer chunk.
     assert!(!rt.incomplete("return 1,"));
     assert!(rt.incomplete("for i = 1, 2 do"));
