@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use plotters::prelude::*;
 
-use super::report::{ConditionReport, FLOW, Report, short};
+use super::report::{ConditionReport, Report, decimals, fixed, p_text, range, short, signed, with_interval};
 use super::stats::Interval;
 
 const PALETTE: [RGBColor; 6] =
@@ -21,21 +21,50 @@ fn err(e: impl std::fmt::Display) -> String {
     format!("plot: {e}")
 }
 
-/// Seat win rates per arm, bars with their 95% intervals.
+/// Width in pixels of text in the plots' sans-serif at `size` px (a
+/// generous estimate, so labels are never cut).
+fn text_width(text: &str, size: u32) -> u32 {
+    (text.chars().count() as f64 * f64::from(size) * 0.62).ceil() as u32
+}
+
+/// The legend's width for these arms: drawn beside the plot, never on it.
+fn legend_width(cond: &ConditionReport) -> u32 {
+    cond.arms.iter().map(|a| text_width(short(&a.name), 13)).max().unwrap_or(40) + 40
+}
+
+/// A legend of one swatch per arm in its own area to the right of a plot.
+fn legend<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, cond: &ConditionReport, line: bool) -> Result<(), String> {
+    for (a, arm) in cond.arms.iter().enumerate() {
+        let colour = PALETTE[a % PALETTE.len()];
+        let y = 40 + 22 * a as i32;
+        if line {
+            area.draw(&PathElement::new(vec![(8, y), (24, y)], colour.stroke_width(2))).map_err(err)?;
+        } else {
+            area.draw(&Rectangle::new([(8, y - 6), (20, y + 6)], colour.mix(0.8).filled())).map_err(err)?;
+        }
+        area.draw(&Text::new(short(&arm.name).to_string(), (30, y - 7), ("sans-serif", 13))).map_err(err)?;
+    }
+    Ok(())
+}
+
+/// Seat win rates per arm, bars with their 95% intervals; the legend
+/// beside the plot.
 fn win_rates_svg(r: &Report, c: usize) -> Plot {
     let cond = &r.conditions[c];
     let seats = &r.header.seats;
     let k = cond.arms.len() as f64;
+    let lw = legend_width(cond);
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (640, 320)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (600 + lw, 320)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let top = cond.arms.iter().flat_map(|a| a.win_rates.values().map(|i| i.hi)).fold(0.0f64, f64::max).max(0.3) * 100.0 * 1.1;
-        let mut chart = ChartBuilder::on(&root)
+        let (plot, side) = root.split_horizontally(600);
+        let top = cond.arms.iter().flat_map(|a| a.win_rates.values().map(|i| i.hi)).fold(0.0f64, f64::max).max(30.0) * 1.1;
+        let mut chart = ChartBuilder::on(&plot)
             .caption("Win rate by seat (95% Wilson interval)", ("sans-serif", 16))
             .margin(10)
             .x_label_area_size(30)
-            .y_label_area_size(45)
+            .y_label_area_size(50)
             .build_cartesian_2d(-0.5f64..(seats.len() as f64 - 0.5), 0f64..top)
             .map_err(err)?;
         let names = seats.clone();
@@ -57,21 +86,17 @@ fn win_rates_svg(r: &Report, c: usize) -> Plot {
             let colour = PALETTE[a % PALETTE.len()];
             let bars = seats.iter().enumerate().map(|(s, seat)| {
                 let x0 = s as f64 - 0.4 + a as f64 * width;
-                Rectangle::new([(x0, 0.0), (x0 + width * 0.9, arm.win_rates[seat].value * 100.0)], colour.mix(0.8).filled())
+                Rectangle::new([(x0, 0.0), (x0 + width * 0.9, arm.win_rates[seat].value)], colour.mix(0.8).filled())
             });
-            chart
-                .draw_series(bars)
-                .map_err(err)?
-                .label(short(&arm.name).to_string())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled()));
+            chart.draw_series(bars).map_err(err)?;
             let whiskers = seats.iter().enumerate().map(|(s, seat)| {
                 let x = s as f64 - 0.4 + a as f64 * width + width * 0.45;
                 let i = arm.win_rates[seat];
-                PathElement::new(vec![(x, i.lo * 100.0), (x, i.hi * 100.0)], BLACK.stroke_width(2))
+                PathElement::new(vec![(x, i.lo), (x, i.hi)], BLACK.stroke_width(2))
             });
             chart.draw_series(whiskers).map_err(err)?;
         }
-        chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.9)).border_style(BLACK).draw().map_err(err)?;
+        legend(&side, cond, false)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
@@ -97,9 +122,11 @@ fn histogram_svg(r: &Report, c: usize, metric: &str, title: &str) -> Plot {
     }
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (420, 260)).into_drawing_area();
+        let lw = legend_width(cond);
+        let root = SVGBackend::with_string(&mut svg, (420 + lw, 260)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let mut chart = ChartBuilder::on(&root)
+        let (plot, side) = root.split_horizontally(420);
+        let mut chart = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", 14))
             .margin(8)
             .x_label_area_size(28)
@@ -111,13 +138,9 @@ fn histogram_svg(r: &Report, c: usize, metric: &str, title: &str) -> Plot {
             let colour = PALETTE[a % PALETTE.len()];
             let Some(h) = arm.histograms.get(metric) else { continue };
             let pts = histogram_points(h, n, (lo, hi));
-            chart
-                .draw_series(LineSeries::new(pts, colour.stroke_width(2)))
-                .map_err(err)?
-                .label(short(&arm.name).to_string())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 12, y)], colour.stroke_width(2)));
+            chart.draw_series(LineSeries::new(pts, colour.stroke_width(2))).map_err(err)?;
         }
-        chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.9)).border_style(BLACK).draw().map_err(err)?;
+        legend(&side, cond, true)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
@@ -142,26 +165,29 @@ fn histogram_points(h: &std::collections::BTreeMap<i64, u64>, n: f64, (lo, hi): 
     pts
 }
 
-/// Rows of (label, interval) as a forest plot around zero.
-fn forest_svg(title: &str, unit: &str, rows: &[(String, Interval)]) -> Plot {
+/// Rows of (label, interval, stated by the verdict) as a forest plot
+/// around zero.
+fn forest_svg(title: &str, unit: &str, rows: &[(String, Interval, bool)]) -> Plot {
     let mut svg = String::new();
     {
         let height = 60 + 26 * rows.len().max(1) as u32;
-        let root = SVGBackend::with_string(&mut svg, (640, height)).into_drawing_area();
+        let label_area = rows.iter().map(|(l, _, _)| text_width(l, 12)).max().unwrap_or(60) + 16;
+        let root = SVGBackend::with_string(&mut svg, (label_area + 420, height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let reach = rows.iter().flat_map(|(_, i)| [i.lo.abs(), i.hi.abs()]).filter(|x| x.is_finite()).fold(0.0f64, f64::max).max(1e-3) * 1.15;
-        let labels: Vec<String> = rows.iter().map(|(l, _)| l.clone()).collect();
+        let reach = rows.iter().flat_map(|(_, i, _)| [i.lo.abs(), i.hi.abs()]).filter(|x| x.is_finite()).fold(0.0f64, f64::max).max(1e-3) * 1.15;
+        let labels: Vec<String> = rows.iter().map(|(l, _, _)| l.clone()).collect();
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 14))
             .margin(8)
             .x_label_area_size(28)
-            .y_label_area_size(230)
+            .y_label_area_size(label_area)
             .build_cartesian_2d(-reach..reach, -0.5f64..(rows.len() as f64 - 0.5))
             .map_err(err)?;
         chart
             .configure_mesh()
             .disable_y_mesh()
             .y_labels(rows.len().max(1))
+            .y_label_style(("sans-serif", 12))
             .y_label_formatter(&|y| {
                 let i = y.round();
                 if (y - i).abs() < 1e-6 && i >= 0.0 {
@@ -175,9 +201,9 @@ fn forest_svg(title: &str, unit: &str, rows: &[(String, Interval)]) -> Plot {
             .map_err(err)?;
         let len = rows.len() as f64;
         chart.draw_series(std::iter::once(PathElement::new(vec![(0.0, -0.5), (0.0, len - 0.5)], BLACK.mix(0.5)))).map_err(err)?;
-        for (j, (_, i)) in rows.iter().enumerate() {
+        for (j, (_, i, detected)) in rows.iter().enumerate() {
             let y = len - 1.0 - j as f64;
-            let colour = if i.excludes_zero() { PALETTE[1] } else { RGBColor(120, 120, 120) };
+            let colour = if *detected { PALETTE[1] } else { RGBColor(120, 120, 120) };
             let (lo, hi) = (i.lo.max(-reach), i.hi.min(reach));
             chart.draw_series(std::iter::once(PathElement::new(vec![(lo, y), (hi, y)], colour.stroke_width(2)))).map_err(err)?;
             chart.draw_series(std::iter::once(Circle::new((i.value, y), 4, colour.filled()))).map_err(err)?;
@@ -272,47 +298,75 @@ fn win_table(o: &mut String, r: &Report, c: usize) {
         let _ = write!(o, "<tr><td>{}</td>", esc(seat));
         for a in &cond.arms {
             let i = a.win_rates[seat];
-            let _ = write!(o, "<td>{:.1}% ({:.1}–{:.1})</td>", i.value * 100.0, i.lo * 100.0, i.hi * 100.0);
+            let _ = write!(o, "<td>{:.1}% ({:.1}–{:.1})</td>", i.value, i.lo, i.hi);
         }
         let _ = writeln!(o, "</tr>");
     }
-    let _ = write!(o, "<tr><td>balance (χ² p)</td>");
+    let _ = write!(o, "<tr><td>balance (95% CI; χ² test)</td>");
     for a in &cond.arms {
-        let _ = write!(o, "<td>{:.3} ({:.3})</td>", a.balance, a.balance_p);
+        let i = a.balance;
+        let _ = write!(o, "<td>{:.2} ({:.2}–{:.2}; {})</td>", i.value, i.lo, i.hi, esc(&p_text(a.balance_p)));
     }
     let _ = writeln!(o, "</tr></table>");
 }
 
-/// Forest plots of each pair's differences: win rate by seat (points) and
-/// the flow of the game (relative to the reference arm's mean).
+/// Forest plots of each pair's headlines (family-wise intervals; red where
+/// the verdict states a change): win rate by seat in percentage points,
+/// the flow of the game relative to the reference arm's mean.
 fn paired_differences(o: &mut String, r: &Report, c: usize) -> Result<(), String> {
     let cond = &r.conditions[c];
     let mut win_rows = Vec::new();
     let mut flow_rows = Vec::new();
     for p in &cond.pairs {
         let tag = format!("{} vs {}", short(&cond.arms[p.a].name), short(&cond.arms[p.b].name));
-        for seat in &r.header.seats {
-            if let Some(i) = p.diffs.get(&format!("win.{seat}")) {
-                win_rows.push((format!("{tag}: seat {seat}"), Interval { value: i.value * 100.0, lo: i.lo * 100.0, hi: i.hi * 100.0 }));
-            }
-        }
-        for (key, name) in FLOW {
-            let base = cond.arms[p.b].means.get(*key).map(|m| m.value).unwrap_or(0.0);
-            if let Some(i) = p.diffs.get(*key)
-                && base.abs() > 1e-9
-            {
-                let s = 100.0 / base.abs();
-                flow_rows.push((format!("{tag}: {name}"), Interval { value: i.value * s, lo: i.lo * s, hi: i.hi * s }));
+        for f in &p.findings {
+            let i = Interval { value: f.estimate, lo: f.lo, hi: f.hi };
+            if f.metric.starts_with("win.") {
+                win_rows.push((format!("{tag}: {}", f.label), i, f.detected));
+            } else if f.reference.abs() > 1e-9 {
+                flow_rows.push((format!("{tag}: {}", f.label), i.scaled(100.0 / f.reference.abs()), f.detected));
             }
         }
     }
     let _ = writeln!(
         o,
-        "<h3>Paired differences</h3><div class=\"plots\">{}\n{}</div>",
-        forest_svg("Win rate difference by seat", "percentage points (95% CI)", &win_rows)?,
-        forest_svg("Flow of the game, relative change", "% of the reference arm's mean (95% CI)", &flow_rows)?
+        "<h3>Paired differences (family-wise 95% intervals)</h3><div class=\"plots\">{}\n{}</div>",
+        forest_svg("Win rate difference by seat", "percentage points (family-wise 95% interval)", &win_rows)?,
+        forest_svg("Flow of the game, relative change", "% of the reference arm's mean (family-wise 95% interval)", &flow_rows)?
     );
+    pairing_table(o, cond);
     Ok(())
+}
+
+/// What pairing achieved per headline, and the smallest detectable change.
+fn pairing_table(o: &mut String, cond: &ConditionReport) {
+    let _ = writeln!(
+        o,
+        "<table><tr><th>pair</th><th>headline</th><th>correlation</th><th>variance saved</th><th>games differ</th><th>detectable (80% power)</th><th>difference (family-wise 95%)</th><th>Holm p</th></tr>"
+    );
+    for p in &cond.pairs {
+        let tag = format!("{} vs {}", short(&cond.arms[p.a].name), short(&cond.arms[p.b].name));
+        for f in &p.findings {
+            let i = Interval { value: f.estimate, lo: f.lo, hi: f.hi };
+            let dec = decimals(i.width() / 2.0);
+            let unit = if f.metric.starts_with("win.") { " pp" } else { "" };
+            let bold = if f.detected { " style=\"font-weight:bold\"" } else { "" };
+            let _ = writeln!(
+                o,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>±{}{unit}</td><td{bold}>{} ({})</td><td>{}</td></tr>",
+                esc(&tag),
+                esc(&f.label),
+                f.correlation.map(|r| fixed(r, 2)).unwrap_or_else(|| "—".into()),
+                f.variance_reduction.map(|v| format!("{}%", fixed(v * 100.0, 0))).unwrap_or_else(|| "—".into()),
+                f.games_differ,
+                fixed(f.detectable, decimals(f.detectable / 2.0)),
+                signed(f.estimate, dec),
+                esc(&range(&i, dec)),
+                esc(&p_text(f.p_adjusted))
+            );
+        }
+    }
+    let _ = writeln!(o, "</table><p>pp: percentage points. Bold: the verdict states the change (Holm over the pair's family).</p>");
 }
 
 /// Every metric's mean per game by arm, and each pair's difference (bold
@@ -331,23 +385,34 @@ fn means_table(o: &mut String, r: &Report, c: usize) {
         for a in &cond.arms {
             match a.means.get(key) {
                 Some(i) => {
-                    let _ = write!(o, "<td>{:.3} ({:.3}–{:.3})</td>", i.value, i.lo, i.hi);
+                    let _ = write!(o, "<td>{}</td>", esc(&with_interval(i)));
                 }
                 None => o.push_str("<td>0</td>"),
             }
         }
         for p in &cond.pairs {
-            match p.diffs.get(key) {
-                Some(i) => {
-                    let bold = if i.excludes_zero() { " style=\"font-weight:bold\"" } else { "" };
-                    let _ = write!(o, "<td{bold}>{:+.3} ({:.3}–{:.3})</td>", i.value, i.lo, i.hi);
+            match (p.diffs.get(key), p.q_values.get(key)) {
+                (Some(i), Some(&q)) => {
+                    let bold = if q < 0.05 { " style=\"font-weight:bold\"" } else { "" };
+                    let dec = decimals(i.width() / 2.0);
+                    let _ = write!(o, "<td{bold}>{} ({}; q {})</td>", signed(i.value, dec), esc(&range(i, dec)), esc(&q_text(q)));
                 }
-                None => o.push_str("<td>0</td>"),
+                _ => o.push_str("<td>0</td>"),
             }
         }
         let _ = writeln!(o, "</tr>");
     }
-    let _ = writeln!(o, "</table>");
+    let _ = writeln!(
+        o,
+        "</table><p>Exploratory: differences with their 95% interval each on its own; bold where the Benjamini–Hochberg q &lt; 0.05 over this \
+         table (false discoveries kept below 5% of those marked). Win rates in percent, their differences in percentage points. Only the \
+         verdict's headlines are held to the family-wise 5%.</p>"
+    );
+}
+
+/// "0.012", "&lt; 0.001".
+fn q_text(q: f64) -> String {
+    if q < 0.001 { "< 0.001".into() } else { format!("{q:.3}") }
 }
 
 /// How each pair's headline difference changes with the tower and the
@@ -363,11 +428,11 @@ fn sensitivity(o: &mut String, r: &Report) {
     let _ = writeln!(o, "<th>verdict</th></tr>");
     for row in &r.sensitivity {
         let _ = write!(o, "<tr><td>{}</td><td>{}</td>", esc(&row.pair), esc(&row.metric));
-        for i in &row.by_condition {
-            let _ = write!(o, "<td>{:+.3}{}</td>", i.value, if i.excludes_zero() { "*" } else { "" });
+        for (i, d) in row.by_condition.iter().zip(&row.detected) {
+            let _ = write!(o, "<td>{}{}</td>", signed(i.value, decimals(i.width() / 2.0).min(2)), if *d { "*" } else { "" });
         }
         let class = if row.verdict.starts_with("SIGN") { " class=\"flip\"" } else { "" };
         let _ = writeln!(o, "<td{class}>{}</td></tr>", esc(&row.verdict));
     }
-    let _ = writeln!(o, "</table><p>* the 95% interval excludes 0.</p>");
+    let _ = writeln!(o, "</table><p>* stated by the verdict (Holm over the pair's family). Win rates in percentage points.</p>");
 }

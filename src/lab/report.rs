@@ -1,14 +1,15 @@
 //! The lab's report: per arm win rates and means, per pair of arms paired
-//! differences and a plain verdict, and the sensitivity of each headline to
-//! the tower and the bots. Built from an `Aggregate` only, so a run and its
-//! merged shards give the same report.
+//! differences, the pairing figures, the verdict's family of headlines
+//! under family-wise error control, and the sensitivity of each headline
+//! to the tower and the bots. Built from an `Aggregate` only, so a run and
+//! its merged shards give the same report.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::stats::{self, Interval};
+use super::stats::{self, ALPHA, Interval, Sums};
 use super::{Aggregate, Header};
 
 /// Per-game quantities that describe the flow of a game, with their names
@@ -23,30 +24,72 @@ pub const FLOW: &[(&str, &str)] = &[
     ("tower_stuck", "cubes stuck in the tower at the end"),
 ];
 
+/// The unit of win rates and their differences in every output.
+pub const POINTS: &str = "percentage points";
+
 #[derive(Clone, Debug, Serialize)]
 pub struct ArmReport {
     pub name: String,
-    /// Seat -> share of first places with its Wilson interval.
+    /// Seat -> percentage of first places with its Wilson 95% interval.
     pub win_rates: BTreeMap<String, Interval>,
-    /// 1 - (largest gap between seat win rates).
-    pub balance: f64,
+    /// 1 - (gap between the seats with the most and the fewest first
+    /// places), with the 95% score interval of that gap.
+    pub balance: Interval,
     pub chi2: f64,
     /// p-value of the chi-square test that seats win equally often.
     pub balance_p: f64,
-    /// Every metric's mean with its 95% t interval.
+    /// Every metric's mean with its 95% interval (`win.*` in percent).
     pub means: BTreeMap<String, Interval>,
     /// Distributions (value -> games) of margin, battles and decisions.
     pub histograms: BTreeMap<String, BTreeMap<i64, u64>>,
+}
+
+/// One headline of a pair's verdict: a seat's win rate or a flow metric.
+#[derive(Clone, Debug, Serialize)]
+pub struct Finding {
+    /// The metric's key (`win.A`, `battles`).
+    pub metric: String,
+    /// Its name in sentences.
+    pub label: String,
+    /// `percentage points` for win rates, `per game` otherwise.
+    pub unit: String,
+    /// The reference arm's value (its win rate in percent, or its mean).
+    pub reference: f64,
+    /// The paired difference (arm minus reference) and its family-wise 95%
+    /// interval (each interval at 1 - 0.05/m for a family of m headlines).
+    pub estimate: f64,
+    pub lo: f64,
+    pub hi: f64,
+    /// The test of "no change" on its own, and after Holm's adjustment
+    /// over the pair's family.
+    pub p: f64,
+    pub p_adjusted: f64,
+    /// Whether the verdict states a change (p_adjusted < 0.05).
+    pub detected: bool,
+    /// The smallest true change this run detects with 80% power at the
+    /// family's level, in the finding's unit.
+    pub detectable: f64,
+    /// Correlation of the two arms' values game by game.
+    pub correlation: Option<f64>,
+    /// 1 - var(paired difference) / var(two independent samples).
+    pub variance_reduction: Option<f64>,
+    /// Games in which the two arms' values differ.
+    pub games_differ: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct PairReport {
     pub a: usize,
     pub b: usize,
-    /// Mean of (a - b) game by game, 95% paired t interval.
+    /// Mean of (a - b) game by game with its 95% interval on its own
+    /// (`win.*` in percentage points).
     pub diffs: BTreeMap<String, Interval>,
+    /// Benjamini–Hochberg q-values of the differences (exploratory).
+    pub q_values: BTreeMap<String, f64>,
     /// Games in which every metric was equal under both arms.
     pub identical_games: u64,
+    /// The verdict's headlines, in order: seats, then the flow metrics.
+    pub findings: Vec<Finding>,
     pub verdict: Vec<String>,
 }
 
@@ -63,8 +106,10 @@ pub struct ConditionReport {
 pub struct SensitivityRow {
     pub pair: String,
     pub metric: String,
-    /// Per condition: the paired difference.
+    /// Per condition: the paired difference (family-wise interval).
     pub by_condition: Vec<Interval>,
+    /// Per condition: whether the verdict states it (Holm over the family).
+    pub detected: Vec<bool>,
     pub verdict: String,
 }
 
@@ -72,6 +117,8 @@ pub struct SensitivityRow {
 pub struct Report {
     pub header: Header,
     pub method: String,
+    /// Headlines per pair: seats and flow metrics under every condition.
+    pub family_size: usize,
     pub conditions: Vec<ConditionReport>,
     pub sensitivity: Vec<SensitivityRow>,
 }
@@ -81,70 +128,175 @@ pub fn short(name: &str) -> &str {
     name.strip_prefix("base+").unwrap_or(name)
 }
 
-fn pct(x: f64) -> String {
-    format!("{:.1}", x * 100.0)
+/// Decimals that show an interval of half-width `half` to two significant
+/// digits (0 to 4).
+pub fn decimals(half: f64) -> usize {
+    if !(half.is_finite() && half > 0.0) {
+        return 2;
+    }
+    (1.0 - half.log10().floor()).clamp(0.0, 4.0) as usize
 }
 
-fn num(x: f64) -> String {
-    if x.abs() >= 100.0 {
-        format!("{x:.0}")
-    } else if x.abs() >= 10.0 {
-        format!("{x:.1}")
+/// `x` to `dec` decimals, never "-0.0".
+pub fn fixed(x: f64, dec: usize) -> String {
+    if !x.is_finite() {
+        return if x.is_nan() {
+            "—".into()
+        } else if x > 0.0 {
+            "∞".into()
+        } else {
+            "-∞".into()
+        };
+    }
+    let s = format!("{x:.dec$}");
+    if s.starts_with('-') && s[1..].chars().all(|c| c == '0' || c == '.') { s[1..].to_string() } else { s }
+}
+
+/// A difference with its sign ("+1.2", "-0.4", "0.0").
+pub fn signed(x: f64, dec: usize) -> String {
+    let s = fixed(x, dec);
+    if s.starts_with('-') || s.chars().all(|c| c == '0' || c == '.') || !x.is_finite() { s } else { format!("+{s}") }
+}
+
+/// An interval's bounds: "4.3–4.9" when neither is negative, else
+/// "-0.2 to +1.4" (signed).
+pub fn range(i: &Interval, dec: usize) -> String {
+    let (lo, hi) = (fixed(i.lo, dec), fixed(i.hi, dec));
+    if !lo.starts_with('-') && !hi.starts_with('-') { format!("{lo}–{hi}") } else { format!("{} to {}", signed(i.lo, dec), signed(i.hi, dec)) }
+}
+
+/// A value with its interval: "5.17 (4.98–5.36)".
+pub fn with_interval(i: &Interval) -> String {
+    let dec = decimals(i.width() / 2.0);
+    format!("{} ({})", fixed(i.value, dec), range(i, dec))
+}
+
+/// "p = 0.031", "p < 0.001".
+pub fn p_text(p: f64) -> String {
+    if p < 0.001 { "p < 0.001".into() } else { format!("p = {p:.3}") }
+}
+
+/// The verdict's headlines: each seat's win rate, then the flow metrics.
+fn headlines(h: &Header) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = h.seats.iter().map(|s| (format!("win.{s}"), format!("seat {s}'s win rate"))).collect();
+    v.extend(FLOW.iter().map(|(k, n)| ((*k).to_string(), (*n).to_string())));
+    v
+}
+
+fn is_win(key: &str) -> bool {
+    key.starts_with("win.")
+}
+
+/// A difference's test: the score interval for win shares (in percentage
+/// points), the mean's test otherwise.
+fn diff_test(s: &Sums, key: &str, n: u64, alpha: f64) -> stats::Test {
+    if is_win(key) {
+        let t = s.share_test(n, alpha, 1.0);
+        stats::Test { interval: t.interval.scaled(100.0), p: t.p }
     } else {
-        format!("{x:.2}")
+        s.test(n, alpha)
+    }
+}
+
+fn arm_report(h: &Header, name: &str, s: &super::ArmSums, n: u64) -> ArmReport {
+    let wins: Vec<f64> = h.seats.iter().map(|seat| s.metrics.get(&format!("win.{seat}")).map(|x| x.sum).unwrap_or(0.0)).collect();
+    let win_rates: BTreeMap<String, Interval> = h.seats.iter().zip(&wins).map(|(seat, &w)| (seat.clone(), stats::wilson(w, n).scaled(100.0))).collect();
+    let most = wins.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let fewest = wins.iter().cloned().fold(f64::INFINITY, f64::min);
+    // The gap between two seats of the same games: a paired difference.
+    let gap = if n == 0 { Interval::ZERO } else { stats::score_test(n as f64, most, fewest, ALPHA).interval };
+    let (chi2, p) = stats::seat_balance(&wins);
+    let means = s.metrics.iter().map(|(k, v)| (k.clone(), if is_win(k) { v.mean(n).scaled(100.0) } else { v.mean(n) })).collect();
+    ArmReport {
+        name: name.to_string(),
+        win_rates,
+        balance: Interval { value: 1.0 - gap.value, lo: 1.0 - gap.hi, hi: 1.0 - gap.lo },
+        chi2,
+        balance_p: p,
+        means,
+        histograms: s.hist.clone(),
+    }
+}
+
+/// A pair's differences, q-values and headlines (before Holm's adjustment,
+/// which spans every condition).
+fn pair_report(h: &Header, cs: &super::CondSums, p: &super::PairSums, arms: &[ArmReport], family: usize) -> PairReport {
+    let n = cs.games;
+    let identical = n > 0 && p.identical == n;
+    let test = |key: &str, s: &Sums, alpha: f64| if identical { stats::Test { interval: Interval::ZERO, p: 1.0 } } else { diff_test(s, key, n, alpha) };
+    let tests: Vec<(String, stats::Test)> = p.diffs.iter().map(|(k, s)| (k.clone(), test(k, s, ALPHA))).collect();
+    let q = stats::benjamini_hochberg(&tests.iter().map(|(_, t)| t.p).collect::<Vec<_>>());
+    let alpha = ALPHA / family.max(1) as f64;
+    let empty = Sums::default();
+    let findings = headlines(h)
+        .into_iter()
+        .map(|(key, label)| {
+            let d = p.diffs.get(&key).unwrap_or(&empty);
+            let t = test(&key, d, alpha);
+            let (sa, sb) = (cs.arms[p.a].metrics.get(&key).unwrap_or(&empty), cs.arms[p.b].metrics.get(&key).unwrap_or(&empty));
+            let (correlation, variance_reduction) = stats::pairing(sa, sb, d, n);
+            Finding {
+                unit: if is_win(&key) { POINTS.into() } else { "per game".into() },
+                reference: arms[p.b].means.get(&key).map(|m| m.value).unwrap_or(0.0),
+                estimate: t.interval.value,
+                lo: t.interval.lo,
+                hi: t.interval.hi,
+                p: t.p,
+                p_adjusted: t.p,
+                detected: false,
+                detectable: stats::detectable(&t.interval, alpha),
+                correlation,
+                variance_reduction,
+                games_differ: d.nonzero,
+                metric: key,
+                label,
+            }
+        })
+        .collect();
+    PairReport {
+        a: p.a,
+        b: p.b,
+        diffs: tests.iter().map(|(k, t)| (k.clone(), t.interval)).collect(),
+        q_values: tests.iter().zip(q).map(|((k, _), q)| (k.clone(), q)).collect(),
+        identical_games: p.identical,
+        findings,
+        verdict: Vec::new(),
     }
 }
 
 impl Report {
     pub fn build(agg: &Aggregate) -> Report {
         let h = &agg.header;
-        let mut conditions = Vec::new();
-        for (c, cs) in agg.conds.iter().enumerate() {
-            let n = cs.games;
-            let arms: Vec<ArmReport> = cs
-                .arms
-                .iter()
-                .enumerate()
-                .map(|(a, s)| {
-                    let wins: Vec<f64> = h.seats.iter().map(|seat| s.metrics.get(&format!("win.{seat}")).map(|x| x.sum).unwrap_or(0.0)).collect();
-                    let win_rates: BTreeMap<String, Interval> = h.seats.iter().zip(&wins).map(|(seat, &w)| (seat.clone(), stats::wilson(w, n))).collect();
-                    let rates: Vec<f64> = win_rates.values().map(|i| i.value).collect();
-                    let gap = rates.iter().cloned().fold(f64::NEG_INFINITY, f64::max) - rates.iter().cloned().fold(f64::INFINITY, f64::min);
-                    let (chi2, p) = stats::seat_balance(&wins);
-                    ArmReport {
-                        name: h.arms[a].clone(),
-                        win_rates,
-                        balance: if n == 0 { 1.0 } else { 1.0 - gap },
-                        chi2,
-                        balance_p: p,
-                        means: s.metrics.iter().map(|(k, v)| (k.clone(), v.mean(n))).collect(),
-                        histograms: s.hist.clone(),
-                    }
-                })
-                .collect();
-            let pairs = cs
-                .pairs
-                .iter()
-                .map(|p| {
-                    let diffs: BTreeMap<String, Interval> = p.diffs.iter().map(|(k, v)| (k.clone(), v.mean(n))).collect();
-                    let mut pr = PairReport { a: p.a, b: p.b, diffs, identical_games: p.identical, verdict: Vec::new() };
-                    pr.verdict = verdict(h, &arms, &pr, n);
-                    pr
-                })
-                .collect();
-            conditions.push(ConditionReport { label: h.conditions[c].label(), games: n, arms, pairs });
+        let family = headlines(h).len() * agg.conds.len();
+        let mut conditions: Vec<ConditionReport> = agg
+            .conds
+            .iter()
+            .enumerate()
+            .map(|(c, cs)| {
+                let arms: Vec<ArmReport> = cs.arms.iter().enumerate().map(|(a, s)| arm_report(h, &h.arms[a], s, cs.games)).collect();
+                let pairs = cs.pairs.iter().map(|p| pair_report(h, cs, p, &arms, family)).collect();
+                ConditionReport { label: h.conditions[c].label(), games: cs.games, arms, pairs }
+            })
+            .collect();
+        // One family per pair: its headlines under every condition, Holm.
+        let pairs = conditions.first().map(|c| c.pairs.len()).unwrap_or(0);
+        for pi in 0..pairs {
+            let p: Vec<f64> = conditions.iter().flat_map(|c| c.pairs[pi].findings.iter().map(|f| f.p)).collect();
+            let mut adjusted = stats::holm(&p).into_iter();
+            for c in conditions.iter_mut() {
+                for f in c.pairs[pi].findings.iter_mut() {
+                    f.p_adjusted = adjusted.next().unwrap_or(1.0);
+                    f.detected = f.p_adjusted < ALPHA;
+                }
+            }
         }
-        let sensitivity = if conditions.len() > 1 { sensitivity(h, &conditions) } else { Vec::new() };
-        Report {
-            header: h.clone(),
-            method: "common random numbers: game i of every arm uses seed+i and the same bot seeds; win rates with Wilson 95% intervals \
-                     (a tie for first counts 1/k to each of k seats); means and paired differences (an arm minus a later-written arm, game by game) with \
-                     95% Student t intervals, each 95% on its own (no correction for comparing several seats and metrics at once); seat \
-                     balance: chi-square test of equal first places, and 1 - (largest gap between seat win rates)"
-                .into(),
-            conditions,
-            sensitivity,
+        for c in conditions.iter_mut() {
+            for pi in 0..c.pairs.len() {
+                c.pairs[pi].verdict = verdict(&c.arms, &c.pairs[pi], c.games);
+            }
         }
+        let sensitivity = if conditions.len() > 1 { sensitivity(&conditions) } else { Vec::new() };
+        Report { header: h.clone(), method: method(family), family_size: family, conditions, sensitivity }
     }
 
     /// The terminal table.
@@ -166,72 +318,141 @@ impl Report {
         }
         for c in &self.conditions {
             let _ = writeln!(o, "\n== {} — {} games per arm ==", c.label, c.games);
-            let w = c.arms.iter().map(|a| short(&a.name).len()).max().unwrap_or(4).max(22);
-            let _ = write!(o, "\nwin rate by seat (95% Wilson)\n  {:<8}", "seat");
-            for a in &c.arms {
-                let _ = write!(o, "{:<w$}", short(&a.name), w = w + 2);
-            }
-            let _ = writeln!(o);
-            for seat in &h.seats {
-                let _ = write!(o, "  {seat:<8}");
-                for a in &c.arms {
-                    let i = a.win_rates[seat];
-                    let _ = write!(o, "{:<w$}", format!("{}% ({}–{})", pct(i.value), pct(i.lo), pct(i.hi)), w = w + 2);
-                }
-                let _ = writeln!(o);
-            }
-            let _ = write!(o, "  {:<8}", "balance");
-            for a in &c.arms {
-                let _ = write!(o, "{:<w$}", format!("{:.3} (χ² p={:.3})", a.balance, a.balance_p), w = w + 2);
-            }
-            let _ = writeln!(o);
-            let mut rows: Vec<&str> = FLOW.iter().map(|(k, _)| *k).collect();
-            let per_seat = ["points", "chests", "provinces", "buildings"];
-            let seat_rows: Vec<String> = per_seat.iter().flat_map(|m| h.seats.iter().map(move |s| format!("{m}.{s}"))).collect();
-            rows.extend(seat_rows.iter().map(String::as_str));
-            let tallies: Vec<String> = {
-                let mut t: Vec<String> = c.arms.iter().flat_map(|a| a.means.keys()).filter(|k| is_total_tally(k, &h.seats)).cloned().collect();
-                t.sort();
-                t.dedup();
-                t
-            };
-            rows.extend(tallies.iter().map(String::as_str));
-            let kw = rows.iter().map(|k| k.len()).max().unwrap_or(6) + 2;
-            let _ = write!(o, "\nmeans per game (95% CI)\n  {:<kw$}", "metric");
-            for a in &c.arms {
-                let _ = write!(o, "{:<w$}", short(&a.name), w = w + 2);
-            }
-            let _ = writeln!(o);
-            for key in rows {
-                let _ = write!(o, "  {key:<kw$}");
-                for a in &c.arms {
-                    let cell = a.means.get(key).map(|i| format!("{} ({}–{})", num(i.value), num(i.lo), num(i.hi))).unwrap_or_else(|| "0".into());
-                    let _ = write!(o, "{:<w$}", cell, w = w + 2);
-                }
-                let _ = writeln!(o);
-            }
+            let w = c.arms.iter().map(|a| short(&a.name).len()).max().unwrap_or(4).max(32);
+            win_text(&mut o, h, c, w);
+            means_text(&mut o, h, c, w);
             for p in &c.pairs {
-                let (an, bn) = (short(&c.arms[p.a].name), short(&c.arms[p.b].name));
-                let _ = writeln!(o, "\n{an} vs {bn} (paired, game by game)");
-                for line in &p.verdict {
-                    let _ = writeln!(o, "  {line}");
-                }
+                pair_text(&mut o, c, p, self.family_size);
             }
         }
-        if !self.sensitivity.is_empty() {
-            let _ = writeln!(o, "\nsensitivity to tower and bots (paired differences per condition)");
-            for r in &self.sensitivity {
-                let cells: Vec<String> = r.by_condition.iter().map(|i| format!("{}{}", num(i.value), if i.excludes_zero() { "*" } else { "" })).collect();
-                let _ = writeln!(o, "  {:<28} {:<24} {}  -> {}", r.pair, r.metric, cells.join(" | "), r.verdict);
-            }
-            let _ = writeln!(
-                o,
-                "  (* the 95% interval excludes 0; conditions in order: {})",
-                self.conditions.iter().map(|c| c.label.clone()).collect::<Vec<_>>().join(" | ")
-            );
-        }
+        self.sensitivity_text(&mut o);
         let _ = writeln!(o, "\nmethod: {}", self.method);
         o
+    }
+
+    fn sensitivity_text(&self, o: &mut String) {
+        if self.sensitivity.is_empty() {
+            return;
+        }
+        let _ = writeln!(o, "\nsensitivity to tower and bots (paired differences per condition; win rates in {POINTS})");
+        for r in &self.sensitivity {
+            let cells: Vec<String> = r
+                .by_condition
+                .iter()
+                .zip(&r.detected)
+                .map(|(i, d)| format!("{}{}", signed(i.value, decimals(i.width() / 2.0).min(2)), if *d { "*" } else { "" }))
+                .collect();
+            let _ = writeln!(o, "  {:<28} {:<36} {}  -> {}", r.pair, r.metric, cells.join(" | "), r.verdict);
+        }
+        let _ = writeln!(
+            o,
+            "  (* stated by the verdict: Holm over the pair's family; conditions in order: {})",
+            self.conditions.iter().map(|c| c.label.clone()).collect::<Vec<_>>().join(" | ")
+        );
+    }
+}
+
+fn method(family: usize) -> String {
+    format!(
+        "common random numbers: game i of every arm uses seed+i and the same bot seeds. Win rates (in percent; a tie for first counts 1/k \
+         to each of k seats) with Wilson 95% intervals; means with 95% Student t intervals (the score interval of the values, in units of the \
+         largest seen, when fewer than {rare} games have a nonzero value). Paired differences (an arm minus a later-written arm, game by game): win \
+         rates in {POINTS} with Tango's score interval for paired proportions (a half win counts as half a game), other metrics as means. \
+         The verdict: one family per pair of arms, its {family} headlines (each seat's win rate and {flows} flow metrics, under every \
+         condition), with family-wise error control by Holm's method at 5% (the closed test of Bonferroni tests: the seat vector is \
+         tested jointly before any seat is named); headline intervals are family-wise (each at 1 - 0.05/{family}); where nothing is \
+         detected the bound it rules out is stated. Pairing figures per headline: correlation of the arms' values, variance saved \
+         against two independent samples, games that differ; the detectable change is the smallest true change found with 80% \
+         power at the family's level. The means table's differences are exploratory: marked where the Benjamini–Hochberg q < 0.05 \
+         over the table. Seat balance: chi-square test of equal first places, and 1 - (gap between the seats with the most and fewest \
+         first places) with a 95% score interval",
+        rare = stats::RARE,
+        flows = FLOW.len()
+    )
+}
+
+/// Win rates by seat and each arm's balance.
+fn win_text(o: &mut String, h: &Header, c: &ConditionReport, w: usize) {
+    let _ = write!(o, "\nwin rate by seat, % (95% Wilson)\n  {:<8}", "seat");
+    for a in &c.arms {
+        let _ = write!(o, "{:<w$}", short(&a.name), w = w + 2);
+    }
+    let _ = writeln!(o);
+    for seat in &h.seats {
+        let _ = write!(o, "  {seat:<8}");
+        for a in &c.arms {
+            let i = a.win_rates[seat];
+            let _ = write!(o, "{:<w$}", format!("{:.1}% ({:.1}–{:.1})", i.value, i.lo, i.hi), w = w + 2);
+        }
+        let _ = writeln!(o);
+    }
+    let _ = write!(o, "  {:<8}", "balance");
+    for a in &c.arms {
+        let i = a.balance;
+        let _ = write!(o, "{:<w$}", format!("{:.2} ({:.2}–{:.2}; χ² {})", i.value, i.lo, i.hi, p_text(a.balance_p)), w = w + 2);
+    }
+    let _ = writeln!(o);
+}
+
+/// The means table, with each pair's difference (exploratory).
+fn means_text(o: &mut String, h: &Header, c: &ConditionReport, w: usize) {
+    let mut rows: Vec<String> = FLOW.iter().map(|(k, _)| (*k).to_string()).collect();
+    for m in ["points", "chests", "provinces", "buildings"] {
+        rows.extend(h.seats.iter().map(|s| format!("{m}.{s}")));
+    }
+    let mut tallies: Vec<String> = c.arms.iter().flat_map(|a| a.means.keys()).filter(|k| is_total_tally(k, &h.seats)).cloned().collect();
+    tallies.sort();
+    tallies.dedup();
+    rows.extend(tallies);
+    let kw = rows.iter().map(|k| k.len()).max().unwrap_or(6) + 2;
+    let _ = write!(o, "\nmeans per game (95% CI)\n  {:<kw$}", "metric");
+    for a in &c.arms {
+        let _ = write!(o, "{:<w$}", short(&a.name), w = w + 2);
+    }
+    for p in &c.pairs {
+        let _ = write!(o, "{:<14}", format!("{} − {}", short(&c.arms[p.a].name), short(&c.arms[p.b].name)));
+    }
+    let _ = writeln!(o);
+    let mut marked = false;
+    for key in &rows {
+        let _ = write!(o, "  {key:<kw$}");
+        for a in &c.arms {
+            let cell = a.means.get(key).map(with_interval).unwrap_or_else(|| "0".into());
+            let _ = write!(o, "{:<w$}", cell, w = w + 2);
+        }
+        for p in &c.pairs {
+            let cell = match (p.diffs.get(key), p.q_values.get(key)) {
+                (Some(i), Some(&q)) => {
+                    marked |= q < ALPHA;
+                    format!("{}{}", signed(i.value, decimals(i.width() / 2.0)), if q < ALPHA { "*" } else { "" })
+                }
+                _ => "0".into(),
+            };
+            let _ = write!(o, "{cell:<14}");
+        }
+        let _ = writeln!(o);
+    }
+    if marked {
+        let _ = writeln!(o, "  (* exploratory: Benjamini–Hochberg q < 0.05 over this table's differences; not part of the verdict)");
+    }
+}
+
+/// A pair's pairing figures, detectable changes and verdict.
+fn pair_text(o: &mut String, c: &ConditionReport, p: &PairReport, family: usize) {
+    let (an, bn) = (short(&c.arms[p.a].name), short(&c.arms[p.b].name));
+    let _ = writeln!(o, "\n{an} vs {bn}: {} paired games", c.games);
+    let _ = writeln!(o, "  what pairing achieved, and the smallest change this run detects (80% power, family-wise 5%):");
+    let _ = writeln!(o, "    {:<38}{:>12}{:>16}{:>14}   detectable change", "headline", "correlation", "variance saved", "games differ");
+    for f in &p.findings {
+        let corr = f.correlation.map(|r| fixed(r, 2)).unwrap_or_else(|| "—".into());
+        let saved = f.variance_reduction.map(|v| format!("{}%", fixed(v * 100.0, 0))).unwrap_or_else(|| "—".into());
+        let unit = if is_win(&f.metric) { format!(" {POINTS}") } else { String::new() };
+        let det = format!("±{}{unit}", fixed(f.detectable, decimals(f.detectable / 2.0)));
+        let _ = writeln!(o, "    {:<38}{corr:>12}{saved:>16}{:>14}   {det}", f.label, f.games_differ);
+    }
+    let _ = writeln!(o, "  verdict (one family of {family} headlines, Holm, family-wise 95%):");
+    for line in &p.verdict {
+        let _ = writeln!(o, "    {line}");
     }
 }
 
@@ -240,81 +461,84 @@ fn is_total_tally(key: &str, seats: &[String]) -> bool {
     key.starts_with("tally.") && !seats.iter().any(|s| key.ends_with(&format!(".{s}")))
 }
 
-/// The plain-language verdict for one pair.
-fn verdict(h: &Header, arms: &[ArmReport], p: &PairReport, n: u64) -> Vec<String> {
+/// The plain-language verdict for one pair: detected changes with their
+/// family-wise intervals, and for the rest the change the data rule out.
+fn verdict(arms: &[ArmReport], p: &PairReport, n: u64) -> Vec<String> {
     let (an, bn) = (short(&arms[p.a].name), short(&arms[p.b].name));
-    let mut out = Vec::new();
     if n > 0 && p.identical_games == n {
-        out.push(format!("{an} and {bn} played identical games on all {n} seeds: no difference at all"));
-        return out;
+        return vec![format!("{an} and {bn} played identical games on all {n} seeds: every metric was equal game by game")];
     }
-    let mut moved = Vec::new();
-    let mut widest: f64 = 0.0;
-    for seat in &h.seats {
-        let i = p.diffs.get(&format!("win.{seat}")).copied().unwrap_or(Interval { value: 0.0, lo: 0.0, hi: 0.0 });
-        widest = widest.max(i.hi.abs()).max(i.lo.abs());
-        if i.excludes_zero() {
-            let dir = if i.value > 0.0 { "raises" } else { "lowers" };
-            let (lo, hi) = if i.value > 0.0 { (i.lo, i.hi) } else { (-i.hi, -i.lo) };
-            moved.push(format!("{dir} seat {seat}'s win rate by {} points (95% CI {}–{})", pct(i.value.abs()), pct(lo), pct(hi)));
-        }
+    let mut out = Vec::new();
+    let seats: Vec<&Finding> = p.findings.iter().filter(|f| is_win(&f.metric)).collect();
+    let (moved, still): (Vec<&Finding>, Vec<&Finding>) = seats.iter().partition(|f| f.detected);
+    for f in &moved {
+        let i = Interval { value: f.estimate, lo: f.lo, hi: f.hi };
+        let dec = decimals(i.width() / 2.0).max(1);
+        let dir = if f.estimate > 0.0 { "raises" } else { "lowers" };
+        out.push(format!(
+            "{an} {dir} {} by {} {POINTS} (from {}% to {}%; family-wise 95% interval {}; Holm {})",
+            f.label,
+            fixed(f.estimate.abs(), dec),
+            fixed(f.reference, 1),
+            fixed(f.reference + f.estimate, 1),
+            range(&i, dec),
+            p_text(f.p_adjusted)
+        ));
     }
-    if moved.is_empty() {
-        out.push(format!("no detectable change in any seat's win rate (each within ±{} points at 95%; {n} paired games)", pct(widest)));
-    } else {
-        let rest = if moved.len() < h.seats.len() { "; other seats: no detectable change" } else { "" };
-        out.push(format!("{an} {}{rest}", moved.join(", ")));
+    if !still.is_empty() {
+        let bound = still.iter().map(|f| f.lo.abs().max(f.hi.abs())).fold(0.0, f64::max);
+        let names: Vec<&str> = still.iter().map(|f| f.metric.trim_start_matches("win.")).collect();
+        let who = if moved.is_empty() {
+            "no seat's win rate changes detectably: each".to_string()
+        } else {
+            format!("seats {}: no change detected; each", names.join(", "))
+        };
+        out.push(format!("{who} changes by less than ±{} {POINTS} (family-wise 95%; {n} paired games)", fixed(bound, decimals(bound / 2.0).max(1))));
     }
-    let mut flow_moved = Vec::new();
-    let mut flow_same = Vec::new();
-    for (key, name) in FLOW {
-        let Some(i) = p.diffs.get(*key) else { continue };
-        let base = arms[p.b].means.get(*key).map(|m| m.value).unwrap_or(0.0);
-        if i.excludes_zero() {
-            flow_moved.push(format!(
-                "{an} changes {name} from {} to {} ({}{}, 95% CI {}–{})",
-                num(base),
-                num(base + i.value),
-                if i.value > 0.0 { "+" } else { "" },
-                num(i.value),
-                num(i.lo),
-                num(i.hi)
+    let mut same = Vec::new();
+    for f in p.findings.iter().filter(|f| !is_win(&f.metric)) {
+        let i = Interval { value: f.estimate, lo: f.lo, hi: f.hi };
+        let dec = decimals(i.width() / 2.0);
+        if f.detected {
+            out.push(format!(
+                "{an} changes {} from {} to {} ({}; family-wise 95% interval {}; Holm {})",
+                f.label,
+                fixed(f.reference, dec),
+                fixed(f.reference + f.estimate, dec),
+                signed(f.estimate, dec),
+                range(&i, dec),
+                p_text(f.p_adjusted)
             ));
         } else {
-            flow_same.push(*name);
+            same.push(format!("{} ±{}", f.label, fixed(i.bound(), decimals(i.bound() / 2.0))));
         }
     }
-    out.extend(flow_moved);
-    if !flow_same.is_empty() {
-        out.push(format!("no detectable change in: {}", flow_same.join(", ")));
+    if !same.is_empty() {
+        out.push(format!("no change detected, each changes by less than (family-wise 95%): {}", same.join(", ")));
     }
     out
 }
 
-fn sensitivity(h: &Header, conds: &[ConditionReport]) -> Vec<SensitivityRow> {
+fn sensitivity(conds: &[ConditionReport]) -> Vec<SensitivityRow> {
     let mut rows = Vec::new();
-    let mut metrics: Vec<(String, String)> = h.seats.iter().map(|s| (format!("win.{s}"), format!("seat {s} win rate"))).collect();
-    metrics.extend(FLOW.iter().map(|(k, n)| ((*k).to_string(), (*n).to_string())));
     for (pi, p) in conds[0].pairs.iter().enumerate() {
         let pair = format!("{} vs {}", short(&conds[0].arms[p.a].name), short(&conds[0].arms[p.b].name));
-        for (key, name) in &metrics {
-            let by: Vec<Interval> = conds.iter().map(|c| c.pairs[pi].diffs.get(key).copied().unwrap_or(Interval { value: 0.0, lo: 0.0, hi: 0.0 })).collect();
-            let up = by.iter().any(|i| i.lo > 0.0);
-            let down = by.iter().any(|i| i.hi < 0.0);
-            let sig = by.iter().filter(|i| i.excludes_zero()).count();
-            let signs_differ = by.iter().any(|i| i.value > 0.0) && by.iter().any(|i| i.value < 0.0);
-            let verdict = if up && down {
-                "SIGN FLIPS: the direction depends on the tower or the bots".to_string()
-            } else if sig > 0 && signs_differ {
-                format!("depends on the condition: detected under {sig} of {}, opposite sign elsewhere", by.len())
-            } else if sig == by.len() {
+        for (fi, f) in p.findings.iter().enumerate() {
+            let found: Vec<&Finding> = conds.iter().map(|c| &c.pairs[pi].findings[fi]).collect();
+            let by: Vec<Interval> = found.iter().map(|f| Interval { value: f.estimate, lo: f.lo, hi: f.hi }).collect();
+            let detected: Vec<bool> = found.iter().map(|f| f.detected).collect();
+            let up = found.iter().filter(|f| f.detected && f.estimate > 0.0).count();
+            let down = found.iter().filter(|f| f.detected && f.estimate < 0.0).count();
+            let verdict = if up > 0 && down > 0 {
+                format!("SIGN FLIPS: raised under {up}, lowered under {down} of {} conditions (the tower or the bots decide)", by.len())
+            } else if up + down == by.len() {
                 "holds under every condition".to_string()
-            } else if sig > 0 {
-                format!("detected under {sig} of {} conditions, same sign elsewhere", by.len())
+            } else if up + down > 0 {
+                format!("detected under {} of {} conditions, not detected elsewhere", up + down, by.len())
             } else {
                 "not detected under any condition".to_string()
             };
-            rows.push(SensitivityRow { pair: pair.clone(), metric: name.clone(), by_condition: by, verdict });
+            rows.push(SensitivityRow { pair: pair.clone(), metric: f.label.clone(), by_condition: by, detected, verdict });
         }
     }
     rows

@@ -1,14 +1,27 @@
-//! The lab's statistics: Wilson intervals for rates, t intervals for means
-//! and paired differences, and the chi-square test of seat balance.
-//! Everything is a pure function of sums, so results do not depend on how
-//! games were split across threads or shards.
+//! The lab's statistics: Wilson intervals for rates, Tango's score interval
+//! for paired differences of win shares, t intervals for means (the score
+//! interval when few games have a nonzero value), Holm's and
+//! Benjamini–Hochberg's adjustments, the chi-square test of seat balance.
+//! Distributions come from statrs. Everything is a pure function of sums,
+//! so results do not depend on how games were split across threads or
+//! shards.
 
 use serde::Serialize;
+use statrs::distribution::{ChiSquared, ContinuousCDF, Normal, StudentsT};
 
-/// z for a two-sided 95% interval.
-pub const Z95: f64 = 1.959_963_984_540_054;
+/// The error rate every statement is held to: 5% (family-wise for the
+/// verdict's headlines, per interval elsewhere).
+pub const ALPHA: f64 = 0.05;
 
-/// A point estimate with its 95% interval.
+/// The power at which the smallest detectable change is stated.
+pub const POWER: f64 = 0.80;
+
+/// Below this many games with a nonzero value (a difference, for paired
+/// metrics) a mean's interval is the score interval for
+/// rare events (see `Sums::test`).
+pub const RARE: u64 = 30;
+
+/// A point estimate with its interval.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Interval {
     pub value: f64,
@@ -17,73 +30,254 @@ pub struct Interval {
 }
 
 impl Interval {
+    pub const ZERO: Interval = Interval { value: 0.0, lo: 0.0, hi: 0.0 };
+
     pub fn width(&self) -> f64 {
         self.hi - self.lo
     }
+
     /// Whether the interval lies wholly on one side of zero.
     pub fn excludes_zero(&self) -> bool {
         self.lo > 0.0 || self.hi < 0.0
     }
+
+    /// The interval in other units (fractions to percentages: 100).
+    pub fn scaled(self, k: f64) -> Interval {
+        Interval { value: self.value * k, lo: self.lo * k, hi: self.hi * k }
+    }
+
+    /// The largest distance from zero the interval allows: the change the
+    /// data rule out beyond (an equivalence bound).
+    pub fn bound(&self) -> f64 {
+        self.lo.abs().max(self.hi.abs())
+    }
 }
 
-/// Wilson score interval for `successes` out of `n` (successes may be
+/// An interval and the two-sided p-value of "the true value is 0", from the
+/// same statistic (the interval excludes 0 exactly when p < its alpha).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Test {
+    pub interval: Interval,
+    pub p: f64,
+}
+
+/// z with P(|Z| > z) = alpha for a standard normal Z.
+pub fn z(alpha: f64) -> f64 {
+    Normal::standard().inverse_cdf(1.0 - alpha / 2.0)
+}
+
+/// Two-sided p-value of a standard normal statistic.
+fn normal_p(stat: f64) -> f64 {
+    if stat.is_nan() { 1.0 } else { (2.0 * Normal::standard().sf(stat.abs())).min(1.0) }
+}
+
+/// Wilson score interval (95%) for `successes` out of `n` (successes may be
 /// fractional: a tie for first counts 1/k for each of k seats).
 pub fn wilson(successes: f64, n: u64) -> Interval {
     if n == 0 {
         return Interval { value: 0.0, lo: 0.0, hi: 1.0 };
     }
+    let z = z(ALPHA);
     let n = n as f64;
     let p = successes / n;
-    let z2 = Z95 * Z95;
+    let z2 = z * z;
     let denom = 1.0 + z2 / n;
     let centre = (p + z2 / (2.0 * n)) / denom;
-    let half = Z95 * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).max(0.0).sqrt() / denom;
-    Interval { value: p, lo: (centre - half).max(0.0), hi: (centre + half).min(1.0) }
+    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).max(0.0).sqrt() / denom;
+    let lo = if successes <= 0.0 { 0.0 } else { (centre - half).max(0.0) };
+    let hi = if successes >= n { 1.0 } else { (centre + half).min(1.0) };
+    Interval { value: p, lo, hi }
 }
 
-/// Two-sided 95% quantile of Student's t with `df` degrees of freedom.
-pub fn t95(df: u64) -> f64 {
-    const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080,
-        2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-    ];
-    match df {
-        0 => f64::INFINITY,
-        1..=30 => TABLE[df as usize - 1],
-        31..=60 => 2.042 - (df - 30) as f64 * (2.042 - 2.000) / 30.0,
-        61..=120 => 2.000 - (df - 60) as f64 * (2.000 - 1.980) / 60.0,
-        _ => Z95,
-    }
-}
-
-/// Running sums of one quantity: enough for its mean and variance.
+/// Running sums of one quantity (observations never added count as 0):
+/// enough for its mean, its variance, and how often and how far it left 0.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Sums {
     pub sum: f64,
     pub sum_sq: f64,
+    /// Sum of |x|: with `sum`, the positive and negative parts.
+    pub sum_abs: f64,
+    /// Observations other than 0.
+    pub nonzero: u64,
+    /// The largest |x| seen.
+    pub max_abs: f64,
 }
 
 impl Sums {
     pub fn add(&mut self, x: f64) {
         self.sum += x;
         self.sum_sq += x * x;
+        self.sum_abs += x.abs();
+        if x != 0.0 {
+            self.nonzero += 1;
+        }
+        self.max_abs = self.max_abs.max(x.abs());
     }
 
-    /// Mean over `n` observations (observations never added count as 0)
-    /// with its 95% t interval.
-    pub fn mean(&self, n: u64) -> Interval {
-        if n == 0 {
-            return Interval { value: 0.0, lo: 0.0, hi: 0.0 };
+    /// The sample variance over `n` observations (0 below two).
+    pub fn variance(&self, n: u64) -> f64 {
+        if n < 2 {
+            return 0.0;
         }
         let nf = n as f64;
         let mean = self.sum / nf;
-        if n == 1 {
-            return Interval { value: mean, lo: f64::NEG_INFINITY, hi: f64::INFINITY };
-        }
-        let var = ((self.sum_sq - nf * mean * mean) / (nf - 1.0)).max(0.0);
-        let half = t95(n - 1) * (var / nf).sqrt();
-        Interval { value: mean, lo: mean - half, hi: mean + half }
+        ((self.sum_sq - nf * mean * mean) / (nf - 1.0)).max(0.0)
     }
+
+    /// The mean over `n` observations with its 95% interval (`test`).
+    pub fn mean(&self, n: u64) -> Interval {
+        self.test(n, ALPHA).interval
+    }
+
+    /// The mean with its 1 - alpha interval and the p-value of "the mean
+    /// is 0": Student's t; when fewer than `RARE` observations are nonzero,
+    /// the score interval of the values in units of the largest |x| seen
+    /// instead (a rare event's few values say little about their spread,
+    /// the t interval of all-equal values has no width and that of a
+    /// skewed count reaches below what it can be; the score interval's
+    /// variance, |x| times the largest |x|, is never below x²).
+    pub fn test(&self, n: u64, alpha: f64) -> Test {
+        if n == 0 {
+            return Test { interval: Interval::ZERO, p: 1.0 };
+        }
+        let t = t_test(n, self.sum, self.sum_sq, alpha);
+        if self.nonzero >= RARE {
+            return t;
+        }
+        let scale = if self.max_abs > 0.0 { self.max_abs } else { 1.0 };
+        self.share_test(n, alpha, scale)
+    }
+
+    /// Tango's score interval and test for a paired difference of shares
+    /// in [-scale, scale] per game: the positive and negative parts as the
+    /// two kinds of discordant games (a half win counts as half a game, so
+    /// ties for first keep the interval conservative).
+    pub fn share_test(&self, n: u64, alpha: f64, scale: f64) -> Test {
+        let b = (self.sum_abs + self.sum) / 2.0 / scale;
+        let c = (self.sum_abs - self.sum) / 2.0 / scale;
+        let s = score_test(n as f64, b.max(0.0), c.max(0.0), alpha);
+        Test { interval: s.interval.scaled(scale), p: s.p }
+    }
+}
+
+/// Student's t interval and test for a mean from its sums.
+fn t_test(n: u64, sum: f64, sum_sq: f64, alpha: f64) -> Test {
+    let nf = n as f64;
+    let mean = sum / nf;
+    if n == 1 {
+        return Test { interval: Interval { value: mean, lo: f64::NEG_INFINITY, hi: f64::INFINITY }, p: 1.0 };
+    }
+    let var = ((sum_sq - nf * mean * mean) / (nf - 1.0)).max(0.0);
+    let se = (var / nf).sqrt();
+    let dist = StudentsT::new(0.0, 1.0, nf - 1.0).expect("n > 1 degrees of freedom");
+    let half = dist.inverse_cdf(1.0 - alpha / 2.0) * se;
+    let p = if se > 0.0 {
+        (2.0 * dist.sf((mean / se).abs())).min(1.0)
+    } else if mean == 0.0 {
+        1.0
+    } else {
+        0.0
+    };
+    Test { interval: Interval { value: mean, lo: mean - half, hi: mean + half }, p }
+}
+
+/// Tango's score statistic for a paired difference of proportions: `n`
+/// pairs, `b` discordant one way, `c` the other, at the difference `d`
+/// (the restricted maximum-likelihood estimate of c's cell in closed form).
+fn tango_stat(n: f64, b: f64, c: f64, d: f64) -> f64 {
+    let qa = 2.0 * n;
+    let qb = -b - c + (2.0 * n - b + c) * d;
+    let qc = -c * d * (1.0 - d);
+    let root = (qb * qb - 4.0 * qa * qc).max(0.0).sqrt();
+    // The root without cancellation.
+    let q = if qb > 0.0 { -2.0 * qc / (qb + root) } else { (root - qb) / (2.0 * qa) };
+    let var = n * (2.0 * q + d - d * d);
+    let num = b - c - n * d;
+    if var > 0.0 {
+        num / var.sqrt()
+    } else if num == 0.0 {
+        0.0
+    } else {
+        num.signum() * f64::INFINITY
+    }
+}
+
+/// Tango's score interval (1 - alpha) for the difference b/n - c/n of
+/// paired proportions, and the score test of 0 (McNemar's statistic).
+pub fn score_test(n: f64, b: f64, c: f64, alpha: f64) -> Test {
+    if n <= 0.0 {
+        return Test { interval: Interval { value: 0.0, lo: -1.0, hi: 1.0 }, p: 1.0 };
+    }
+    let z = z(alpha);
+    let est = (b - c) / n;
+    // The statistic falls as d rises: the bounds are where it crosses ±z.
+    let bisect = |mut inside: f64, mut outside: f64, crossed: &dyn Fn(f64) -> bool| {
+        for _ in 0..80 {
+            let mid = (inside + outside) / 2.0;
+            if crossed(mid) {
+                outside = mid;
+            } else {
+                inside = mid;
+            }
+        }
+        inside
+    };
+    let hi = if est >= 1.0 { 1.0 } else { bisect(est, 1.0, &|d| tango_stat(n, b, c, d) < -z) };
+    let lo = if est <= -1.0 { -1.0 } else { bisect(est, -1.0, &|d| tango_stat(n, b, c, d) > z) };
+    let p = if b + c > 0.0 { normal_p((b - c) / (b + c).sqrt()) } else { 1.0 };
+    Test { interval: Interval { value: est, lo, hi }, p }
+}
+
+/// Holm's step-down adjusted p-values: a hypothesis is rejected at
+/// family-wise level alpha when its adjusted p-value is below alpha.
+/// (Holm is the closed test built from Bonferroni tests: every group of
+/// hypotheses, the whole seat vector among them, is rejected jointly
+/// before any one of its members.)
+pub fn holm(p: &[f64]) -> Vec<f64> {
+    let m = p.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&i, &j| p[i].total_cmp(&p[j]).then(i.cmp(&j)));
+    let mut out = vec![1.0; m];
+    let mut running: f64 = 0.0;
+    for (rank, &i) in order.iter().enumerate() {
+        running = running.max(((m - rank) as f64 * p[i]).min(1.0));
+        out[i] = running;
+    }
+    out
+}
+
+/// Benjamini–Hochberg q-values: the hypotheses with q below alpha keep the
+/// expected share of false discoveries among them below alpha.
+pub fn benjamini_hochberg(p: &[f64]) -> Vec<f64> {
+    let m = p.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&i, &j| p[i].total_cmp(&p[j]).then(i.cmp(&j)));
+    let mut out = vec![1.0; m];
+    let mut running: f64 = 1.0;
+    for (rank, &i) in order.iter().enumerate().rev() {
+        running = running.min(p[i] * m as f64 / (rank + 1) as f64).min(1.0);
+        out[i] = running;
+    }
+    out
+}
+
+/// The smallest true change a test at level `alpha` detects with `POWER`,
+/// from its interval's half-width: half × (z_alpha/2 + z_power) / z_alpha/2.
+pub fn detectable(interval: &Interval, alpha: f64) -> f64 {
+    let za = z(alpha);
+    let zb = Normal::standard().inverse_cdf(POWER);
+    interval.width() / 2.0 * (za + zb) / za
+}
+
+/// What pairing achieved for one quantity: the correlation of the two
+/// arms' values game by game, and the variance of the paired difference
+/// against that of two independent samples (1 - var(a-b)/(var a + var b)).
+/// `None` where a quantity never varied.
+pub fn pairing(a: &Sums, b: &Sums, diff: &Sums, n: u64) -> (Option<f64>, Option<f64>) {
+    let (va, vb, vd) = (a.variance(n), b.variance(n), diff.variance(n));
+    let corr = (va > 0.0 && vb > 0.0).then(|| ((va + vb - vd) / (2.0 * (va * vb).sqrt())).clamp(-1.0, 1.0));
+    let reduction = (va + vb > 0.0).then(|| 1.0 - vd / (va + vb));
+    (corr, reduction)
 }
 
 /// Chi-square test that first places are spread evenly over the seats:
@@ -104,113 +298,8 @@ pub fn chi2_sf(x: f64, df: f64) -> f64 {
     if x <= 0.0 {
         return 1.0;
     }
-    1.0 - reg_lower_gamma(df / 2.0, x / 2.0)
-}
-
-/// The regularised lower incomplete gamma function P(a, x): a power series
-/// below a + 1, a continued fraction (modified Lentz) above.
-fn reg_lower_gamma(a: f64, x: f64) -> f64 {
-    let ln_front = a * x.ln() - x - ln_gamma(a);
-    if x < a + 1.0 {
-        let (mut term, mut sum, mut ap) = (1.0 / a, 1.0 / a, a);
-        for _ in 0..1000 {
-            ap += 1.0;
-            term *= x / ap;
-            sum += term;
-            if term.abs() < sum.abs() * 1e-15 {
-                break;
-            }
-        }
-        (sum.ln() + ln_front).exp().clamp(0.0, 1.0)
-    } else {
-        let tiny = 1e-300;
-        let mut b = x + 1.0 - a;
-        let mut c = 1.0 / tiny;
-        let mut d = 1.0 / b;
-        let mut h = d;
-        for i in 1..1000 {
-            let an = -(i as f64) * (i as f64 - a);
-            b += 2.0;
-            d = an * d + b;
-            if d.abs() < tiny {
-                d = tiny;
-            }
-            c = b + an / c;
-            if c.abs() < tiny {
-                c = tiny;
-            }
-            d = 1.0 / d;
-            let delta = d * c;
-            h *= delta;
-            if (delta - 1.0).abs() < 1e-15 {
-                break;
-            }
-        }
-        (1.0 - (ln_front.exp() * h)).clamp(0.0, 1.0)
-    }
-}
-
-/// ln Γ(x) for x > 0 (Lanczos, g = 7, n = 9).
-fn ln_gamma(x: f64) -> f64 {
-    const G: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x < 0.5 {
-        let pi = std::f64::consts::PI;
-        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
-    }
-    let x = x - 1.0;
-    let mut a = G[0];
-    let t = x + 7.5;
-    for (i, g) in G.iter().enumerate().skip(1) {
-        a += g / (x + i as f64);
-    }
-    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
+    ChiSquared::new(df).map(|d| d.sf(x)).unwrap_or(1.0)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wilson_matches_known_values() {
-        // 50 of 100: 0.4038..0.5962 (standard tables).
-        let i = wilson(50.0, 100);
-        assert!((i.lo - 0.4038).abs() < 1e-3 && (i.hi - 0.5962).abs() < 1e-3, "{i:?}");
-        // 0 of 10: 0..0.2775.
-        let i = wilson(0.0, 10);
-        assert!(i.lo == 0.0 && (i.hi - 0.2775).abs() < 1e-3, "{i:?}");
-    }
-
-    #[test]
-    fn chi2_tail_matches_tables() {
-        // Critical values at p = 0.05: df 1 -> 3.841, df 3 -> 7.815, df 4 -> 9.488.
-        for (x, df) in [(3.841, 1.0), (7.815, 3.0), (9.488, 4.0)] {
-            let p = chi2_sf(x, df);
-            assert!((p - 0.05).abs() < 1e-3, "df {df}: p {p}");
-        }
-        assert!((chi2_sf(0.0, 3.0) - 1.0).abs() < 1e-12);
-        assert!(chi2_sf(100.0, 3.0) < 1e-10);
-    }
-
-    #[test]
-    fn mean_interval_uses_t() {
-        let mut s = Sums::default();
-        for x in [1.0, 2.0, 3.0, 4.0, 5.0] {
-            s.add(x);
-        }
-        let m = s.mean(5);
-        // sd = 1.5811, se = 0.7071, t(4) = 2.776 -> half-width 1.963.
-        assert!((m.value - 3.0).abs() < 1e-12 && (m.hi - m.value - 1.963).abs() < 1e-3, "{m:?}");
-        // Unobserved values count as zeros.
-        assert_eq!(s.mean(10).value, 1.5);
-    }
-}
+mod tests;
