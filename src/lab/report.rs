@@ -447,7 +447,8 @@ fn pair_text(o: &mut String, c: &ConditionReport, p: &PairReport, family: usize)
         let corr = f.correlation.map(|r| fixed(r, 2)).unwrap_or_else(|| "—".into());
         let saved = f.variance_reduction.map(|v| format!("{}%", fixed(v * 100.0, 0))).unwrap_or_else(|| "—".into());
         let unit = if is_win(&f.metric) { format!(" {POINTS}") } else { String::new() };
-        let det = format!("±{}{unit}", fixed(f.detectable, decimals(f.detectable / 2.0)));
+        let dec = if is_win(&f.metric) { decimals(f.detectable / 2.0).max(1) } else { decimals(f.detectable / 2.0) };
+        let det = format!("±{}{unit}", fixed(f.detectable, dec));
         let _ = writeln!(o, "    {:<38}{corr:>12}{saved:>16}{:>14}   {det}", f.label, f.games_differ);
     }
     let _ = writeln!(o, "  verdict (one family of {family} headlines, Holm, family-wise 95%):");
