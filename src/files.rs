@@ -66,8 +66,52 @@ pub fn sanitize(text: &str) -> String {
     text.chars().map(|c| if c.is_control() && c != '\n' && c != '\t' { c.escape_unicode().to_string() } else { c.to_string() }).collect()
 }
 
+/// The temporary files of `AtomicFile`s not yet committed or dropped: what
+/// an interrupted process removes (`remove_partial_files_on_signal`).
+static PENDING: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    PENDING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// From now on SIGINT, SIGTERM and SIGHUP remove every unfinished
+/// `AtomicFile` before the process exits (128 + the signal's number, as
+/// the shell reports a killed process). The signals are blocked in this
+/// thread and every thread it starts later, and taken by one thread of
+/// their own with sigwait, so nothing runs inside a signal handler: call
+/// this before starting worker threads.
+pub fn remove_partial_files_on_signal() {
+    #[cfg(unix)]
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    #[cfg(unix)]
+    ONCE.call_once(|| {
+        // SAFETY: plain libc calls on a sigset_t this function owns.
+        let set = unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                libc::sigaddset(&mut set, sig);
+            }
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+            set
+        };
+        std::thread::spawn(move || {
+            let mut sig: libc::c_int = 0;
+            // SAFETY: the set was filled above; sig is a valid out-pointer.
+            if unsafe { libc::sigwait(&set, &mut sig) } != 0 {
+                return;
+            }
+            for tmp in pending().iter() {
+                let _ = std::fs::remove_file(tmp);
+            }
+            std::process::exit(128 + sig);
+        });
+    });
+}
+
 /// A file written whole or not at all: a temporary file beside the target,
-/// synced and renamed over it by `commit`; removed if never committed.
+/// synced and renamed over it by `commit`; removed if never committed (or
+/// if the process is interrupted, after `remove_partial_files_on_signal`).
 /// Special files (devices, FIFOs, directories, symbolic links) at the
 /// target are refused; an existing file keeps its permissions.
 pub struct AtomicFile {
@@ -89,6 +133,7 @@ impl AtomicFile {
         let tmp = target.with_file_name(format!(".{}.{}.partial", name.to_string_lossy(), std::process::id()));
         // create_new: never follows a link or reuses a file planted there.
         let f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(fail)?;
+        pending().push(tmp.clone());
         let file = AtomicFile { target: target.to_path_buf(), tmp, out: Some(std::io::BufWriter::new(f)) };
         if let Some(perms) = existing {
             std::fs::set_permissions(&file.tmp, perms).map_err(fail)?;
@@ -147,6 +192,7 @@ impl Drop for AtomicFile {
     fn drop(&mut self) {
         // Gone after a rename; removed after any failure.
         let _ = std::fs::remove_file(&self.tmp);
+        pending().retain(|p| p != &self.tmp);
     }
 }
 

@@ -136,6 +136,8 @@ pub fn arm_words(args: Vec<String>) -> Vec<String> {
 }
 
 pub fn command(cmd: LabCmd) -> Result<(), String> {
+    // Before any worker thread starts: a killed run leaves no partial files.
+    crate::files::remove_partial_files_on_signal();
     match cmd.sub {
         Some(LabSub::Merge(m)) => merge(m),
         None => run(cmd.args),

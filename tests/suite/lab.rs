@@ -251,3 +251,32 @@ fn the_repl_compares_the_rules_with_those_before_the_last_reload() {
     assert!(err.contains("unknown variant `no-such-variant`"), "{err}");
     assert!(repl.exec("lab 10 --colour red").unwrap_err().contains("unexpected `--colour`"));
 }
+
+#[test]
+fn a_killed_run_leaves_no_partial_file_and_no_progress_lines_in_a_pipe() {
+    let exe = env!("CARGO_BIN_EXE_shogun");
+    let dir = std::env::temp_dir().join(format!("shogun-lab-test-kill-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("run.jsonl");
+    let data = data_dir();
+    let mut child = Command::new(exe)
+        .args(["lab", "--data", data.to_str().unwrap(), "--games", "100000", "--jobs", "1", "--batch", "5", "--jsonl", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let partial = || std::fs::read_dir(&dir).unwrap().flatten().any(|e| e.file_name().to_string_lossy().ends_with(".partial"));
+    let start = std::time::Instant::now();
+    while !partial() && start.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(partial(), "the run started writing");
+    // Some games played: a progress line would be due if there were any.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let pid = child.id() as i32;
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let end = child.wait_with_output().unwrap();
+    assert_eq!(end.status.code(), Some(128 + libc::SIGTERM), "{end:?}");
+    assert!(!partial() && !out.exists(), "{:?}", std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name()).collect::<Vec<_>>());
+    assert!(String::from_utf8_lossy(&end.stderr).trim().is_empty(), "no progress off a terminal: {}", String::from_utf8_lossy(&end.stderr));
+}
