@@ -206,7 +206,18 @@ fn arm_report(h: &Header, name: &str, s: &super::ArmSums, n: u64) -> ArmReport {
     // The gap between two seats of the same games: a paired difference.
     let gap = if n == 0 { Interval::ZERO } else { stats::score_test(n as f64, most, fewest, ALPHA).interval };
     let (chi2, p) = stats::seat_balance(&wins);
-    let means = s.metrics.iter().map(|(k, v)| (k.clone(), if is_win(k) { v.mean(n).scaled(100.0) } else { v.mean(n) })).collect();
+    let means = s
+        .metrics
+        .iter()
+        .map(|(k, v)| {
+            let mut i = v.mean(n);
+            // A count never seen below 0 has a mean of at least 0.
+            if v.sum_abs == v.sum {
+                i.lo = i.lo.max(0.0);
+            }
+            (k.clone(), if is_win(k) { i.scaled(100.0) } else { i })
+        })
+        .collect();
     ArmReport {
         name: name.to_string(),
         win_rates,

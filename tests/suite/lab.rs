@@ -259,7 +259,7 @@ fn a_killed_run_leaves_no_partial_file_and_no_progress_lines_in_a_pipe() {
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("run.jsonl");
     let data = data_dir();
-    let mut child = Command::new(exe)
+    let child = Command::new(exe)
         .args(["lab", "--data", data.to_str().unwrap(), "--games", "100000", "--jobs", "1", "--batch", "5", "--jsonl", out.to_str().unwrap()])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
