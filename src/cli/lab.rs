@@ -258,7 +258,7 @@ fn header_line(h: &Header, width: usize) -> String {
 fn run(args: LabArgs) -> Result<(), String> {
     let lab = build(&args, &|k| std::env::var(k).ok())?;
     let total = (lab.header.range.1 - lab.header.range.0) * lab.arms.len() as u64 * lab.header.conditions.len() as u64;
-    let bar = super::Progress::games(total);
+    let bar = super::Progress::bar_only(total);
     let first_line = header_line(&lab.header, 0);
     let mut file = match &args.jsonl {
         Some(p) => {

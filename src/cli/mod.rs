@@ -357,10 +357,15 @@ fn fill_bots(names: &[String], players: u8) -> Result<Vec<String>, String> {
 }
 
 /// Progress over `total` games on standard error, used by every long run:
-/// a bar on a terminal, nothing elsewhere (a log or a pipe gets only the
-/// run's closing summary).
+/// a bar on a terminal; elsewhere (a CI log, a pipe) a plain line at each
+/// tenth of the run, so a log still shows that the run is alive and how
+/// fast it goes.
 struct Progress {
     bar: Option<indicatif::ProgressBar>,
+    total: u64,
+    started: std::time::Instant,
+    /// Tenths already reported as plain lines.
+    tenths: std::cell::Cell<u64>,
 }
 
 impl Progress {
@@ -374,13 +379,30 @@ impl Progress {
             );
             b
         });
-        Progress { bar }
+        Progress { bar, total, started: std::time::Instant::now(), tenths: std::cell::Cell::new(0) }
+    }
+
+    /// A bar on a terminal and nothing elsewhere (the lab: its closing
+    /// summary is all a log gets).
+    fn bar_only(total: u64) -> Progress {
+        let p = Progress::games(total);
+        if p.bar.is_none() {
+            p.tenths.set(u64::MAX);
+        }
+        p
     }
 
     /// `done` games of `total` are played.
     fn set(&self, done: u64) {
         if let Some(b) = &self.bar {
             b.set_position(done);
+            return;
+        }
+        let tenths = done.saturating_mul(10) / self.total.max(1);
+        if tenths > self.tenths.get() && done < self.total {
+            self.tenths.set(tenths);
+            let secs = self.started.elapsed().as_secs_f64();
+            eprintln!("{done}/{} games, {:.0} games/s, {secs:.0} s", self.total, done as f64 / secs.max(1e-9));
         }
     }
 
