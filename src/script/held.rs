@@ -45,6 +45,7 @@ struct Home {
 // while `alive`; the runtime (not Send, so on that thread) clears `alive`
 // before the VM closes. The other fields are Sync.
 unsafe impl Send for Home {}
+// SAFETY: as for Send.
 unsafe impl Sync for Home {}
 
 struct Slot {
@@ -101,13 +102,9 @@ impl Held {
     /// `json()?.get(key)?.as_i64()` answers, without building the JSON).
     pub fn int(&self, key: &str) -> Option<i64> {
         self.with_table(|l, at| {
-            // SAFETY: reads the table in place, or walks its entries with
-            // lua_next (no allocation, no metamethod); leaves the stack as
-            // it was.
+            // SAFETY: walks the table's entries with lua_next (no
+            // allocation, no metamethod); leaves the stack as it was.
             unsafe {
-                if let Some(v) = super::plain::int_field(l, at, key.as_bytes()) {
-                    return v;
-                }
                 ffi::lua_pushnil(l);
                 while ffi::lua_next(l, at) != 0 {
                     let top = ffi::lua_gettop(l);

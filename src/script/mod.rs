@@ -15,9 +15,7 @@ mod held;
 mod ids;
 mod lend;
 mod load;
-mod plain;
 mod raw;
-mod stack;
 mod value;
 
 use std::cell::{Cell, RefCell};
@@ -217,10 +215,7 @@ impl Shared {
             keys: RefCell::new(None),
             raw_bodies: RefCell::new(Vec::new()),
             effects_cache_raw: RefCell::new(None),
-            slots: {
-                plain::check_layout();
-                held::Slots::new(lua)
-            },
+            slots: held::Slots::new(lua),
             rules,
         }
     }

@@ -30,13 +30,11 @@ impl Data {
         let named = |e| format!("game.{name}: {}", message(e));
         // SAFETY: `check` and `read` raise nothing and leave the stack as
         // they found it.
-        let checked = match unsafe { crate::script::plain::check(l, at) } {
-            Some(checked) => checked,
-            None => unsafe { crate::script::value::check(l, at) }.map_err(named)?,
-        };
+        let checked = unsafe { crate::script::value::check(l, at) }.map_err(named)?;
         if checked.own {
             return Ok(Data::Table { l, at, values: checked.values });
         }
+        // SAFETY: as above.
         let json = unsafe { crate::script::value::read(l, at, 0) }.map_err(named)?;
         Ok(Data::Json(json, checked.values))
     }
@@ -54,6 +52,7 @@ impl Data {
             // SAFETY: the table is still at `at` (see `at`).
             Data::Table { l, at, .. } => match unsafe { sh.slots.hold(l, at) } {
                 Some(h) => Ok(AskData::Held(h)),
+                // SAFETY: as above; `read` raises nothing.
                 None => unsafe { crate::script::value::read(l, at, 0) }.map(AskData::Json),
             },
         }
