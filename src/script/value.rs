@@ -5,8 +5,7 @@
 //! All of it works on the Lua stack directly: `check` and `read` from a
 //! host function's own stack (`game.ask`), `push` inside the continuation's
 //! call (`Continue`). Going through mlua values cost a protected call and
-//! a reference slot per table and string. A table that `check` accepts is
-//! usually kept as it is (`held.rs`) and neither read nor pushed.
+//! a reference slot per table and string.
 
 use std::ffi::c_int;
 
@@ -537,8 +536,8 @@ impl Continue {
 
     /// Calls `f(seat, choice, data)`. Lua never sees this function or the
     /// pointer it passes: scripts cannot call it.
-    pub(super) fn call(&self, f: &Function, seat: Seat, choice: Value, data: &Given) -> mlua::Result<()> {
-        let ptr = LightUserData(data as *const Given as *mut std::ffi::c_void);
+    pub(super) fn call(&self, f: &Function, seat: Seat, choice: Value, data: &Json) -> mlua::Result<()> {
+        let ptr = LightUserData(data as *const Json as *mut std::ffi::c_void);
         self.0.call::<()>((f, seat, choice, ptr)).map_err(|e| match e {
             mlua::Error::RuntimeError(s) if s.ends_with(OWN_FRAME) => mlua::Error::RuntimeError(s[..s.len() - OWN_FRAME.len()].to_string()),
             mlua::Error::CallbackError { traceback, cause } if traceback.ends_with(OWN_FRAME) => {
@@ -549,33 +548,19 @@ impl Continue {
     }
 }
 
-/// The data a continuation gets: made from JSON, or the held table itself
-/// (its registry slot; see `held.rs`).
-pub(super) enum Given<'a> {
-    Json(&'a Json),
-    Slot(c_int),
-}
-
 /// Arguments: the continuation, the seat, the choice and a pointer to the
-/// `Given` data (valid for the call: `Continue::call` borrows it).
+/// data (valid for the call: `Continue::call` borrows it).
 unsafe extern "C-unwind" fn continue_with(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: the fourth argument is the pointer `Continue::call` passed,
-    // to a `Given` it borrows for the call. Nothing in this frame or in
+    // to the data it borrows for the call. Nothing in this frame or in
     // `push`'s owns anything (references and plain values only), so an
     // allocation error raised by the pushes (the memory limit) or an
     // error of the continuation leaves by them without skipping a
     // destructor; a stack that cannot grow is raised here, at the end.
     unsafe {
-        let data = &*(ffi::lua_touserdata(state, 4) as *const Given);
+        let data = &*(ffi::lua_touserdata(state, 4) as *const Json);
         ffi::lua_settop(state, 3);
-        let pushed = match *data {
-            Given::Json(j) => push(state, j),
-            Given::Slot(slot) => {
-                ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ffi::lua_Integer::from(slot));
-                true
-            }
-        };
-        if !pushed {
+        if !push(state, data) {
             ffi::lua_settop(state, 0);
             ffi::lua_pushstring(state, c"the question's data nests too deeply for the Lua stack".as_ptr());
             ffi::lua_error(state);
