@@ -262,9 +262,11 @@ struct Walk {
 /// fault, a second, exhaustive one names the fault the defined order
 /// meets first, so a script sees the same message on every run.
 unsafe fn traverse<S: Sink>(ctx: &mut S::Ctx, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<S, Bad> {
+    // SAFETY: the caller's index (see `walk`).
     let first = unsafe { walk::<S>(ctx, &mut Walk { visits: 0, exhaustive: false }, state, idx, depth) };
     match first {
         Ok(v) => Ok(v),
+        // SAFETY: as above.
         Err(e) => match unsafe { walk::<S>(ctx, &mut Walk { visits: 0, exhaustive: true }, state, idx, depth) } {
             Err(ordered) => Err(ordered),
             Ok(_) => Err(e),
@@ -348,6 +350,8 @@ impl<K: Ord> First<K> {
 /// exactly 1..=len (else "not plain", its own fault, before any value's),
 /// then every item, the lowest index's fault reported.
 unsafe fn walk_list_ordered<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, len: usize, depth: usize) -> Result<S, Bad> {
+    // SAFETY: `idx` is a table (the caller's); raw reads and lua_next with
+    // its own keys (no allocation, no error), every push is popped.
     unsafe {
         let mut pairs = 0usize;
         let mut keys_ok = true;
@@ -390,6 +394,8 @@ unsafe fn walk_list_ordered<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut
 /// (else "not plain", its own fault), then every entry, the fault of the
 /// lowest key (by bytes) reported.
 unsafe fn walk_map_ordered<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<S, Bad> {
+    // SAFETY: `idx` is a table (the caller's); lua_next walks it with its
+    // own keys (no allocation, no error), every push is popped.
     unsafe {
         ffi::lua_pushnil(state);
         while ffi::lua_next(state, idx) != 0 {
