@@ -438,6 +438,8 @@ fn run(args: RunArgs) -> Result<(), String> {
 pub fn main() -> ExitCode {
     // Die quietly when the reader of our output goes away (`| head`).
     #[cfg(unix)]
+    // SAFETY: at the start of main, before any thread: restores the
+    // default action of a signal, with no handler of ours involved.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }

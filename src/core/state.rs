@@ -200,76 +200,35 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
-/// A question's data: JSON, or (while a game is played) the script's own
-/// Lua table, held in its runtime until the question is answered
-/// (`script/held.rs`). Saved, compared and printed as JSON either way: a
-/// held table is read as JSON when one of those needs it, which works on
-/// the engine's thread while the engine lives and is an error elsewhere.
-/// The engine's atomic `apply` and `resume` leave JSON in the state.
-#[derive(Clone)]
-pub enum AskData {
-    Json(serde_json::Value),
-    Held(crate::script::Held),
-}
+/// A question's data: plain data (JSON: nil, booleans, numbers, strings,
+/// lists and string-keyed maps), made from the script's table when the call
+/// that asked returns and handed to the continuation as a new table.
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct AskData(serde_json::Value);
 
 impl AskData {
-    /// The data as JSON (a held table is read from its runtime).
-    pub fn json(&self) -> Result<std::borrow::Cow<'_, serde_json::Value>, String> {
-        match self {
-            AskData::Json(j) => Ok(std::borrow::Cow::Borrowed(j)),
-            AskData::Held(h) => h.json().map(std::borrow::Cow::Owned),
-        }
+    /// The data as JSON.
+    pub fn json(&self) -> &serde_json::Value {
+        &self.0
     }
 
-    /// `data[key]` when it is an integer (read in place when held).
+    /// `data[key]` when it is an integer.
     pub fn int(&self, key: &str) -> Option<i64> {
-        match self {
-            AskData::Json(j) => j.get(key).and_then(serde_json::Value::as_i64),
-            AskData::Held(h) => h.int(key),
-        }
+        self.0.get(key).and_then(serde_json::Value::as_i64)
     }
 }
 
 impl From<serde_json::Value> for AskData {
     fn from(j: serde_json::Value) -> AskData {
-        AskData::Json(j)
+        AskData(j)
     }
 }
 
-/// Equal when the JSON is: data that cannot be read (its engine is gone
-/// or on another thread) equals nothing but its own handle.
-impl PartialEq for AskData {
-    fn eq(&self, other: &AskData) -> bool {
-        if let (AskData::Held(a), AskData::Held(b)) = (self, other)
-            && a.same(b)
-        {
-            return true;
-        }
-        match (self.json(), other.json()) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => false,
-        }
-    }
-}
-
+/// Printed as its JSON.
 impl std::fmt::Debug for AskData {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.json() {
-            Ok(j) => j.fmt(f),
-            Err(e) => write!(f, "<{e}>"),
-        }
-    }
-}
-
-impl Serialize for AskData {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.json().map_err(serde::ser::Error::custom)?.serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for AskData {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<AskData, D::Error> {
-        serde_json::Value::deserialize(d).map(AskData::Json)
+        self.0.fmt(f)
     }
 }
 
@@ -449,7 +408,7 @@ impl GameState {
         if let Some(ask) = &v.ask
             && Some(ask.seat) != seat
         {
-            v.ask = Some(Ask { data: AskData::Json(serde_json::Value::Null), ..ask.clone() });
+            v.ask = Some(Ask { data: AskData::default(), ..ask.clone() });
         }
         v
     }

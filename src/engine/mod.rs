@@ -435,7 +435,6 @@ impl Engine {
         let mut ev = Vec::new();
         self.advance(&mut next, &mut ev)?;
         invariants::check(&self.rules, &next).map_err(EngineError::Broken)?;
-        self.runtime.settle(&mut next)?;
         *st = next;
         Ok(ev)
     }
@@ -454,9 +453,7 @@ impl Engine {
             None => st.clone(),
         };
         let mut ev = Vec::new();
-        // A question's data leaves as JSON: what an atomic apply returns is
-        // kept, saved and compared (see `AskData`).
-        match self.decide_in_place(&mut next, d, &mut ev).and_then(|()| Ok(self.runtime.settle(&mut next)?)) {
+        match self.decide_in_place(&mut next, d, &mut ev) {
             Ok(()) => {
                 let old = std::mem::replace(st, next);
                 *self.spare.borrow_mut() = Some(old);
@@ -473,8 +470,7 @@ impl Engine {
     /// state is half-changed and must be thrown away. Only for runs that
     /// discard a game that failed (`play::play_game`: bench, the lab,
     /// `run`, soak); everything that keeps a state after an error (the
-    /// REPL, scenarios, edits, previews) uses `apply`. A question's data
-    /// stays held in the VM (`AskData::Held`), where `apply` leaves JSON.
+    /// REPL, scenarios, edits, previews) uses `apply`.
     pub fn apply_discarding_on_error(&self, st: &mut GameState, d: &Decision) -> Result<Vec<Event>, EngineError> {
         self.within_limit(st)?;
         let mut ev = Vec::new();

@@ -161,7 +161,6 @@ pub(super) fn map_table(lua: &Lua, rules: &Rules) -> mlua::Result<Table> {
 /// The `game` table of host functions, one module per area (each registers
 /// its part).
 pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
-    super::stack::check(lua);
     let t = lua.create_table()?;
     reads::register(lua, &t, sh)?;
     pieces::register(lua, &t, sh)?;

@@ -118,6 +118,7 @@ unsafe extern "C-unwind" fn hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_D
     let mut buf = [0u8; 512];
     let len = {
         let Some(w) = find(state) else {
+            // SAFETY: a hook removing itself on its own state (Lua allows it).
             unsafe { ffi::lua_sethook(state, None, 0, 0) };
             return;
         };
@@ -125,6 +126,7 @@ unsafe extern "C-unwind" fn hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_D
         if !w.active.load(Ordering::Acquire) || w.tripped.load(Ordering::Acquire) != seq {
             let _g = lock(&w.lock);
             if w.tripped.load(Ordering::Acquire) != w.seq.load(Ordering::Acquire) || !w.active.load(Ordering::Acquire) {
+                // SAFETY: as above.
                 unsafe { ffi::lua_sethook(state, None, 0, 0) };
             }
             return;
@@ -149,6 +151,8 @@ unsafe extern "C-unwind" fn hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_D
         cursor.position() as usize
         // Everything with a destructor is dropped here: lua_error does not return.
     };
+    // SAFETY: the hook's boundary: only the plain buffer is alive in this
+    // frame; a hook may raise (lua_error) on the state it runs on.
     unsafe {
         ffi::lua_pushlstring(state, buf.as_ptr().cast(), len);
         ffi::lua_error(state);

@@ -8,16 +8,14 @@
 //! bound every call.
 
 mod api;
+mod asked;
 mod bytecode;
 mod eval;
 mod guard;
-mod held;
 mod ids;
 mod lend;
 mod load;
-mod plain;
 mod raw;
-mod stack;
 mod value;
 
 use std::cell::{Cell, RefCell};
@@ -28,9 +26,7 @@ use std::rc::Rc;
 use mlua::chunk::ChunkMode;
 use mlua::{Function, IntoLuaMulti, Lua, LuaOptions, LuaSerdeExt, StdLib, Table, Value};
 
-pub use held::Held;
-
-use crate::core::{Ask, AskData, Choice, Event, GameRng, GameState, MAX_SEATS, Pile, ProvinceId, Seat};
+use crate::core::{Ask, Choice, Event, GameRng, GameState, MAX_SEATS, Pile, ProvinceId, Seat};
 use crate::rules::Rules;
 use crate::tower::TowerModel;
 
@@ -193,8 +189,9 @@ pub(crate) struct Shared {
     raw_bodies: RefCell<Vec<Box<raw::RawFn>>>,
     /// game.effects' answers by (hook, event, special, action).
     effects_cache_raw: RefCell<Option<raw::EffectsCache>>,
-    /// Where questions' data tables are held (see `held.rs`).
-    slots: held::Slots,
+    /// The table a question was asked with, until its call returns (see
+    /// `asked.rs`).
+    asked: asked::Asked,
 }
 
 impl Shared {
@@ -217,10 +214,7 @@ impl Shared {
             keys: RefCell::new(None),
             raw_bodies: RefCell::new(Vec::new()),
             effects_cache_raw: RefCell::new(None),
-            slots: {
-                plain::check_layout();
-                held::Slots::new(lua)
-            },
+            asked: asked::Asked::new(),
             rules,
         }
     }
@@ -385,10 +379,8 @@ pub struct Runtime {
 
 impl Drop for Runtime {
     fn drop(&mut self) {
-        // Before the VM closes: the watchdog must not touch it after, nor
-        // a held question's data.
+        // Before the VM closes: the watchdog must not touch it after.
         self.shared.watch.detach();
-        self.shared.slots.close();
     }
 }
 
@@ -576,14 +568,22 @@ impl Runtime {
         f: &Function,
         call: impl FnOnce() -> mlua::Result<()>,
     ) -> Result<CallResult, ScriptError> {
-        let result = self.shared.slots.ready(&self.lua).and_then(|()| {
+        let result = self.shared.asked.ready(&self.lua).and_then(|()| {
             let _lent = Lend::new(&self.shared, state);
             self.shared.guarded(call)
         });
-        let mut scratch = self.shared.scratch.borrow_mut();
-        let ask = scratch.ask.take();
-        events.append(&mut scratch.events);
+        let mut ask = {
+            let mut scratch = self.shared.scratch.borrow_mut();
+            events.append(&mut scratch.events);
+            scratch.ask.take()
+        };
+        // The question's table as the call left it (read even after an
+        // error, which empties its slot).
+        let data = self.shared.asked.take(&self.lua);
         result.map_err(|e| ScriptError::from_lua(&e).or_in(f))?;
+        if let (Some(ask), Some(data)) = (&mut ask, data) {
+            ask.data = data.map_err(|message| ScriptError { file: String::new(), line: 0, message, traceback: String::new() })?.into();
+        }
         Ok(CallResult { ask })
     }
 
@@ -656,32 +656,7 @@ impl Runtime {
             Choice::Space(s) => Value::Integer(i64::from(s) + 1),
             Choice::Pass | Choice::Deck | Choice::Redraw => Value::Nil,
         };
-        let copy;
-        let data = match &ask.data {
-            AskData::Json(j) => value::Given::Json(j),
-            AskData::Held(h) => match self.shared.slots.sole(h) {
-                Some(slot) => value::Given::Slot(slot),
-                // Another state holds the table too (a clone), or another
-                // runtime made it: the continuation gets a copy.
-                None => {
-                    copy = h.json().map_err(|message| ScriptError { file: String::new(), line: 0, message, traceback: String::new() })?;
-                    value::Given::Json(&copy)
-                }
-            },
-        };
-        self.invoke_with(state, events, f, || self.continue_with.call(f, ask.seat, choice, &data))
-    }
-
-    /// Turns a held question's data into JSON (see `AskData`): the state
-    /// then needs no runtime to be saved, compared or played on.
-    pub fn settle(&self, state: &mut GameState) -> Result<(), ScriptError> {
-        if let Some(ask) = &mut state.ask
-            && let AskData::Held(h) = &ask.data
-        {
-            let json = h.json().map_err(|message| ScriptError { file: String::new(), line: 0, message, traceback: String::new() })?;
-            ask.data = AskData::Json(json);
-        }
-        Ok(())
+        self.invoke_with(state, events, f, || self.continue_with.call(f, ask.seat, choice, ask.data.json()))
     }
 
     pub fn call_phase(&self, state: &mut GameState, events: &mut Vec<Event>, which: PhaseHandler) -> Result<CallResult, ScriptError> {

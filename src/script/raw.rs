@@ -21,7 +21,6 @@ use mlua::{Lua, Table, ffi};
 
 use super::Shared;
 use super::lend::{Call, Host};
-use super::stack::{self, Peek};
 
 /// A raw host function: its body and the `Shared` it runs with. The VM
 /// holds its address as the function's first upvalue (one read per call);
@@ -131,6 +130,11 @@ fn bad(name: &str, i: c_int, want: &str, l: *mut ffi::lua_State) -> String {
 pub(super) trait RawArgs: Sized {
     /// How many stack slots the arguments take.
     const N: c_int;
+    /// Implementations only read (the C API calls that neither allocate
+    /// nor raise: `lua_type`, `lua_tointegerx`, `lua_tolstring` on a
+    /// string, raw gets), so that a failed read is an `Err`, raised by the
+    /// trampoline once the body's frame is gone.
+    ///
     /// # Safety
     /// `l` is the running C function's state with its arguments at `at`...
     unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String>;
@@ -147,80 +151,60 @@ impl RawArgs for i64 {
     const N: c_int = 1;
     #[inline(always)]
     unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
-        // SAFETY: the caller's contract (see the trait).
-        match unsafe { stack::peek(l, at) } {
-            Peek::Int(v) => Ok(v),
-            // SAFETY: as above.
-            _ => unsafe { int_by_api(l, at, name) },
-        }
+        let mut ok = 0;
+        // SAFETY: a slot of the running C function (the trait's contract);
+        // lua_tointegerx converts without allocating and raises nothing.
+        let v = unsafe { ffi::lua_tointegerx(l, at, &mut ok) };
+        if ok == 0 { Err(bad(name, at, "an integer", l)) } else { Ok(v) }
     }
-}
-
-/// An integer argument the fast read left to the C API (see stack.rs).
-#[cold]
-#[inline(never)]
-unsafe fn int_by_api(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<i64, String> {
-    let mut ok = 0;
-    // SAFETY: a slot of the running C function (the RawArgs contract).
-    let v = unsafe { ffi::lua_tointegerx(l, at, &mut ok) };
-    if ok == 0 { Err(bad(name, at, "an integer", l)) } else { Ok(v) }
 }
 
 impl RawArgs for Option<i64> {
     const N: c_int = 1;
     #[inline(always)]
     unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
-        // SAFETY: the caller's contract (see the trait).
-        match unsafe { stack::peek(l, at) } {
-            Peek::Int(v) => Ok(Some(v)),
-            Peek::Nil | Peek::Absent => Ok(None),
-            // SAFETY: as above.
-            Peek::Str(..) | Peek::Other => unsafe { opt_int_by_api(l, at, name) },
+        let mut ok = 0;
+        // SAFETY: as for `i64`; lua_type only reads (an index past the
+        // arguments reads as LUA_TNONE).
+        unsafe {
+            let v = ffi::lua_tointegerx(l, at, &mut ok);
+            if ok != 0 {
+                Ok(Some(v))
+            } else if ffi::lua_type(l, at) <= ffi::LUA_TNIL {
+                Ok(None)
+            } else {
+                Err(bad(name, at, "an integer", l))
+            }
         }
     }
-}
-
-/// An integer-or-nil argument the fast read left to the C API.
-#[cold]
-#[inline(never)]
-unsafe fn opt_int_by_api(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Option<i64>, String> {
-    // SAFETY: a slot of the running C function (the RawArgs contract).
-    if unsafe { ffi::lua_type(l, at) } <= ffi::LUA_TNIL { Ok(None) } else { unsafe { int_by_api(l, at, name) }.map(Some) }
 }
 
 impl RawArgs for LStr {
     const N: c_int = 1;
     #[inline(always)]
     unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
-        // SAFETY: the caller's contract (see the trait).
-        match unsafe { stack::peek(l, at) } {
-            Peek::Str(ptr, len) => Ok(LStr { ptr, len }),
-            // SAFETY: as above.
-            _ => unsafe { str_by_api(l, at, name) },
+        // Only strings: converting a number in place would allocate, which
+        // may raise (the memory limit).
+        // SAFETY: a slot of the running C function (the trait's contract);
+        // lua_tolstring on a string neither allocates nor raises.
+        unsafe {
+            if ffi::lua_type(l, at) != ffi::LUA_TSTRING {
+                return Err(bad(name, at, "a string", l));
+            }
+            let mut len = 0usize;
+            let ptr = ffi::lua_tolstring(l, at, &mut len);
+            Ok(LStr { ptr: ptr.cast(), len })
         }
     }
-}
-
-/// A string argument the fast read left to the C API (a long string, or
-/// not a string).
-#[cold]
-#[inline(never)]
-unsafe fn str_by_api(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<LStr, String> {
-    // Only strings: converting a number in place would allocate, which
-    // may raise (the memory limit) past this frame's guards.
-    // SAFETY: a slot of the running C function (the RawArgs contract).
-    if unsafe { ffi::lua_type(l, at) } != ffi::LUA_TSTRING {
-        return Err(bad(name, at, "a string", l));
-    }
-    let mut len = 0usize;
-    let ptr = unsafe { ffi::lua_tolstring(l, at, &mut len) };
-    Ok(LStr { ptr: ptr.cast(), len })
 }
 
 impl RawArgs for RestInts {
     const N: c_int = 0;
     unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
+        // SAFETY: the trait's contract; every index up to the top is an
+        // argument.
         let top = unsafe { ffi::lua_gettop(l) };
+        // SAFETY: as above.
         (at..=top).map(|i| unsafe { Option::<i64>::read(l, i, name) }).collect::<Result<_, _>>().map(RestInts)
     }
 }
@@ -234,6 +218,8 @@ macro_rules! tuple_args {
             unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
                 let mut i = at;
                 Ok(($({
+                    // SAFETY: the trait's contract: each part reads its
+                    // own slots, the next starting where it ends.
                     let v = unsafe { $t::read(l, i, name)? };
                     i += $t::N;
                     v
@@ -265,30 +251,31 @@ pub(super) const SPEC_KEYS: [&str; 8] = ["seat", "cont", "provinces", "counts", 
 impl RawArgs for Spec {
     const N: c_int = 1;
     unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
+        // SAFETY: the trait's contract; lua_type only reads.
         if unsafe { ffi::lua_type(l, at) } != ffi::LUA_TTABLE {
             return Err(bad(name, at, "a table", l));
         }
-        // SAFETY: a missing upvalue reads as LUA_TNONE.
-        let keyed = unsafe { ffi::lua_type(l, ffi::lua_upvalueindex(2)) } == ffi::LUA_TSTRING;
+        // SAFETY: reads an upvalue slot (a missing one reads as LUA_TNONE):
+        // a function made with the `SPEC_KEYS` holds its last one.
+        let keyed = unsafe { ffi::lua_type(l, ffi::lua_upvalueindex(1 + SPEC_KEYS.len() as c_int)) } == ffi::LUA_TSTRING;
         Ok(Spec { l, idx: at, name, keyed })
     }
 }
 
 impl Spec {
     /// Runs `f` with `spec[key]` pushed on the stack (at the index given),
-    /// then pops it. The key is one of the runtime's pinned key strings
-    /// (`Keys`), so pushing it finds the interned string and allocates
-    /// nothing (an allocation could raise past the caller's destructors).
+    /// then pops it. The key is one of the function's key upvalues
+    /// (`SPEC_KEYS`): pushing it is a copy, which allocates nothing and
+    /// raises nothing (neither does the raw read).
     fn field<T>(&self, key: &str, f: impl FnOnce(c_int) -> mlua::Result<T>) -> mlua::Result<T> {
+        let Some(i) = SPEC_KEYS.iter().position(|k| *k == key).filter(|_| self.keyed) else {
+            return Err(mlua::Error::RuntimeError(format!("game.{}: `{key}` is not a key this function holds", self.name)));
+        };
         // SAFETY: the C function's own stack; LUA_MINSTACK slots are free
-        // and this pushes two and pops them.
+        // and this pushes two and pops them. The key upvalue exists (see
+        // `keyed`), the table is at `idx` (checked by `read`).
         unsafe {
-            match SPEC_KEYS.iter().position(|k| *k == key).filter(|_| self.keyed) {
-                Some(i) => ffi::lua_pushvalue(self.l, ffi::lua_upvalueindex(2 + i as c_int)),
-                None => {
-                    ffi::lua_pushlstring(self.l, key.as_ptr().cast(), key.len());
-                }
-            }
+            ffi::lua_pushvalue(self.l, ffi::lua_upvalueindex(2 + i as c_int));
             ffi::lua_rawget(self.l, self.idx);
             let top = ffi::lua_gettop(self.l);
             let out = f(top);
@@ -376,6 +363,9 @@ impl Spec {
 
 /// Results pushed onto the stack.
 pub(super) trait RawRet {
+    /// Implementations push only values that need no allocation (numbers,
+    /// booleans, nil, copies of upvalues), so pushing raises nothing.
+    ///
     /// # Safety
     /// `l` is the running C function's state; at most LUA_MINSTACK values
     /// are pushed unless the implementation checks the stack.
@@ -392,6 +382,7 @@ macro_rules! int_ret {
     ($($t:ty),+) => {$(
         impl RawRet for $t {
             unsafe fn push(self, l: *mut ffi::lua_State) -> Result<c_int, String> {
+                // SAFETY: the trait's contract (a free slot); no allocation.
                 unsafe { ffi::lua_pushinteger(l, self as ffi::lua_Integer) };
                 Ok(1)
             }
@@ -402,6 +393,7 @@ int_ret!(i64, u8, u16, u32, usize);
 
 impl RawRet for bool {
     unsafe fn push(self, l: *mut ffi::lua_State) -> Result<c_int, String> {
+        // SAFETY: the trait's contract (a free slot); no allocation.
         unsafe { ffi::lua_pushboolean(l, c_int::from(self)) };
         Ok(1)
     }
@@ -410,8 +402,10 @@ impl RawRet for bool {
 impl<T: RawRet> RawRet for Option<T> {
     unsafe fn push(self, l: *mut ffi::lua_State) -> Result<c_int, String> {
         match self {
+            // SAFETY: the trait's contract, passed on.
             Some(v) => unsafe { v.push(l) },
             None => {
+                // SAFETY: the trait's contract (a free slot); no allocation.
                 unsafe { ffi::lua_pushnil(l) };
                 Ok(1)
             }
@@ -443,10 +437,14 @@ impl RawRet for Many {
         let n = c_int::try_from(self.len).map_err(|_| "too many results".to_string())?;
         // LUA_MINSTACK (20) slots are free when a C function starts; a
         // tuple of results puts at most 3 values beside these.
+        // SAFETY: lua_checkstack grows the stack or answers 0; it raises
+        // nothing.
         if self.len > Many::INLINE && unsafe { ffi::lua_checkstack(l, n) } == 0 {
             return Err("too many results".into());
         }
         for &v in self.inline[..self.len.min(Many::INLINE)].iter().chain(&self.more) {
+            // SAFETY: room for `n` values (checked above past the inline
+            // part); no allocation.
             unsafe { ffi::lua_pushinteger(l, v) };
         }
         Ok(n)
@@ -458,6 +456,7 @@ macro_rules! tuple_ret {
         impl<$($t: RawRet),+> RawRet for ($($t,)+) {
             unsafe fn push(self, l: *mut ffi::lua_State) -> Result<c_int, String> {
                 let ($($v,)+) = self;
+                // SAFETY: the trait's contract, passed on to each part.
                 Ok(0 $(+ unsafe { $v.push(l)? })+)
             }
         }
@@ -466,26 +465,63 @@ macro_rules! tuple_ret {
 tuple_ret!(A a, B b);
 tuple_ret!(A a, B b, C c, D d);
 
-/// Raises `text` as a Lua error. The message is copied to a stack buffer
-/// and the string dropped first, so the jump out skips no destructor.
-#[cold]
-unsafe fn raise(l: *mut ffi::lua_State, text: String) -> ! {
-    let mut buf = [0u8; MAX_ERROR];
-    let mut n = text.len().min(MAX_ERROR);
-    while !text.is_char_boundary(n) {
-        n -= 1;
+/// An error on its way out of a C function: the message copied out of its
+/// `String` (cut to `MAX_ERROR` bytes), so that nothing with a destructor
+/// is alive when `lua_error` jumps.
+pub(super) struct ErrorText {
+    buf: [u8; MAX_ERROR],
+    len: usize,
+}
+
+impl ErrorText {
+    #[cold]
+    #[inline(never)]
+    pub(super) fn new(text: String) -> ErrorText {
+        let mut n = text.len().min(MAX_ERROR);
+        while !text.is_char_boundary(n) {
+            n -= 1;
+        }
+        let mut out = ErrorText { buf: [0; MAX_ERROR], len: n };
+        out.buf[..n].copy_from_slice(&text.as_bytes()[..n]);
+        out
     }
-    buf[..n].copy_from_slice(&text.as_bytes()[..n]);
-    drop(text);
-    // SAFETY: nothing with a destructor is alive in this frame any more.
+
+    /// What a host function's body came to, panics included (the payload
+    /// is dropped here).
+    #[inline]
+    // The error is plain bytes on the stack on purpose (see the type).
+    #[allow(clippy::result_large_err)]
+    fn of<T>(outcome: std::thread::Result<Result<T, String>>) -> Result<T, ErrorText> {
+        match outcome {
+            Ok(Ok(n)) => Ok(n),
+            Ok(Err(msg)) => Err(ErrorText::new(msg)),
+            Err(_) => Err(ErrorText::new("a host function panicked".to_string())),
+        }
+    }
+}
+
+/// Raises `e` as a Lua error (a string). The one place a host function's
+/// error leaves Rust: called last by a C function, with nothing but plain
+/// values alive in its frame.
+///
+/// # Safety
+/// `l` is the state of the running C function, which calls this as its
+/// last act: no frame between it and Lua holds a value with a destructor.
+#[cold]
+#[inline(never)]
+pub(super) unsafe fn raise(l: *mut ffi::lua_State, e: &ErrorText) -> ! {
+    // SAFETY: the caller's contract; pushing a string may itself raise a
+    // memory error, which leaves by the same way.
     unsafe {
-        ffi::lua_pushlstring(l, buf.as_ptr().cast(), n);
+        ffi::lua_pushlstring(l, e.buf.as_ptr().cast(), e.len);
         ffi::lua_error(l)
     }
 }
 
-/// Every raw host function enters here: upvalue 1 is its `Body`.
-/// Nothing with a destructor is alive here when `raise` jumps.
+/// Every raw host function enters here: upvalue 1 is its `Body`. The body
+/// runs in a Rust frame of its own and returns its error as a value; every
+/// Rust value it made is dropped before that frame returns, and `raise`
+/// runs here, last, with only the plain `ErrorText` alive.
 unsafe extern "C-unwind" fn trampoline<A, R, F>(l: *mut ffi::lua_State) -> c_int
 where
     A: RawArgs,
@@ -494,30 +530,30 @@ where
 {
     // SAFETY: the upvalue was set by `fast_with_keys` with this very
     // trampoline and points to a `Body<A, R, F>` owned by the `Shared` it
-    // names, which outlives the VM (see there).
-    unsafe {
-        let body = &*(stack::upvalue1(l) as *const Body<A, R, F>);
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body.run(l))) {
-            Ok(Ok(n)) => n,
-            Ok(Err(msg)) => raise(l, msg),
-            Err(payload) => {
-                drop(payload);
-                raise(l, "a host function panicked".to_string())
-            }
-        }
+    // names, which outlives the VM (see there); lua_touserdata only reads.
+    let body = unsafe { &*(ffi::lua_touserdata(l, ffi::lua_upvalueindex(1)) as *const Body<A, R, F>) };
+    match ErrorText::of(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body.run(l)))) {
+        Ok(n) => n,
+        // SAFETY: the trampoline's boundary: the body's frame is gone.
+        Err(e) => unsafe { raise(l, &e) },
     }
 }
 
 impl<A: RawArgs, R: RawRet, F: Fn(Host<'_>, A) -> mlua::Result<R>> Body<A, R, F> {
-    /// Reads the arguments, runs the body, pushes the results.
+    /// Reads the arguments, runs the body, pushes the results. Nothing
+    /// here raises a Lua error (reads and pushes are of the kinds that
+    /// cannot, see `RawArgs` and `RawRet`); the `Call` (which marks the
+    /// runtime busy until dropped) lives only while the body runs.
     #[inline(always)]
     fn run(&self, l: *mut ffi::lua_State) -> Result<c_int, String> {
         // SAFETY: the `Shared` outlives the VM (see `fast_with_keys`).
         let sh = unsafe { &*self.sh };
-        let mut call = Call::enter(sh, self.name)?;
         // SAFETY: called by the trampoline with the function's own stack.
         let args = unsafe { A::read(l, 1, self.name)? };
-        let results = (self.f)(call.host(), args).map_err(message)?;
+        let results = {
+            let mut call = Call::enter(sh, self.name)?;
+            (self.f)(call.host(), args).map_err(message)?
+        };
         // SAFETY: as above.
         unsafe { results.push(l) }
     }
@@ -563,18 +599,18 @@ where
     t.set(name, f)
 }
 
-/// Lua 5.4 interns every string up to this length (LUAI_MAXSHORTLEN):
-/// two such strings with the same text are one object.
-const MAX_SHORT_STRING: usize = 40;
-
 /// `game.effects` answers from a table indexed by (hook, event, special
 /// card, action): the answer depends on nothing else. Each entry is a
 /// registry reference to the read-only list (or nil) that the full lookup
 /// (`api.rs`, kept as the fallback) made the first time.
 pub(super) struct EffectsCache {
     /// The hook names, with the address of the pinned Lua string of each
-    /// (short strings are interned: a script's `"tax_yield"` is that string).
+    /// (a script's `"tax_yield"` is usually that very string: Lua interns
+    /// short strings; the text is compared when it is not).
     hooks: Vec<(*const u8, Vec<u8>)>,
+    /// Bit `n` set when a hook name is `n` bytes long (63: 63 or more):
+    /// most strings that name no hook are told apart by their length.
+    lengths: u64,
     events: usize,
     specials: usize,
     actions: usize,
@@ -607,7 +643,8 @@ pub(super) fn cache_effects(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Resu
     }
     let hooks = names.iter().zip(pinned).map(|(n, p)| (p as *const u8, n.as_bytes().to_vec())).collect::<Vec<_>>();
     let size = hooks.len() * events * specials * actions;
-    *sh.effects_cache_raw.borrow_mut() = Some(EffectsCache { hooks, events, specials, actions, refs: vec![0; size], fallback: fallback_ref });
+    let lengths = hooks.iter().fold(0, |bits, (_, n)| bits | length_bit(n.len()));
+    *sh.effects_cache_raw.borrow_mut() = Some(EffectsCache { hooks, lengths, events, specials, actions, refs: vec![0; size], fallback: fallback_ref });
     let sh_ptr = Rc::as_ptr(sh) as *mut c_void;
     // SAFETY: as in `fast`.
     let f: mlua::Function = unsafe {
@@ -619,21 +656,26 @@ pub(super) fn cache_effects(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Resu
     t.set("effects", f)
 }
 
+/// A string length's bit in `EffectsCache::lengths`.
+fn length_bit(len: usize) -> u64 {
+    1 << len.min(63)
+}
+
 /// Where the answer for these arguments is kept, or None when no effect
 /// names the hook (the answer is nil). Checks the arguments as the full
 /// lookup does, in the same order.
 fn effects_slot(sh: &Shared, l: *mut ffi::lua_State) -> Result<Option<usize>, String> {
+    // SAFETY: the running C function's own arguments.
+    let (hook, seat, action) = unsafe { <(LStr, Option<i64>, Option<i64>)>::read(l, 1, "effects") }?;
     let mut call = Call::enter(sh, "effects")?;
     let slot = call.host().with_state(|sh, st| {
         let rt = mlua::Error::RuntimeError;
-        // SAFETY: the running C function's own arguments.
-        let (hook, seat, action) = unsafe { <(LStr, Option<i64>, Option<i64>)>::read(l, 1, "effects") }.map_err(rt)?;
         let cache = sh.effects_cache_raw.borrow();
         let cache = cache.as_ref().expect("set at start-up");
-        // A string of at most LUAI_MAXSHORTLEN (40) bytes is interned: one
-        // with a hook's text is the pinned string itself, so a short string
-        // at no hook's address names no hook (86% of the calls name none).
-        let by_text = || (hook.len > MAX_SHORT_STRING).then(|| cache.hooks.iter().position(|(_, n)| n == hook.as_bytes())).flatten();
+        // The pinned string itself (the common case), else a hook of the
+        // same text (86% of the calls name no hook: most have a length no
+        // hook has).
+        let by_text = || (cache.lengths & length_bit(hook.len) != 0).then(|| cache.hooks.iter().position(|(_, n)| n == hook.as_bytes())).flatten();
         let Some(h) = cache.hooks.iter().position(|(p, _)| *p == hook.ptr).or_else(by_text) else {
             return Ok(None);
         };
@@ -653,47 +695,72 @@ fn effects_slot(sh: &Shared, l: *mut ffi::lua_State) -> Result<Option<usize>, St
     slot.map_err(message)
 }
 
+/// What `game.effects` answers for its arguments.
+enum Found {
+    /// No effect acts: nil.
+    Nil,
+    /// The list kept in this registry reference.
+    Kept(c_int),
+    /// Not looked up yet: the full lookup (a registry reference) runs, and
+    /// its answer is kept in `slot`.
+    Miss { slot: usize, fallback: c_int },
+}
+
+fn effects_found(sh: &Shared, l: *mut ffi::lua_State) -> Result<Found, String> {
+    let Some(slot) = effects_slot(sh, l)? else { return Ok(Found::Nil) };
+    let cache = sh.effects_cache_raw.borrow();
+    let cache = cache.as_ref().expect("set at start-up");
+    Ok(match cache.refs[slot] {
+        ffi::LUA_REFNIL => Found::Nil,
+        0 => Found::Miss { slot, fallback: cache.fallback },
+        known => Found::Kept(known),
+    })
+}
+
 unsafe extern "C-unwind" fn effects_entry(l: *mut ffi::lua_State) -> c_int {
-    // SAFETY: upvalue 1 is the `Shared` (see `fast`); the registry
-    // references were made by `cache_effects`. Nothing with a destructor
-    // is alive when the fallback or the registry raises.
+    // SAFETY: upvalue 1 is the `Shared` (see `cache_effects`), which
+    // outlives the VM; lua_touserdata only reads.
+    let sh = unsafe { &*(ffi::lua_touserdata(l, ffi::lua_upvalueindex(1)) as *const Shared) };
+    let found = ErrorText::of(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| effects_found(sh, l))));
+    // SAFETY: the C function's own stack (three arguments at most, one
+    // result); the registry references were made by `cache_effects`
+    // and `effects_miss`. Every Rust value of the lookup is gone.
     unsafe {
-        let sh = &*(stack::upvalue1(l) as *const Shared);
-        let slot = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| effects_slot(sh, l))) {
-            Ok(Ok(Some(slot))) => slot,
-            Ok(Ok(None)) => {
-                ffi::lua_pushnil(l);
-                return 1;
+        match found {
+            Ok(Found::Nil) => ffi::lua_pushnil(l),
+            Ok(Found::Kept(known)) => {
+                ffi::lua_rawgeti(l, ffi::LUA_REGISTRYINDEX, ffi::lua_Integer::from(known));
             }
-            Ok(Err(msg)) => raise(l, msg),
-            Err(payload) => {
-                drop(payload);
-                raise(l, "a host function panicked".to_string())
-            }
-        };
-        let (known, fallback) = {
-            let cache = sh.effects_cache_raw.borrow();
-            let cache = cache.as_ref().expect("set at start-up");
-            (cache.refs[slot], cache.fallback)
-        };
-        if known == ffi::LUA_REFNIL {
-            ffi::lua_pushnil(l);
-            return 1;
+            Ok(Found::Miss { slot, fallback }) => effects_miss(sh, l, slot, fallback),
+            Err(e) => raise(l, &e),
         }
-        if known != 0 {
-            ffi::lua_rawgeti(l, ffi::LUA_REGISTRYINDEX, ffi::lua_Integer::from(known));
-            return 1;
-        }
+    }
+    1
+}
+
+/// Runs the full lookup (a protected call) and keeps its answer in `slot`;
+/// leaves the answer on the stack. Its error, and an allocation error of
+/// the registry, are raised here with no Rust value alive but plain ones.
+///
+/// # Safety
+/// `l` is `effects_entry`'s state, which calls this last.
+#[cold]
+unsafe fn effects_miss(sh: &Shared, l: *mut ffi::lua_State, slot: usize, fallback: c_int) {
+    // SAFETY: the C function's stack: three arguments, the function
+    // inserted below them, called with the three and one result.
+    unsafe {
         ffi::lua_settop(l, 3);
         ffi::lua_rawgeti(l, ffi::LUA_REGISTRYINDEX, ffi::lua_Integer::from(fallback));
         ffi::lua_insert(l, 1);
-        ffi::lua_call(l, 3, 1);
+        if ffi::lua_pcall(l, 3, 1, 0) != ffi::LUA_OK {
+            // The error value as the lookup raised it.
+            ffi::lua_error(l);
+        }
         ffi::lua_pushvalue(l, -1);
         let r = ffi::luaL_ref(l, ffi::LUA_REGISTRYINDEX);
         if let Some(cache) = sh.effects_cache_raw.borrow_mut().as_mut() {
             cache.refs[slot] = r;
         }
-        1
     }
 }
 

@@ -5,8 +5,7 @@
 //! All of it works on the Lua stack directly: `check` and `read` from a
 //! host function's own stack (`game.ask`), `push` inside the continuation's
 //! call (`Continue`). Going through mlua values cost a protected call and
-//! a reference slot per table and string. A table that `check` accepts is
-//! usually kept as it is (`held.rs`) and neither read nor pushed.
+//! a reference slot per table and string.
 
 use std::ffi::c_int;
 
@@ -59,7 +58,11 @@ fn number(n: f64) -> Result<Number, Bad> {
 /// from the Lua string, which the stack keeps alive).
 unsafe fn string_at<'a>(state: *mut ffi::lua_State, idx: c_int) -> Result<&'a str, Bad> {
     let mut len = 0usize;
+    // SAFETY: the caller's index holds a string: lua_tolstring neither
+    // converts nor allocates, and its text (`len` bytes) lives as long as
+    // the stack holds it.
     let p = unsafe { ffi::lua_tolstring(state, idx, &mut len) };
+    // SAFETY: as above.
     let bytes = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) };
     if bytes.is_ascii() {
         // SAFETY: ASCII is UTF-8 (the common case, checked cheaply).
@@ -225,6 +228,7 @@ impl Sink for usize {
 /// `MAX_DATA_VALUES` values. Raises no Lua error and leaves the stack as
 /// it found it.
 pub(super) unsafe fn read(state: *mut ffi::lua_State, idx: c_int, depth: usize) -> mlua::Result<Json> {
+    // SAFETY: the caller's index (see `walk`).
     unsafe { traverse::<Json>(&mut (), state, idx, depth) }.map_err(Bad::error)
 }
 
@@ -233,7 +237,9 @@ pub(super) unsafe fn read(state: *mut ffi::lua_State, idx: c_int, depth: usize) 
 /// leaves the stack as it found it.
 pub(super) unsafe fn check(state: *mut ffi::lua_State, idx: c_int) -> mlua::Result<Checked> {
     let mut shape = Shape { tables: [std::ptr::null(); SHAPE_TABLES], n: 0, own: true };
+    // SAFETY: the caller's index (see `walk`).
     let values = unsafe { traverse::<usize>(&mut shape, state, idx, 0) }.map_err(Bad::error)?;
+    // SAFETY: as above; lua_type only reads.
     let own = shape.own && unsafe { ffi::lua_type(state, idx) } == ffi::LUA_TTABLE;
     Ok(Checked { values, own })
 }
@@ -256,9 +262,11 @@ struct Walk {
 /// fault, a second, exhaustive one names the fault the defined order
 /// meets first, so a script sees the same message on every run.
 unsafe fn traverse<S: Sink>(ctx: &mut S::Ctx, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<S, Bad> {
+    // SAFETY: the caller's index (see `walk`).
     let first = unsafe { walk::<S>(ctx, &mut Walk { visits: 0, exhaustive: false }, state, idx, depth) };
     match first {
         Ok(v) => Ok(v),
+        // SAFETY: as above.
         Err(e) => match unsafe { walk::<S>(ctx, &mut Walk { visits: 0, exhaustive: true }, state, idx, depth) } {
             Err(ordered) => Err(ordered),
             Ok(_) => Err(e),
@@ -274,6 +282,9 @@ unsafe fn walk<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_Sta
     if w.visits > MAX_DATA_VALUES {
         return Err(Bad::TooMany);
     }
+    // SAFETY: `idx` is a valid absolute index (the caller's); only reads
+    // and raw traversals (lua_next on a table, keys left as found), none
+    // of which allocates or raises; every push is popped.
     unsafe {
         Ok(match ffi::lua_type(state, idx) {
             ffi::LUA_TNIL => S::null(),
@@ -339,6 +350,8 @@ impl<K: Ord> First<K> {
 /// exactly 1..=len (else "not plain", its own fault, before any value's),
 /// then every item, the lowest index's fault reported.
 unsafe fn walk_list_ordered<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, len: usize, depth: usize) -> Result<S, Bad> {
+    // SAFETY: `idx` is a table (the caller's); raw reads and lua_next with
+    // its own keys (no allocation, no error), every push is popped.
     unsafe {
         let mut pairs = 0usize;
         let mut keys_ok = true;
@@ -381,6 +394,8 @@ unsafe fn walk_list_ordered<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut
 /// (else "not plain", its own fault), then every entry, the fault of the
 /// lowest key (by bytes) reported.
 unsafe fn walk_map_ordered<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<S, Bad> {
+    // SAFETY: `idx` is a table (the caller's); lua_next walks it with its
+    // own keys (no allocation, no error), every push is popped.
     unsafe {
         ffi::lua_pushnil(state);
         while ffi::lua_next(state, idx) != 0 {
@@ -425,6 +440,8 @@ const ONE_PASS_MAX: usize = 1024;
 /// How many entries the table at `idx` has.
 unsafe fn count(state: *mut ffi::lua_State, idx: c_int) -> usize {
     let mut pairs = 0usize;
+    // SAFETY: `idx` is a table; lua_next with its own keys raises nothing,
+    // and each key and value pushed is popped.
     unsafe {
         ffi::lua_pushnil(state);
         while ffi::lua_next(state, idx) != 0 {
@@ -441,6 +458,8 @@ unsafe fn count(state: *mut ffi::lua_State, idx: c_int) -> usize {
 /// is not (`Ok(None)`), it is read as a map, which refuses its integer
 /// keys: the same answers as counting the entries first.
 unsafe fn walk_list<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, len: usize, depth: usize) -> Result<Option<S>, Bad> {
+    // SAFETY: `idx` is a table (the caller's); lua_next walks it with its
+    // own keys (no allocation, no error), every push is popped.
     unsafe {
         let mut out = S::list(len);
         let mut pairs = 0usize;
@@ -477,6 +496,8 @@ unsafe fn walk_list<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lu
 /// The table at `idx` as a map with string keys (an empty table is an
 /// empty list).
 unsafe fn walk_map<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<S, Bad> {
+    // SAFETY: `idx` is a table (the caller's); lua_next walks it with its
+    // own keys (no allocation, no error), every push is popped.
     unsafe {
         let mut out = S::map();
         let mut any = false;
@@ -521,8 +542,8 @@ impl Continue {
 
     /// Calls `f(seat, choice, data)`. Lua never sees this function or the
     /// pointer it passes: scripts cannot call it.
-    pub(super) fn call(&self, f: &Function, seat: Seat, choice: Value, data: &Given) -> mlua::Result<()> {
-        let ptr = LightUserData(data as *const Given as *mut std::ffi::c_void);
+    pub(super) fn call(&self, f: &Function, seat: Seat, choice: Value, data: &Json) -> mlua::Result<()> {
+        let ptr = LightUserData(data as *const Json as *mut std::ffi::c_void);
         self.0.call::<()>((f, seat, choice, ptr)).map_err(|e| match e {
             mlua::Error::RuntimeError(s) if s.ends_with(OWN_FRAME) => mlua::Error::RuntimeError(s[..s.len() - OWN_FRAME.len()].to_string()),
             mlua::Error::CallbackError { traceback, cause } if traceback.ends_with(OWN_FRAME) => {
@@ -533,28 +554,22 @@ impl Continue {
     }
 }
 
-/// The data a continuation gets: made from JSON, or the held table itself
-/// (its registry slot; see `held.rs`).
-pub(super) enum Given<'a> {
-    Json(&'a Json),
-    Slot(c_int),
-}
-
 /// Arguments: the continuation, the seat, the choice and a pointer to the
-/// `Given` data (valid for the call: `Continue::call` borrows it).
+/// data (valid for the call: `Continue::call` borrows it).
 unsafe extern "C-unwind" fn continue_with(state: *mut ffi::lua_State) -> c_int {
-    // SAFETY: the fourth argument is the pointer `Continue::call` passed.
-    // Nothing here owns anything, so an error raised by the pushes (memory)
-    // or by the continuation unwinds past this frame without skipping a
-    // destructor.
+    // SAFETY: the fourth argument is the pointer `Continue::call` passed,
+    // to the data it borrows for the call. Nothing in this frame or in
+    // `push`'s owns anything (references and plain values only), so an
+    // allocation error raised by the pushes (the memory limit) or an
+    // error of the continuation leaves by them without skipping a
+    // destructor; a stack that cannot grow is raised here, at the end.
     unsafe {
-        let data = &*(ffi::lua_touserdata(state, 4) as *const Given);
+        let data = &*(ffi::lua_touserdata(state, 4) as *const Json);
         ffi::lua_settop(state, 3);
-        match *data {
-            Given::Json(j) => push(state, j),
-            Given::Slot(slot) => {
-                ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ffi::lua_Integer::from(slot));
-            }
+        if !push(state, data) {
+            ffi::lua_settop(state, 0);
+            ffi::lua_pushstring(state, c"the question's data nests too deeply for the Lua stack".as_ptr());
+            ffi::lua_error(state);
         }
         ffi::lua_call(state, 3, 0);
     }
@@ -568,9 +583,19 @@ fn number_value(n: &Number) -> Value {
     }
 }
 
-unsafe fn push(state: *mut ffi::lua_State, v: &Json) {
+/// Pushes `v` as Lua data; false (with the stack as it was) when the stack
+/// cannot grow. Holds no value with a destructor (see `continue_with`).
+///
+/// # Safety
+/// `state` is a running C function's state.
+unsafe fn push(state: *mut ffi::lua_State, v: &Json) -> bool {
+    // SAFETY: the caller's contract; lua_checkstack raises nothing and
+    // makes room for this value and one key; tables are built with raw
+    // sets.
     unsafe {
-        ffi::luaL_checkstack(state, 3, std::ptr::null());
+        if ffi::lua_checkstack(state, 3) == 0 {
+            return false;
+        }
         match v {
             Json::Null => ffi::lua_pushnil(state),
             Json::Bool(b) => ffi::lua_pushboolean(state, c_int::from(*b)),
@@ -585,7 +610,10 @@ unsafe fn push(state: *mut ffi::lua_State, v: &Json) {
             Json::Array(items) => {
                 ffi::lua_createtable(state, items.len().min(c_int::MAX as usize) as c_int, 0);
                 for (i, item) in items.iter().enumerate() {
-                    push(state, item);
+                    if !push(state, item) {
+                        ffi::lua_settop(state, -2);
+                        return false;
+                    }
                     ffi::lua_rawseti(state, -2, i as ffi::lua_Integer + 1);
                 }
             }
@@ -593,12 +621,16 @@ unsafe fn push(state: *mut ffi::lua_State, v: &Json) {
                 ffi::lua_createtable(state, 0, map.len().min(c_int::MAX as usize) as c_int);
                 for (k, item) in map {
                     ffi::lua_pushlstring(state, k.as_ptr().cast(), k.len());
-                    push(state, item);
+                    if !push(state, item) {
+                        ffi::lua_settop(state, -3);
+                        return false;
+                    }
                     ffi::lua_rawset(state, -3);
                 }
             }
         }
     }
+    true
 }
 
 #[cfg(test)]

@@ -479,20 +479,10 @@ fn a_save_of_an_unknown_format_or_setup_does_not_load() {
 }
 
 #[test]
-fn lua_src_is_the_version_stack_rs_mirrors() {
-    // src/script/stack.rs reads arguments in place through Lua 5.4.9's
-    // private structures (lstate.h, lobject.h): an upgrade of lua-src must
-    // recheck them and then move this pin. (At start-up the runtime also
-    // compares its reads with the C API's and uses the API on a mismatch.)
-    let lock = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock")).unwrap();
-    assert!(lock.contains("name = \"lua-src\"\nversion = \"551.0.2\""), "lua-src changed: recheck src/script/stack.rs");
-}
-
-#[test]
 fn game_effects_finds_a_hook_whichever_string_names_it() {
-    // raw.rs finds a short hook name (interned by Lua) by the address of
-    // the pinned string and a long one (over 40 bytes: not interned) by its
-    // text; strings made at run time must find both.
+    // raw.rs finds a hook name by the address of the pinned string (Lua
+    // interns short strings) or else by its text (a long string is another
+    // object); strings made at run time must find both.
     let long = "a_hook_name_longer_than_forty_bytes_so_not_interned";
     let (pack, map) = copy_data("effects-by-name");
     edit(
@@ -514,4 +504,27 @@ fn game_effects_finds_a_hook_whichever_string_names_it() {
     let err =
         shogun_lab::play::stage_action(&engine, &mut st, shogun_lab::core::Seat::new(0), a, shogun_lab::core::ProvinceId::new(p), None, None).unwrap_err();
     assert!(err.to_string().contains("found 1100"), "{err}");
+}
+
+#[test]
+fn a_host_function_whose_arguments_fail_leaves_the_runtime_usable() {
+    // Each failing call is caught by the script: an argument of the wrong
+    // type for a raw function, a table field of the wrong type, a wrong
+    // action for the effects lookup, and a body that refuses. Every later
+    // game.* call must still run (the re-entry flag is cleared).
+    let handler = "local caught = 0 \
+        for _, f in ipairs({ \
+          function() return game.gain(seat, 'x') end, \
+          function() return game.gain(seat, {}) end, \
+          function() return game.ask({ seat = 'x' }) end, \
+          function() return game.effects('tax_yield', seat, 999) end, \
+          function() return game.effects(7) end, \
+          function() return game.pay(seat, 1000000) end }) do \
+          local ok, e = pcall(f) \
+          if not ok and tostring(e):find('game%.') then caught = caught + 1 end \
+        end \
+        game.gain(seat, 1) \
+        error('caught ' .. caught .. ', year ' .. game.year())";
+    let err = taxes_with("failed-reads", handler);
+    assert!(err.contains("caught 6, year 1"), "{err}");
 }

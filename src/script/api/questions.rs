@@ -12,9 +12,9 @@ use crate::script::Shared;
 use crate::script::raw::{Key, LStr, RawArgs, RestInts, SPEC_KEYS, Spec, fast, fast_with_keys, message};
 
 /// A question's `data` argument, checked as plain data (see `value.rs`):
-/// a table is kept as the script's own (held when the question is posed),
-/// anything else, or a table `value::check` says cannot be kept as it is,
-/// as JSON.
+/// a table is kept until the call returns and read as plain data then
+/// (`asked.rs`); anything else, or a table `value::check` says cannot be
+/// kept as it is (a metatable, a table named twice), is read now.
 enum Data {
     Json(serde_json::Value, usize),
     Table { l: *mut ffi::lua_State, at: c_int, values: usize },
@@ -30,13 +30,11 @@ impl Data {
         let named = |e| format!("game.{name}: {}", message(e));
         // SAFETY: `check` and `read` raise nothing and leave the stack as
         // they found it.
-        let checked = match unsafe { crate::script::plain::check(l, at) } {
-            Some(checked) => checked,
-            None => unsafe { crate::script::value::check(l, at) }.map_err(named)?,
-        };
+        let checked = unsafe { crate::script::value::check(l, at) }.map_err(named)?;
         if checked.own {
             return Ok(Data::Table { l, at, values: checked.values });
         }
+        // SAFETY: as above.
         let json = unsafe { crate::script::value::read(l, at, 0) }.map_err(named)?;
         Ok(Data::Json(json, checked.values))
     }
@@ -47,14 +45,16 @@ impl Data {
         }
     }
 
-    /// What the question keeps: the table itself when a slot is free.
+    /// What the question has as its data now: the data read, or (for a
+    /// table kept until the call returns) nothing yet.
     fn keep(self, sh: &Shared) -> mlua::Result<AskData> {
         match self {
-            Data::Json(j, _) => Ok(AskData::Json(j)),
+            Data::Json(j, _) => Ok(AskData::from(j)),
             // SAFETY: the table is still at `at` (see `at`).
-            Data::Table { l, at, .. } => match unsafe { sh.slots.hold(l, at) } {
-                Some(h) => Ok(AskData::Held(h)),
-                None => unsafe { crate::script::value::read(l, at, 0) }.map(AskData::Json),
+            Data::Table { l, at, .. } => match unsafe { sh.asked.keep(l, at) } {
+                true => Ok(AskData::default()),
+                // SAFETY: as above; `read` raises nothing.
+                false => unsafe { crate::script::value::read(l, at, 0) }.map(AskData::from),
             },
         }
     }
