@@ -35,18 +35,18 @@ pub(super) fn move_is_attack(view: &SeatView, seat: Seat) -> bool {
 
 /// A province named in the data of the seat's pending move question
 /// (`from`, `to`; numbered from 1 as in Lua).
-fn move_data(view: &SeatView, key: &str) -> Option<ProvinceId> {
+pub(super) fn move_data(view: &SeatView, key: &str) -> Option<ProvinceId> {
     view.ask().and_then(|a| a.data.int(key)).and_then(|n| ProvinceId::from_number(n, view.provinces().len()))
 }
 
 /// Armies a move must leave behind (as the pack declares to the bots).
-fn left_behind(engine: &Engine) -> i64 {
+pub(super) fn left_behind(engine: &Engine) -> i64 {
     engine.rules.bots.armies_left_behind
 }
 
 /// Cubes defending `q` against `seat`: 0 for a neutral province (its
 /// peasants are in the odds table).
-fn defence(view: &SeatView, seat: Seat, q: ProvinceId) -> i64 {
+pub(super) fn defence(view: &SeatView, seat: Seat, q: ProvinceId) -> i64 {
     let at = view.province(q);
     match at.owner {
         Some(o) if o != seat => i64::from(at.armies),
@@ -55,7 +55,7 @@ fn defence(view: &SeatView, seat: Seat, q: ProvinceId) -> i64 {
 }
 
 /// The armies of other seats next to `p`.
-fn enemy_pressure(engine: &Engine, st: &SeatView, seat: Seat, p: ProvinceId) -> i64 {
+pub(super) fn enemy_pressure(engine: &Engine, st: &SeatView, seat: Seat, p: ProvinceId) -> i64 {
     engine.rules.map.neighbours(p).filter(|&q| st.in_play(q)).map(|q| defence(st, seat, q)).sum()
 }
 

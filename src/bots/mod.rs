@@ -9,10 +9,13 @@
 mod greedy;
 mod mcts;
 mod odds;
+mod planner;
 mod random;
+pub mod value;
 
 pub use greedy::Greedy;
 pub use mcts::{Budget, CandidateStats, Mcts, determinize};
+pub use planner::Planner;
 pub use random::RandomBot;
 
 use crate::core::*;
@@ -32,6 +35,7 @@ pub trait Bot {
 /// list: parsing (`BotSpec::parse`), `help seat`, `play --seats`, `--bots`
 /// and their errors all read it.
 pub const BOTS: &[(&str, &str)] = &[
+    ("planner", "rule-aware one-step lookahead by the pack's own handlers and scoring; options :no-attack, :no-build"),
     ("random", "uniform legal choices and random sensible plans (no options)"),
     ("greedy", "one-rule heuristics by what the rules pack declares; options :no-attack, :no-build"),
     (
@@ -115,6 +119,7 @@ pub fn by_name(name: &str, seed: u64) -> Result<Box<dyn Bot>, String> {
     Ok(match spec.kind {
         "random" => Box::new(RandomBot::new(seed)),
         "greedy" => Box::new(Greedy::restricted(seed, spec.forbid)),
+        "planner" => Box::new(Planner::restricted(seed, spec.forbid)),
         _ => Box::new(Mcts::new(seed, spec.budget.unwrap_or_default(), spec.forbid)),
     })
 }

@@ -43,7 +43,7 @@ impl Repl {
             seats: Seat::all(st.seats()).map(|s| n.seat_name(s).to_string()).collect(),
             actions: e.rules.cards.actions.iter().map(|a| a.id.clone()).collect(),
             regions: e.rules.map.regions.clone(),
-            bots: ["human", "greedy", "random", "mcts"].map(String::from).to_vec(),
+            bots: ["human", "greedy", "planner", "random", "mcts"].map(String::from).to_vec(),
             answers,
             own: planner.map(|s| st.provinces_of(s).map(|p| n.province_name(p).to_string()).collect()).unwrap_or_default(),
             context: self.context_words(),

@@ -12,6 +12,7 @@ mod lab;
 mod lab_provenance;
 mod lua_api;
 mod maps_and_draft;
+mod planner;
 mod play;
 mod question_data;
 mod repl;

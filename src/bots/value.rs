@@ -1,0 +1,289 @@
+//! A state's worth to a seat, taken from the rules pack: the pack's own
+//! scoring (what its `score` handler would award if the year ended now,
+//! run on a copy of the position) and the seat's holdings valued in the
+//! pack's terms (war chests by what the pack's build cards buy with them,
+//! rice against the coming winter by the pack's supply table, armies and
+//! cubes by what a province scores). A variant that changes a number of
+//! the scoring changes this value with no change of code.
+//!
+//! The weights (`Weights`) are the only numbers of our own; docs/bots.md
+//! explains each.
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use super::{ActionKind, action_kind};
+use crate::core::*;
+use crate::engine::Engine;
+use crate::rules::Rules;
+use crate::script::PhaseHandler;
+
+/// How much each part of the value counts (documented in docs/bots.md).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Weights {
+    /// Share of this year's score each later year is expected to repeat.
+    pub future: f64,
+    /// A war chest, in points a chest buys through the pack's build cards.
+    pub chest: f64,
+    /// An army on the board, in the points a province scores.
+    pub army: f64,
+    /// A cube in the supply, in the points a province scores.
+    pub supply: f64,
+    /// A revolt the coming winter's shortage of rice brings, in the points
+    /// a province (with a building) scores.
+    pub revolt: f64,
+    /// Acting first in a round (the first choice of turn-order space), and
+    /// more for each attack planned, in the points a province scores.
+    pub order: f64,
+    /// How much the others count against the seat: this share of the best
+    /// other seat's value, the rest of their mean.
+    pub leader: f64,
+}
+
+impl Default for Weights {
+    fn default() -> Weights {
+        Weights { future: 0.6, chest: 0.5, army: 0.3, supply: 0.05, revolt: 0.6, order: 0.3, leader: 0.5 }
+    }
+}
+
+/// A war chest's worth at the end of the game: the tie-break only.
+const CHEST_AT_END: f64 = 0.01;
+
+/// The pack's units the weights multiply, read once from the rules.
+#[derive(Clone, Debug)]
+pub struct Units {
+    /// Points a war chest buys: the mean over the build cards of the points
+    /// a building scores per war chest it costs.
+    pub chest: f64,
+    /// Points a held province with one building scores at a scoring.
+    pub province: f64,
+    /// Action rounds in a year.
+    pub seasons: i64,
+    pub years: i64,
+}
+
+impl Units {
+    pub fn of(engine: &Engine) -> Units {
+        let sc = &engine.rules.rules.scoring;
+        let builds: Vec<f64> = (0..engine.rules.cards.actions.len())
+            .filter(|&a| matches!(action_kind(engine, a), ActionKind::Build(_)))
+            .map(|a| engine.rules.cards.actions[a].cost)
+            .filter(|&c| c > 0)
+            .map(|c| sc.per_building as f64 / c as f64)
+            .collect();
+        let chest = if builds.is_empty() { 0.1 } else { builds.iter().sum::<f64>() / builds.len() as f64 };
+        let cal = &engine.rules.rules.calendar;
+        Units { chest, province: (sc.per_province + sc.per_building) as f64, seasons: cal.seasons.len().max(1) as i64, years: cal.years }
+    }
+}
+
+/// Values positions for one engine (its rules' units and a scratch list
+/// of events for the score handler's calls).
+pub struct Valuer {
+    pub weights: Weights,
+    pub units: Units,
+    /// The rules' scoring reads only the board (`scoring_reads_only_board`):
+    /// its answers may be remembered by board.
+    pub board_only: bool,
+    events: Vec<Event>,
+    scratch: Option<GameState>,
+}
+
+impl Valuer {
+    pub fn new(engine: &Engine, weights: Weights) -> Valuer {
+        Valuer { weights, units: Units::of(engine), board_only: false, events: Vec::new(), scratch: None }
+    }
+
+    /// What the rules' score handler would award each seat if the year
+    /// ended in position `st` (a copy is scored; `st` is not changed).
+    /// Zero for every seat once the game is over.
+    pub fn score_now(&mut self, engine: &Engine, st: &GameState) -> Vec<i64> {
+        if st.phase == Phase::GameOver {
+            return vec![0; st.seats()];
+        }
+        let key = self.board_only.then(|| board_key(st));
+        if let Some(k) = &key
+            && let Some(v) = SCORES.with_borrow_mut(|c| c.get(engine, k))
+        {
+            return v;
+        }
+        let s = self.scratch.get_or_insert_with(|| st.clone());
+        s.clone_from(st);
+        s.ask = None;
+        self.events.clear();
+        let v = match engine.runtime().call_phase(s, &mut self.events, PhaseHandler::Score) {
+            Ok(_) => s.players.iter().zip(&st.players).map(|(a, b)| a.points - b.points).collect(),
+            Err(_) => vec![0; st.seats()],
+        };
+        if let Some(k) = key {
+            SCORES.with_borrow_mut(|c| c.put(engine, k, v.clone()));
+        }
+        v
+    }
+
+    /// Action rounds still to be played after the current one.
+    fn rounds_after(&self, st: &GameState) -> i64 {
+        let u = &self.units;
+        ((u.years - 1 - i64::from(st.year)) * u.seasons + (u.seasons - 1 - i64::from(st.season))).max(0)
+    }
+
+    /// What a war chest is worth now: what it buys while rounds are left
+    /// to spend it in.
+    pub fn chest_value(&self, st: &GameState) -> f64 {
+        let left = (self.rounds_after(st) as f64 / self.units.seasons as f64).min(1.0);
+        (self.weights.chest * self.units.chest * left).max(CHEST_AT_END)
+    }
+
+    /// The mean rice the year's last event takes (each face-up event is as
+    /// likely to be the last one).
+    fn rice_loss(engine: &Engine, st: &GameState) -> f64 {
+        let events = &st.year_events;
+        if events.is_empty() {
+            return 0.0;
+        }
+        events.iter().map(|&e| engine.rules.cards.events[e as usize].rice_loss as f64).sum::<f64>() / events.len() as f64
+    }
+
+    /// Revolts the coming winter would bring a seat holding `held`
+    /// provinces and `rice`, after the rice `loss` of the year's last
+    /// event, through the pack's supply table (its extra peasants counted
+    /// as a quarter of a revolt each).
+    pub fn winter_revolts(engine: &Engine, held: f64, rice: f64, loss: f64) -> f64 {
+        let w = &engine.rules.rules.winter;
+        let shortage = (held * w.rice_per_province as f64 - (rice - loss)).max(0.0);
+        let row = w.supply_table.iter().rev().find(|r| shortage >= r.shortage as f64);
+        row.map_or(0.0, |r| r.revolts as f64 + 0.25 * (r.revolts * r.extra_peasants) as f64)
+    }
+
+    /// Every seat's worth given the scores `now` of `score_now`.
+    pub fn seat_values(&self, engine: &Engine, st: &GameState, now: &[i64]) -> Vec<f64> {
+        let n = st.seats();
+        if st.phase == Phase::GameOver {
+            return st.players.iter().map(|p| p.points as f64 + CHEST_AT_END * p.chests as f64).collect();
+        }
+        // Provinces and armies of each seat, in one pass over the board.
+        let mut held = vec![(0f64, 0f64); n];
+        for q in &st.provinces {
+            if let Some(o) = q.owner {
+                held[o.index()].0 += 1.0;
+                held[o.index()].1 += f64::from(q.armies);
+            }
+        }
+        let w = &self.weights;
+        let u = &self.units;
+        let years_after = (u.years - 1 - i64::from(st.year)).max(0) as f64;
+        // Armies and cubes matter while rounds are left to fight in.
+        let fight = ((self.rounds_after(st) + 1) as f64 / u.seasons as f64).min(1.0);
+        let chest = self.chest_value(st);
+        let loss = Valuer::rice_loss(engine, st);
+        (0..n)
+            .map(|s| {
+                let p = &st.players[s];
+                let score = now[s] as f64 * (1.0 + w.future * years_after);
+                let forces = fight * u.province * (w.army * held[s].1 + w.supply * f64::from(p.supply));
+                let revolts = w.revolt * u.province * Valuer::winter_revolts(engine, held[s].0, p.rice as f64, loss);
+                p.points as f64 + score + chest * p.chests as f64 + forces - revolts
+            })
+            .collect()
+    }
+
+    /// `seat`'s worth less the others' (a share `leader` of the best other
+    /// seat's, the rest of their mean), with the rules' scoring run once.
+    pub fn value(&mut self, engine: &Engine, st: &GameState, seat: Seat) -> f64 {
+        let now = self.score_now(engine, st);
+        self.value_with(engine, st, seat, &now)
+    }
+
+    /// `value` with the scores already known.
+    pub fn value_with(&self, engine: &Engine, st: &GameState, seat: Seat, now: &[i64]) -> f64 {
+        let all = self.seat_values(engine, st, now);
+        let me = all[seat.index()];
+        let others = all.iter().enumerate().filter(|&(s, _)| s != seat.index()).map(|(_, v)| *v);
+        let (best, sum, k) = others.fold((f64::NEG_INFINITY, 0.0, 0usize), |(b, s, k), v| (b.max(v), s + v, k + 1));
+        if k == 0 {
+            return me;
+        }
+        me - self.weights.leader * best - (1.0 - self.weights.leader) * sum / k as f64
+    }
+}
+
+thread_local! {
+    /// Per engine's rules: whether its scoring reads only the board.
+    static BOARD_ONLY: RefCell<Vec<(Weak<Rules>, bool)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Whether the rules' score handler gives the same award when only what
+/// is not on the board changes (war chests, rice, supplies, points,
+/// armies, unrest): found once per engine by scoring `st` and a copy with
+/// those changed. Where it does, a lookahead that leaves owners and
+/// buildings as they were needs no new scoring.
+pub fn scoring_reads_only_board(engine: &Engine, val: &mut Valuer, st: &GameState) -> bool {
+    let found = BOARD_ONLY.with_borrow_mut(|v| {
+        v.retain(|(r, _)| r.strong_count() > 0);
+        v.iter().find(|(r, _)| Weak::ptr_eq(r, &Rc::downgrade(&engine.rules))).map(|e| e.1)
+    });
+    if let Some(b) = found {
+        return b;
+    }
+    if st.phase == Phase::GameOver {
+        return false;
+    }
+    let mut other = st.clone();
+    for p in other.players.iter_mut() {
+        p.chests += 7;
+        p.rice += 3;
+        p.supply = p.supply.saturating_sub(1);
+        p.points += 5;
+    }
+    for q in other.provinces.iter_mut() {
+        q.armies += 1;
+        q.unrest += 1;
+    }
+    let same = val.score_now(engine, st) == val.score_now(engine, &other);
+    BOARD_ONLY.with_borrow_mut(|v| v.push((Rc::downgrade(&engine.rules), same)));
+    same
+}
+
+/// What the scoring depends on when it reads only the board: the round,
+/// the provinces in play, and each province's owner and buildings.
+fn board_key(st: &GameState) -> Vec<u8> {
+    let mut k = Vec::with_capacity(2 + 3 * st.provinces.len());
+    k.push(st.year);
+    k.push(st.season);
+    for (q, &on) in st.provinces.iter().zip(&st.in_play) {
+        k.push(q.owner.map_or(u8::MAX, |s| s.index() as u8));
+        k.push(q.buildings);
+        k.push(u8::from(on));
+    }
+    k
+}
+
+/// Scores remembered by board for one engine's rules (the seats of a round
+/// plan from the same board; its answer is the same for each).
+struct ScoreCache {
+    rules: Weak<Rules>,
+    map: std::collections::HashMap<Vec<u8>, Vec<i64>>,
+}
+
+/// Boards remembered at most (then the cache starts afresh).
+const SCORES_KEPT: usize = 4096;
+
+impl ScoreCache {
+    fn of(&mut self, engine: &Engine) -> &mut std::collections::HashMap<Vec<u8>, Vec<i64>> {
+        if !Weak::ptr_eq(&self.rules, &Rc::downgrade(&engine.rules)) || self.rules.strong_count() == 0 || self.map.len() >= SCORES_KEPT {
+            self.rules = Rc::downgrade(&engine.rules);
+            self.map.clear();
+        }
+        &mut self.map
+    }
+    fn get(&mut self, engine: &Engine, k: &[u8]) -> Option<Vec<i64>> {
+        self.of(engine).get(k).cloned()
+    }
+    fn put(&mut self, engine: &Engine, k: Vec<u8>, v: Vec<i64>) {
+        self.of(engine).insert(k, v);
+    }
+}
+
+thread_local! {
+    static SCORES: RefCell<ScoreCache> = RefCell::new(ScoreCache { rules: Weak::new(), map: std::collections::HashMap::new() });
+}
