@@ -414,10 +414,11 @@ fn item11_color_flag_and_no_color() {
         let _ = std::fs::remove_dir_all(&home);
         std::fs::create_dir_all(&home).unwrap();
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_shogun"));
+        cmd.args(["play", "--seed", "1"]);
         if let Some(f) = flag {
             cmd.args(["--color", f]);
         }
-        cmd.args(["play", "--seed", "1"]).env("SHOGUN_DATA", root()).env("HOME", &home).env("XDG_DATA_HOME", home.join("data")).env("TERM", "xterm");
+        cmd.env("SHOGUN_DATA", root()).env("HOME", &home).env("XDG_DATA_HOME", home.join("data")).env("TERM", "xterm");
         match no_color {
             Some(v) => cmd.env("NO_COLOR", v),
             None => cmd.env_remove("NO_COLOR"),
