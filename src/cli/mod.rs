@@ -4,6 +4,7 @@ pub mod authoring;
 pub mod bench;
 pub mod bots;
 pub mod lab;
+pub mod new;
 pub mod soak;
 pub mod tower;
 
@@ -32,6 +33,30 @@ The game lives in data and scripts: maps in maps/*.yaml, the rules pack in scrip
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Colour at a terminal: auto (when standard output is a terminal and
+    /// NO_COLOR is unset or empty), always, or never.
+    #[arg(long, global = true, value_enum, default_value_t = Colour::Auto)]
+    pub color: Colour,
+}
+
+/// `--color`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Colour {
+    Auto,
+    Always,
+    Never,
+}
+
+impl Colour {
+    /// Whether to colour output going to a terminal (`terminal`): an empty
+    /// NO_COLOR does not count (no-color.org).
+    pub fn on(self, terminal: bool) -> bool {
+        match self {
+            Colour::Always => true,
+            Colour::Never => false,
+            Colour::Auto => terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -87,6 +112,23 @@ In the REPL, `board --svg FILE` draws the game as a seat sees it (owners, armies
     /// decision, and that refused decisions change nothing.
     #[command(after_help = soak::EXAMPLES)]
     Soak(soak::SoakArgs),
+    /// Start something new from a working example: `shogun new variant NAME`.
+    #[command(after_help = "Example:\n  shogun new variant bonus-taxes\n  shogun test variants/bonus-taxes")]
+    New(new::NewArgs),
+    /// A shell's completion script on standard output.
+    #[command(
+        after_help = "Examples:\n  shogun completions bash > ~/.local/share/bash-completion/completions/shogun\n  shogun completions zsh > ~/.zfunc/_shogun\n  shogun completions fish > ~/.config/fish/completions/shogun.fish"
+    )]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// The man page (roff) on standard output, or every page into a folder.
+    #[command(after_help = "Examples:\n  shogun man | man -l -\n  shogun man ~/.local/share/man/man1")]
+    Man {
+        /// Write shogun.1 and a page per subcommand here.
+        dir: Option<PathBuf>,
+    },
 }
 
 /// Where the game data lives and which map and rules to load.
@@ -183,12 +225,13 @@ fn seats_help() -> String {
     )
 }
 
-fn play(args: PlayArgs) -> Result<(), String> {
+fn play(args: PlayArgs, colour: Colour) -> Result<(), String> {
     let given: Vec<String> = if args.seats.is_empty() { vec!["human".into(), "greedy".into()] } else { args.seats.clone() };
     let (spec, players, seed) = (args.game.spec(), args.game.players, args.game.seed);
     let seats = crate::bots::fill_seats(&given, players, true, "--seats")?;
     let config = crate::repl::Config { spec, players, seed, seats };
-    crate::repl::run(config, args.keep_going)
+    use std::io::IsTerminal;
+    crate::repl::run(config, args.keep_going, colour.on(std::io::stdout().is_terminal()))
 }
 
 #[derive(Args, Debug)]
@@ -448,8 +491,9 @@ pub fn main() -> ExitCode {
         args = lab::arm_words(args);
     }
     let cli = Cli::parse_from(args);
+    let colour = cli.color;
     let result = match cli.command.unwrap_or(Command::Play(PlayArgs::default())) {
-        Command::Play(a) => play(a),
+        Command::Play(a) => play(a, colour),
         Command::Run(a) => run(a),
         Command::Bench(a) => bench::command(a),
         Command::Tower(a) => tower::command(a),
@@ -460,6 +504,9 @@ pub fn main() -> ExitCode {
         Command::Lab(a) => lab::command(*a),
         Command::Bots(a) => bots::command(a),
         Command::Soak(a) => soak::command(a),
+        Command::New(a) => new::command(a),
+        Command::Completions { shell } => new::completions(shell),
+        Command::Man { dir } => new::man(dir.as_deref()),
     };
     let _ = std::io::stdout().flush();
     match result {

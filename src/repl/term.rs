@@ -88,9 +88,11 @@ fn unfinished(repl: &Repl, line: &str) -> bool {
 /// Opens the REPL on a game: interactive at a terminal, else reading
 /// commands from standard input (`keep_going`: carry on after a failing
 /// command).
-pub fn run(config: Config, keep_going: bool) -> Result<(), String> {
+/// `colour`: whether the terminal session colours its text (`--color`,
+/// NO_COLOR; decided by the CLI).
+pub fn run(config: Config, keep_going: bool, colour: bool) -> Result<(), String> {
     let mut repl = Repl::new(config)?;
-    if std::io::stdin().is_terminal() { interactive(&mut repl) } else { script(&mut repl, keep_going) }
+    if std::io::stdin().is_terminal() { interactive(&mut repl, colour) } else { script(&mut repl, keep_going) }
 }
 
 fn script(repl: &mut Repl, keep_going: bool) -> Result<(), String> {
@@ -160,8 +162,7 @@ fn script(repl: &mut Repl, keep_going: bool) -> Result<(), String> {
     if failed > 0 { Err(format!("{failed} command(s) failed")) } else { Ok(()) }
 }
 
-fn interactive(repl: &mut Repl) -> Result<(), String> {
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+fn interactive(repl: &mut Repl, color: bool) -> Result<(), String> {
     repl.colour = color;
     repl.width = Some(textwrap::termwidth());
     let (bold, red, dim, reset) = if color { ("\x1b[1m", "\x1b[31m", "\x1b[2m", "\x1b[0m") } else { ("", "", "", "") };

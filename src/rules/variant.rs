@@ -259,6 +259,13 @@ fn key_value(m: &Mapping, k: &str) -> Option<Value> {
     None
 }
 
+/// `, did you mean `per_province`?` for a key the mapping lacks (the keys
+/// it has that are a few edits away), or nothing.
+fn near(m: &Mapping, k: &str) -> String {
+    let keys: Vec<String> = m.keys().filter_map(|x| x.as_str().map(String::from)).collect();
+    super::map::suggest(k, keys.iter())
+}
+
 fn scalar_eq(v: &Value, want: &str) -> bool {
     match v {
         Value::String(s) => s == want,
@@ -271,7 +278,7 @@ fn scalar_eq(v: &Value, want: &str) -> bool {
 fn step<'a>(v: &'a mut Value, seg: &Seg, path: &str) -> Result<&'a mut Value, String> {
     match (seg, v) {
         (Seg::Key(k), Value::Mapping(m)) => {
-            let key = key_value(m, k).ok_or_else(|| format!("`{path}`: the base has no key `{k}` here"))?;
+            let key = key_value(m, k).ok_or_else(|| format!("`{path}`: the base has no key `{k}` here{}", near(m, k)))?;
             Ok(m.get_mut(&key).unwrap())
         }
         (Seg::Index(i), Value::Sequence(s)) => {
@@ -344,7 +351,7 @@ pub fn apply(doc: &mut Value, op: &Op, options: &BTreeMap<String, f64>) -> Resul
         },
         Op::Remove(_) => match (last, cur) {
             (Seg::Key(k), Value::Mapping(m)) => {
-                let key = key_value(m, k).ok_or_else(|| format!("`{path}`: the base has no key `{k}` to remove"))?;
+                let key = key_value(m, k).ok_or_else(|| format!("`{path}`: the base has no key `{k}` to remove{}", near(m, k)))?;
                 m.remove(&key);
             }
             (Seg::Index(i), Value::Sequence(s)) => {

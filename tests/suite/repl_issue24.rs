@@ -328,3 +328,110 @@ fn item8_grammar_and_diff_marks() {
         let _ = no;
     }
 }
+
+/// A copy of maps/ and scripts/ (no variants) in a fresh folder: a data
+/// folder for commands that write into it.
+fn data_copy(tag: &str) -> std::path::PathBuf {
+    fn copy(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap().flatten() {
+            let (src, dst) = (e.path(), to.join(e.file_name()));
+            if src.is_dir() { copy(&src, &dst) } else { std::fs::copy(&src, &dst).map(|_| ()).unwrap() }
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("shogun-issue24-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy(&root().join("maps"), &dir.join("maps"));
+    copy(&root().join("scripts"), &dir.join("scripts"));
+    std::fs::create_dir_all(dir.join("variants")).unwrap();
+    dir
+}
+
+fn shogun_in(data: &std::path::Path, args: &[&str]) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(args).env("SHOGUN_DATA", data).output().unwrap();
+    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+/// Item 11: `shogun new variant NAME` writes a variant that checks clean
+/// and whose scenario test passes; a second time it refuses.
+#[test]
+fn item11_new_variant_is_a_working_start() {
+    let data = data_copy("new-variant");
+    let (ok, out) = shogun_in(&data, &["new", "variant", "my-rule"]);
+    assert!(ok, "{out}");
+    let dir = data.join("variants/my-rule");
+    for f in ["variant.yaml", "my-rule.lua", "tests/taxes.yaml", ".luarc.json"] {
+        assert!(dir.join(f).is_file() && out.contains(f), "{f}: {out}");
+    }
+    let (ok, out) = shogun_in(&data, &["check", &dir.display().to_string()]);
+    assert!(ok && out.contains("0 error(s), 0 warning(s)"), "{out}");
+    let (ok, out) = shogun_in(&data, &["test", &dir.display().to_string()]);
+    assert!(ok && out.contains("1 passed, 0 failed"), "{out}");
+    let (ok, out) = shogun_in(&data, &["new", "variant", "my-rule"]);
+    assert!(!ok && out.contains("exists already"), "{out}");
+    let (ok, out) = shogun_in(&data, &["new", "variant", "my rule"]);
+    assert!(!ok, "{out}");
+    let _ = std::fs::remove_dir_all(&data);
+}
+
+/// Item 11: a misspelt overlay path gets a did-you-mean.
+#[test]
+fn item11_check_suggests_the_overlay_key_meant() {
+    let data = data_copy("did-you-mean");
+    let dir = data.join("variants/typo");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("variant.yaml"),
+        "name: typo\ndescription: a typo\nsource: a test\nextends: base\noverlay:\n  rules:\n    - set: {path: scoring.per_provinse, value: 2}\n",
+    )
+    .unwrap();
+    let (ok, out) = shogun_in(&data, &["check", &dir.display().to_string()]);
+    assert!(!ok && out.contains("no key `per_provinse`") && out.contains("did you mean `per_province`?"), "{out}");
+    let _ = std::fs::remove_dir_all(&data);
+}
+
+/// Item 11: completions and a man page from the command's own definition.
+#[test]
+fn item11_completions_and_man_page() {
+    let (ok, out) = shogun_in(&root(), &["completions", "bash"]);
+    assert!(ok && out.contains("_shogun()") && out.contains("lab") && out.contains("--variant"), "{}", &out[..out.len().min(500)]);
+    let (ok, out) = shogun_in(&root(), &["completions", "zsh"]);
+    assert!(ok && out.contains("#compdef shogun"), "{}", &out[..out.len().min(500)]);
+    let (ok, out) = shogun_in(&root(), &["man"]);
+    assert!(ok && out.contains(".TH shogun") && out.contains("completions"), "{}", &out[..out.len().min(500)]);
+}
+
+/// Item 11: `--color` beside NO_COLOR at a terminal: an empty NO_COLOR
+/// does not turn colour off (no-color.org), a set one does, and `--color`
+/// overrides both ways.
+#[test]
+fn item11_color_flag_and_no_color() {
+    let blue = "\x1b[34m";
+    for (no_color, flag, want) in
+        [(Some(""), None, true), (Some("1"), None, false), (Some("1"), Some("always"), true), (None, Some("never"), false), (None, None, true)]
+    {
+        let home = std::env::temp_dir().join(format!("shogun-pty-colour-{}-{}", std::process::id(), want as u8));
+        let _ = std::fs::remove_dir_all(&home);
+        std::fs::create_dir_all(&home).unwrap();
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_shogun"));
+        cmd.args(["play", "--seed", "1"]);
+        if let Some(f) = flag {
+            cmd.args(["--color", f]);
+        }
+        cmd.env("SHOGUN_DATA", root()).env("HOME", &home).env("XDG_DATA_HOME", home.join("data")).env("TERM", "xterm");
+        match no_color {
+            Some(v) => cmd.env("NO_COLOR", v),
+            None => cmd.env_remove("NO_COLOR"),
+        };
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("`help` lists the commands").unwrap();
+        crate::repl_input::prompt(&mut p);
+        p.send_line("board compact").unwrap();
+        let out = p.exp_string("Yamato").unwrap();
+        let out = format!("{out}{}", p.exp_string("] > ").unwrap());
+        assert_eq!(out.contains(blue), want, "NO_COLOR={no_color:?} --color {flag:?}: {out:?}");
+        p.send_line("quit").unwrap();
+        let _ = p.exp_eof();
+        let _ = std::fs::remove_dir_all(&home);
+    }
+}
