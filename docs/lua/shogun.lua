@@ -271,7 +271,8 @@ function game.add_unrest(p, n) end
 ---@return integer
 function game.remove_unrest(p, n) end
 ---Throws cubes with the tray's into the tower: spec is a list of
----{seat=, n=, from=province or nil for the supply} plus `peasants`.
+---{seat=, n=, from=province or nil for the supply} plus `peasants`, and
+---`setup = true` for the setup throw (a tower may treat it apart).
 ---Returns the tray: [seat] = n, peasants = n.
 ---@param spec table
 ---@return Pile

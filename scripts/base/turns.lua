@@ -8,7 +8,7 @@ local game, note = game, note
 -- tower; what lands goes back to the supplies.
 shogun.handler("preload", function()
   local pre = RULES.tower.preload
-  local spec = { peasants = math.min(pre.peasants, game.peasant_supply()) }
+  local spec = { peasants = math.min(pre.peasants, game.peasant_supply()), setup = true }
   for s = 1, game.seats() do
     local k = math.min(pre.cubes_per_player, game.supply(s))
     if k > 0 then spec[#spec + 1] = { seat = s, n = k } end
