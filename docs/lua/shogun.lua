@@ -276,6 +276,12 @@ function game.remove_unrest(p, n) end
 ---Returns the tray: [seat] = n, peasants = n.
 ---@param spec table
 ---@return Pile
+---The province's card leaves seat s's plan (the action planned there is
+---lost). Returns how many action spaces it emptied.
+---@param s Seat
+---@param p Province
+---@return integer
+function game.void_planned(s, p) end
 function game.throw(spec) end
 ---The same throw with positional groups and no tables: throw_cubes(peasants,
 ---seat, from, n, seat, from, n, ...), `from` a province or nil for the
