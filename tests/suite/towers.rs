@@ -244,16 +244,18 @@ fn every_tower_plays_full_games() {
     assert!(err.to_string().contains("no outcome queued"), "{err}");
 }
 
+/// `shogun ARGS`'s standard output; the command must succeed.
+fn shogun(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(args).env("SHOGUN_DATA", root()).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
 /// `shogun tower odds|table` name the tower the engine used: `--tower` and
 /// `--model` are one option (issue 13, item 5: `--tower passthrough` was
 /// labelled `two-level`), and `--castle` shows in the header.
 #[test]
 fn tower_commands_label_the_tower_used() {
-    let shogun = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(args).env("SHOGUN_DATA", root()).output().unwrap();
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).to_string()
-    };
     let odds = ["tower", "odds", "--attack", "3", "--defend", "2", "--trials", "200"];
     let head = |out: &str| out.lines().next().unwrap_or_default().to_string();
     let by_tower = shogun(&[&odds[..], &["--tower", "passthrough"]].concat());
@@ -433,11 +435,6 @@ fn thirds_does_what_its_line_says() {
 /// every cube lands and nothing stays inside.
 #[test]
 fn tower_odds_reports_landed_cubes_and_the_setup_contents() {
-    let shogun = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(args).env("SHOGUN_DATA", root()).output().unwrap();
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).to_string()
-    };
     let args = ["tower", "odds", "--tower", "passthrough", "--attack", "3", "--defend", "2", "--preload", "4", "--trials", "50"];
     let text = shogun(&args);
     assert!(text.contains("attacker cubes landed: mean 3.00, 5/50/95%: 3/3/3; 3:100.0%"), "{text}");
