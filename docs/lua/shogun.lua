@@ -271,10 +271,17 @@ function game.add_unrest(p, n) end
 ---@return integer
 function game.remove_unrest(p, n) end
 ---Throws cubes with the tray's into the tower: spec is a list of
----{seat=, n=, from=province or nil for the supply} plus `peasants`.
+---{seat=, n=, from=province or nil for the supply} plus `peasants`, and
+---`setup = true` for the setup throw (a tower may treat it apart).
 ---Returns the tray: [seat] = n, peasants = n.
 ---@param spec table
 ---@return Pile
+---The province's card leaves seat s's plan (the action planned there is
+---lost). Returns how many action spaces it emptied.
+---@param s Seat
+---@param p Province
+---@return integer
+function game.void_planned(s, p) end
 function game.throw(spec) end
 ---The same throw with positional groups and no tables: throw_cubes(peasants,
 ---seat, from, n, seat, from, n, ...), `from` a province or nil for the

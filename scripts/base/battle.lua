@@ -11,6 +11,7 @@ local tray_to_supply, tray_to_province, tally, tray_peasants_to_supply, throw_cu
 local record_battle, handlers, format = game.battle, shogun.handlers, string.format
 -- Read once at load (RULES is final by then).
 local battle_handler, neutral_peasants = RULES.handlers.battle, RULES.params.neutral_peasants
+local province_lost_handler = RULES.handlers.province_lost
 
 -- Battle outcomes as statistics (game.tally) from the side of the player
 -- who fought: the attacker in attacks, the owner in revolts.
@@ -59,9 +60,16 @@ function battle_outcome(kind, a, d, p, unrest)
   return handlers[battle_handler](kind, a, d, p, unrest)
 end
 
--- Extra cubes a side throws from its supply (reading 4: only as many as
--- the supply has). The modifiers' context is built only when an effect
--- acts.
+-- A province its owner lost in a battle (to `to`, or to nobody): the rule
+-- registered under rules.yaml `handlers.province_lost` says what becomes
+-- of the action he planned there (docs/rules.md, "Readings").
+function province_lost(seat, p, to)
+  handlers[province_lost_handler](seat, p, to)
+end
+
+-- Extra cubes a side may throw from its supply (the attack and defence
+-- specials, the castle event): only as many as the supply has. The
+-- modifiers' context is built only when an effect acts.
 local function attacker_extra(seat, to, from, action)
   local effects = effects_on("attacker_extra", seat, action)
   if effects == nil then return 0 end
@@ -73,11 +81,18 @@ local function defender_extra(defender, to, seat, action)
   return max(0, min(apply_effects(effects, 0, { seat = defender, province = to, attacker = seat, action = action }), supply_of(defender)))
 end
 
--- `seat` attacks province `to` of `defender` with `n` armies from `from`.
-function attack(seat, defender, from, to, n, action)
+-- Both rulebooks say the holder *may* throw these cubes (docs/rules.md,
+-- "Readings"): he is asked how many of them he throws (a count question
+-- of kind EXTRA_CUBES, 0 up to what the cards allow), the attacker first,
+-- then the defender. params.ask_extra_cubes: 1 (the books), or 0 (every
+-- allowed cube is thrown without asking; the variant always-extra-cubes).
+local EXTRA_CUBES = "extra_cubes"
+local always_extra = RULES.params.ask_extra_cubes == 0
+local ask_count = game.ask_count
+
+-- The battle itself, once both sides' extra cubes are known.
+local function fight(seat, defender, from, to, n, xa, xd)
   record_battle("attack", to)
-  local xa = attacker_extra(seat, to, from, action)
-  local xd = defender_extra(defender, to, seat, action)
   local dn = armies_in(to)
   local unrest = unrest_in(to) > 0
   if NARRATE then
@@ -95,12 +110,14 @@ function attack(seat, defender, from, to, n, action)
   if outcome == "attacker" then
     conquer(to, seat)
     tray_to_province(seat, to, a_left)
+    province_lost(defender, to, seat)
     if NARRATE then note("%s wins %d:%d and holds %s with %d", seat_name(seat), a, d + (unrest and 0 or p), pname(to), a_left) end
   elseif outcome == "defender" then
     tray_to_province(defender, to, d_left)
     if NARRATE then note("%s defends %d:%d and keeps %s with %d", seat_name(defender), d + (unrest and 0 or p), a, pname(to), d_left) end
   else
     neutralize(to)
+    province_lost(defender, to, nil)
     if d == 0 then
       if NARRATE then note("no defending army landed: %s becomes neutral", pname(to)) end
     else
@@ -111,10 +128,34 @@ function attack(seat, defender, from, to, n, action)
   if not unrest then tray_peasants_to_supply() end
 end
 
--- `seat` enters neutral province `to` with `n` armies from `from`.
-function neutral_battle(seat, from, to, n, action)
-  record_battle("neutral", to)
+-- The defender's question, if he may add cubes; else the battle.
+local function defend(seat, defender, from, to, n, action, xa)
+  local xd = defender_extra(defender, to, seat, action)
+  if xd == 0 or always_extra then return fight(seat, defender, from, to, n, xa, xd) end
+  ask_count(defender, EXTRA_CUBES, format("%s attacks %s with %d%s: throw how many extra cubes from your supply (up to %d)?",
+    seat_name(seat), pname(to), n, xa > 0 and format(" +%d", xa) or "", xd), "defender_extra_cubes",
+    { seat = seat, defender = defender, from = from, to = to, n = n, xa = xa }, 0, xd)
+end
+
+-- `seat` attacks province `to` of `defender` with `n` armies from `from`.
+function attack(seat, defender, from, to, n, action)
   local xa = attacker_extra(seat, to, from, action)
+  if xa == 0 or always_extra then return defend(seat, defender, from, to, n, action, xa) end
+  ask_count(seat, EXTRA_CUBES, format("attack %s with %d: throw how many extra cubes from your supply (up to %d)?", pname(to), n, xa),
+    "attacker_extra_cubes", { defender = defender, from = from, to = to, n = n, action = action }, 0, xa)
+end
+
+shogun.continuation("attacker_extra_cubes", function(seat, k, data)
+  defend(seat, data.defender, data.from, data.to, data.n, data.action, k)
+end)
+shogun.continuation("defender_extra_cubes", function(_, k, data)
+  fight(data.seat, data.defender, data.from, data.to, data.n, data.xa, k)
+end)
+
+-- `seat` enters neutral province `to` with `n` armies from `from`, `xa`
+-- extra cubes from his supply.
+local function enter_neutral(seat, from, to, n, action, xa)
+  record_battle("neutral", to)
   local k = max(0, min(modify_at("neutral_peasants", neutral_peasants, seat, to, action), peasant_supply()))
   local unrest = unrest_in(to) > 0
   if NARRATE then
@@ -135,6 +176,18 @@ function neutral_battle(seat, from, to, n, action)
   if not unrest then tray_peasants_to_supply() end
 end
 
+-- `seat` enters neutral province `to` with `n` armies from `from`.
+function neutral_battle(seat, from, to, n, action)
+  local xa = attacker_extra(seat, to, from, action)
+  if xa == 0 or always_extra then return enter_neutral(seat, from, to, n, action, xa) end
+  ask_count(seat, EXTRA_CUBES, format("enter neutral %s with %d: throw how many extra cubes from your supply (up to %d)?", pname(to), n, xa),
+    "neutral_extra_cubes", { from = from, to = to, n = n, action = action }, 0, xa)
+end
+
+shogun.continuation("neutral_extra_cubes", function(seat, k, data)
+  enter_neutral(seat, data.from, data.to, data.n, data.action, k)
+end)
+
 -- Peasants rise in `p` against its owner `seat`. Returns true if he holds it.
 function revolt(seat, p, peasants, why)
   record_battle("revolt", p)
@@ -152,6 +205,7 @@ function revolt(seat, p, peasants, why)
   tray_to_supply(seat, d - d_left)
   if outcome == "attacker" then
     neutralize(p)
+    province_lost(seat, p, nil)
     if NARRATE then
       if q == d then
         note("the revolt ties %d:%d, and a tie goes to the peasants: %s becomes neutral", q, d, pname(p))

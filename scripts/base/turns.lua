@@ -8,7 +8,7 @@ local game, note = game, note
 -- tower; what lands goes back to the supplies.
 shogun.handler("preload", function()
   local pre = RULES.tower.preload
-  local spec = { peasants = math.min(pre.peasants, game.peasant_supply()) }
+  local spec = { peasants = math.min(pre.peasants, game.peasant_supply()), setup = true }
   for s = 1, game.seats() do
     local k = math.min(pre.cubes_per_player, game.supply(s))
     if k > 0 then spec[#spec + 1] = { seat = s, n = k } end
@@ -82,6 +82,16 @@ end)
 local action_handlers = {}
 for a, card in ipairs(CARDS.actions) do action_handlers[a] = card.handler end
 local actions = shogun.actions
+-- A province lost in battle (RULES.md, action round step 6): its card goes
+-- to the new owner (or the deck) at once, even from the player board, so
+-- the action planned there is lost: the card leaves the former owner's
+-- plan. Called by the battles with the former owner, the province and the
+-- new owner (nil: nobody); a variant may replace it.
+local void_planned = game.void_planned
+shogun.handler("province_lost", function(seat, p)
+  void_planned(seat, p)
+end)
+
 shogun.handler("perform_action", function(seat, p, a, holder)
   if holder ~= seat then return end
   actions[action_handlers[a]](seat, p, a)

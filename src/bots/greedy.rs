@@ -189,6 +189,10 @@ impl Bot for Greedy {
 
     fn choose(&mut self, engine: &Engine, view: &SeatView, seat: Seat, kind: &str, options: &[Choice]) -> Choice {
         let provinces: Vec<ProvinceId> = options.iter().filter_map(|c| if let Choice::Province(p) = c { Some(*p) } else { None }).collect();
+        // The extra cubes the cards allow from its supply: all of them.
+        if engine.rules.bots.extra_cubes.as_deref() == Some(kind) {
+            return *options.iter().max().unwrap();
+        }
         match kind {
             "move_target" if !provinces.is_empty() => {
                 // An attack it likely wins (the best chance, then the richest

@@ -72,7 +72,13 @@ impl Bot for RandomBot {
         plan
     }
 
-    fn choose(&mut self, _engine: &Engine, _view: &SeatView, _seat: Seat, _kind: &str, options: &[Choice]) -> Choice {
+    fn choose(&mut self, engine: &Engine, _view: &SeatView, _seat: Seat, kind: &str, options: &[Choice]) -> Choice {
+        // The extra cubes the cards allow from its supply: all of them (the
+        // one rule it follows, so that it throws them as it did when the
+        // rules threw them without asking).
+        if engine.rules.bots.extra_cubes.as_deref() == Some(kind) {
+            return *options.iter().max().unwrap();
+        }
         options[self.rng.below(options.len() as u32) as usize]
     }
 }

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use super::GameData;
 use crate::engine::Engine;
 use crate::tower::fit::{self, Observations};
-use crate::tower::odds::{OddsQuery, odds};
+use crate::tower::odds::{OddsQuery, Spread, odds};
 
 #[derive(Args, Debug)]
 pub struct TowerArgs {
@@ -18,9 +18,11 @@ pub struct TowerArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum TowerCommand {
-    /// Chances of one battle under a tower model.
+    /// Chances of one battle under a tower model, the cubes of each side
+    /// that land, and (with --preload) what the setup throw leaves inside:
+    /// the figures to compare a tower with a real one or with its source.
     #[command(
-        after_help = "Examples:\n  shogun tower odds --tower two-level --attack 4 --defend 3\n  shogun tower odds --tower thirds --attack 5 --defend 0 --peasants 1 --preload 4 --json"
+        after_help = "Examples:\n  shogun tower odds --tower two-level --attack 4 --defend 3\n  shogun tower odds --tower thirds --attack 5 --defend 0 --peasants 1 --preload 4 --json\n  shogun tower odds --tower wallenstein-client --attack 3 --defend 2 --preload 4"
     )]
     Odds(OddsArgs),
     /// Attacker-win chances for 1..10 attackers against 1..10 defenders.
@@ -186,7 +188,19 @@ fn odds_command(a: &OddsArgs) -> Result<(), String> {
     let dist = |v: &[f64]| v.iter().enumerate().filter(|(_, p)| **p > 0.0).map(|(n, p)| format!("{n}:{}", pct(*p).trim())).collect::<Vec<_>>().join("  ");
     println!("  attacker keeps (share of all trials): {}", dist(&o.attacker_survivors));
     println!("  defender keeps (share of all trials): {}", dist(&o.defender_survivors));
+    let spread = |s: &Spread| format!("mean {:.2}, 5/50/95%: {}/{}/{}; {}", s.mean, s.q05, s.q50, s.q95, dist(&s.shares));
+    println!("  attacker cubes landed: {}", spread(&o.attacker_landed));
+    if a.defend > 0 {
+        println!("  defender cubes landed: {}", spread(&o.defender_landed));
+    }
+    println!("  peasants landed:       {}", spread(&o.peasants_landed));
     println!("  cubes left stuck in the tower afterwards: attacker {:.2}, defender {:.2} (mean)", o.attacker_stuck_mean, o.defender_stuck_mean);
+    if let Some(s) = &o.setup {
+        println!("  inside after the setup throw (before the battle):");
+        println!("    all cubes:        {}", spread(&s.inside));
+        println!("    peasants:         {}", spread(&s.peasants));
+        println!("    one player's:     {}", spread(&s.per_player));
+    }
     Ok(())
 }
 

@@ -256,9 +256,6 @@ pub struct Draft {
     pub card: Option<ProvinceId>,
     /// The open cards each seat faced at its previous pick.
     pub faced: Vec<Option<Vec<ProvinceId>>>,
-    /// Cards discarded by a redraw: out of the draft (they stay neutral).
-    #[serde(default)]
-    pub discarded: Vec<ProvinceId>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

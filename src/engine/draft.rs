@@ -3,7 +3,8 @@
 //! starting with seat 1, each player takes an open card or the top hidden
 //! card and places one of his remaining army groups (his choice) there. A
 //! taken open card is replaced from the deck; a player facing the same open
-//! cards as at his previous pick may discard them and turn up new ones.
+//! cards as at his previous pick may put them back into the deck (shuffled)
+//! and turn up two new ones (docs/rules.md, "Readings").
 
 use super::{Engine, EngineError, illegal};
 use crate::core::*;
@@ -25,8 +26,7 @@ impl Engine {
                 groups.iter().map(|g| g.to_string()).collect::<Vec<_>>().join(", ")
             )
         });
-        st.draft =
-            Some(Draft { deck, open, groups: vec![groups; n as usize], turn: Seat::new(0), card: None, faced: vec![None; n as usize], discarded: Vec::new() });
+        st.draft = Some(Draft { deck, open, groups: vec![groups; n as usize], turn: Seat::new(0), card: None, faced: vec![None; n as usize] });
         if let Some(d) = &st.draft {
             let names: Vec<&str> = d.open.iter().map(|&p| self.rules.province_name(p)).collect();
             self.note(ev, || format!("open cards: {}", names.join(", ")));
@@ -78,12 +78,17 @@ impl Engine {
         let d = st.draft.as_mut().expect("draft");
         match choice {
             Choice::Redraw => {
+                // Both books: the two go back into the face-down deck
+                // (Hungarian: put back into the pack; Romanian: turned face
+                // down) and two new ones are turned up from it: first the
+                // new ones, then the old ones shuffled back in.
                 let old: Vec<ProvinceId> = std::mem::take(&mut d.open);
                 d.open = d.deck.drain(..self.rules.rules.draft.open_cards as usize).collect();
-                d.discarded.extend(old);
+                d.deck.extend(old);
+                st.rng.shuffle(&mut d.deck);
                 d.faced[seat.index()] = None;
                 let names: Vec<&str> = d.open.iter().map(|&p| self.rules.province_name(p)).collect();
-                let line = format!("{name} discards both open cards; new open cards: {}", names.join(", "));
+                let line = format!("{name} puts both open cards back into the deck (shuffled); new open cards: {}", names.join(", "));
                 self.note(ev, || line);
             }
             Choice::Province(p) => {

@@ -56,7 +56,9 @@ pub const TRIALS: u32 = 4000;
 /// What answering the pending question with `choice` would start, on the
 /// copy `known` (the asking seat's view, or the whole state in the god
 /// view). A count question that follows for the same seat is answered with
-/// the largest count (`count` when given).
+/// the largest count (`count` when given); the questions how many extra
+/// cubes a side throws from its supply (`bots.extra_cubes`), either side's,
+/// with all the cards allow.
 pub fn answer(engine: &Engine, known: &GameState, choice: Choice, count: Option<u32>) -> Result<Preview, String> {
     let Legal::Choose { seat, .. } = engine.legal(known) else { return Err("no question is pending".into()) };
     let before = known.clone();
@@ -65,12 +67,20 @@ pub fn answer(engine: &Engine, known: &GameState, choice: Choice, count: Option<
     // The answer to "how many go" is the count moved.
     let mut moved = if let Choice::Count(n) = choice { u16::try_from(n).ok() } else { None };
     // A count question that follows (how many armies go).
-    for _ in 0..4 {
+    for _ in 0..6 {
         if events.iter().any(|e| matches!(e, Event::Battle { .. })) {
             break;
         }
-        let Legal::Choose { seat: q, options, .. } = engine.legal(&s) else { break };
+        let Legal::Choose { seat: q, options, kind, .. } = engine.legal(&s) else { break };
         let counts: Vec<u32> = options.iter().filter_map(|o| if let Choice::Count(n) = o { Some(*n) } else { None }).collect();
+        // How many extra cubes a side throws from its supply (either side):
+        // assumed all the cards allow.
+        if engine.rules.bots.extra_cubes.as_deref() == Some(kind.as_str())
+            && let Some(&most) = counts.iter().max()
+        {
+            events.extend(engine.apply(&mut s, &Decision::Choose { seat: q, choice: Choice::Count(most) }).map_err(|e| e.to_string())?);
+            continue;
+        }
         if q != seat || counts.is_empty() {
             break;
         }
@@ -92,10 +102,17 @@ fn battle_in(before: &GameState, seat: Seat, moved: Option<u16>, events: &[Event
     let thrown = events[at..].iter().find_map(|e| if let Event::Throw { thrown, .. } = e { Some(*thrown) } else { None })?;
     let pr = &before.provinces[province.index()];
     let defender = pr.owner;
+    // Answered by the defender (how many extra cubes he throws): the
+    // attacker is the other seat whose cubes are thrown.
+    let attacker = if defender == Some(seat) {
+        (0..thrown.seats.len()).map(Seat::new).find(|&s| Some(s) != defender && thrown.seats[s.index()] > 0).unwrap_or(seat)
+    } else {
+        seat
+    };
     Some(Battle {
         kind: kind.clone(),
         province: *province,
-        attacker: seat,
+        attacker,
         defender,
         moved,
         defending: if defender.is_some() { pr.armies } else { 0 },

@@ -121,9 +121,14 @@ impl Repl {
         }
         match preview::chances(e, known, b, levels) {
             Ok(c) => {
-                // The seat's own side: taking the province, or holding its own.
-                let win = if b.defender == Some(b.attacker) { "hold" } else { "win" };
-                s.push_str(&format!("; {win} {:.0}%, tie {:.0}%, lose {:.0}%", 100.0 * c.win.p, 100.0 * c.tie.p, 100.0 * c.lose.p));
+                // The seat's own side: taking the province, or holding its
+                // own (a revolt, whose chances are the seat's already, or an
+                // attack the seat defends, asked how many extra cubes it
+                // throws: the attacker's chances, turned).
+                let own = b.defender == Some(b.attacker);
+                let defending = !own && self.me().is_some_and(|m| m != b.attacker && b.defender == Some(m));
+                let (word, win, lose) = if defending { ("hold", c.lose.p, c.win.p) } else { (if own { "hold" } else { "win" }, c.win.p, c.lose.p) };
+                s.push_str(&format!("; {word} {:.0}%, tie {:.0}%, lose {:.0}%", 100.0 * win, 100.0 * c.tie.p, 100.0 * lose));
             }
             Err(err) => s.push_str(&format!("; no odds: {err}")),
         }

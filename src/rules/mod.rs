@@ -75,6 +75,9 @@ pub struct BotRules {
     pub armies_left_behind: i64,
     /// Peasants thrown for a neutral province.
     pub neutral_peasants: u16,
+    /// The kind of question asking how many extra cubes a player throws
+    /// from his supply (`bots.extra_cubes`), if the rules ask one.
+    pub extra_cubes: Option<String>,
 }
 
 /// What an action card does, as bots see it.
@@ -367,7 +370,9 @@ fn check_bots(f: &yaml::YamlFile<RulesFile>, cards: &CardsFile, d: &mut Diagnost
     let left = param("armies_left_behind", &b.armies_left_behind, MAX_COUNT);
     let peasants = param("neutral_peasants", &b.neutral_peasants, i64::from(u16::MAX));
     match (left, peasants) {
-        (Some(armies_left_behind), Some(n)) if ok => Some(BotRules { actions, armies_left_behind, neutral_peasants: n as u16 }),
+        (Some(armies_left_behind), Some(n)) if ok => {
+            Some(BotRules { actions, armies_left_behind, neutral_peasants: n as u16, extra_cubes: b.extra_cubes.clone() })
+        }
         _ => None,
     }
 }

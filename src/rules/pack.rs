@@ -53,6 +53,11 @@ pub struct BotInfo {
     pub armies_left_behind: String,
     /// The param holding the peasants thrown for a neutral province.
     pub neutral_peasants: String,
+    /// The kind of question asking a player how many extra cubes he throws
+    /// from his supply (a count, 0 up to what the cards allow), if the
+    /// rules ask one.
+    #[serde(default)]
+    pub extra_cubes: Option<String>,
 }
 
 /// What an action does, in the words bots plan with.
@@ -233,6 +238,10 @@ pub struct PhaseHandlers {
     /// whether it is void (the province card was lost) and calls the
     /// action's handler.
     pub perform: String,
+    /// What becomes of the action a player planned in a province he lost
+    /// in battle: (former owner, province, new owner or nil). The engine
+    /// never calls it; the pack's battles do, so a variant can change it.
+    pub province_lost: String,
     /// Pure: the players' {points, chests} by seat -> each seat's rank
     /// (1 = first; equal ranks for a tie the rules do not break).
     pub standings: String,

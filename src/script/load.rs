@@ -254,8 +254,11 @@ fn resolve_handlers(rules: &Rules, reg: &Registry, diags: &mut Diagnostics) -> O
     let h = &rules.rules.handlers;
     let (winter, score, year_end) = (phase("winter", &h.winter), phase("score", &h.score), phase("year_end", &h.year_end));
     let battle = phase("battle", &h.battle);
+    // Called by the pack's own scripts, not the engine: only checked.
+    let province_lost = phase("province_lost", &h.province_lost);
     let (preload, bids, perform, standings) =
         (phase("preload", &h.preload), phase("bids", &h.bids), phase("perform", &h.perform), phase("standings", &h.standings));
+    province_lost?;
     let continuations: HashMap<String, Function> = reg.continuations.pairs::<String, Function>().filter_map(|kv| kv.ok()).collect();
     Some(Handlers {
         continuations,
@@ -294,7 +297,7 @@ fn unused(rules: &Rules, reg: &Registry) -> Vec<Diagnostic> {
     let effects = || cards.events.iter().flat_map(|e| &e.effects).chain(cards.specials.iter().flat_map(|c| &c.effects)).chain(rules.rules.effects.iter());
     unused(&reg.modifiers, &|n| effects().any(|e| e.modifier == n), "modifier");
     let h = &rules.rules.handlers;
-    let named = [&h.winter, &h.score, &h.year_end, &h.battle, &h.preload, &h.bids, &h.perform, &h.standings];
+    let named = [&h.winter, &h.score, &h.year_end, &h.battle, &h.preload, &h.bids, &h.perform, &h.province_lost, &h.standings];
     unused(&reg.handlers, &|n| named.iter().any(|x| x.as_str() == n), "handler");
     unused(&reg.towers, &|n| rules.rules.towers.values().any(|t| t.script.as_deref() == Some(n)), "tower");
     warnings.sort_by(|a, b| (&a.file, a.line, &a.message).cmp(&(&b.file, b.line, &b.message)));

@@ -159,7 +159,7 @@ pub fn fit(model: &str, obs: &Observations, particles: usize, seed: u64) -> Resu
                     for pi in 10..=19 {
                         let pass = pi as f64 * 0.05;
                         for &loosen in loosen_grid {
-                            grid.push(Levels { levels, pass, loosen, per_cube });
+                            grid.push(Levels { levels, pass, loosen, per_cube, setup_pass: None });
                         }
                     }
                 }

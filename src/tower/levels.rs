@@ -7,18 +7,24 @@ use crate::core::{GameRng, MAX_SEATS, Pile};
 /// probability `pass`, otherwise sticks there. Cubes already stuck on a
 /// ledge come loose and fall on to the next one: with probability `loosen`
 /// per cube that passes the ledge (`loosen_per_cube: 1`), or with
-/// probability `loosen` once per throw (`loosen_per_cube: 0`).
+/// probability `loosen` once per throw (`loosen_per_cube: 0`). Only cubes
+/// stuck before the throw come loose in it. `setup_pass` (optional) is the
+/// pass probability of the setup throw alone.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Levels {
     pub levels: usize,
     pub pass: f64,
     pub loosen: f64,
     pub per_cube: bool,
+    pub setup_pass: Option<f64>,
 }
 
 impl Levels {
     pub fn from_params(p: &BTreeMap<String, f64>) -> Result<Levels, String> {
-        let [levels, pass, loosen, per_cube] = params("levels", p, ["levels", "pass", "loosen", "loosen_per_cube"])?;
+        let mut p = p.clone();
+        let setup_pass = p.remove("setup_pass").map(|v| probability("levels", "setup_pass", v)).transpose()?;
+        let [levels, pass, loosen, per_cube] = params("levels", &p, ["levels", "pass", "loosen", "loosen_per_cube"])
+            .map_err(|e| if e.starts_with("unknown") { format!("{e} (and the optional setup_pass)") } else { e })?;
         if !(0.0..=16.0).contains(&levels) || levels.fract() != 0.0 {
             return Err(format!("tower model `levels`: levels is {levels}, expected a whole number 0..=16"));
         }
@@ -30,6 +36,7 @@ impl Levels {
             pass: probability("levels", "pass", pass)?,
             loosen: probability("levels", "loosen", loosen)?,
             per_cube: per_cube == 1.0,
+            setup_pass,
         })
     }
 }
@@ -40,6 +47,12 @@ impl TowerModel for Levels {
     }
     fn levels(&self) -> usize {
         self.levels
+    }
+    fn setup_throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
+        match self.setup_pass {
+            Some(pass) => Levels { pass, setup_pass: None, ..self.clone() }.throw(inside, input, rng),
+            None => self.throw(inside, input, rng),
+        }
     }
     fn throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
         let mut falling = input;

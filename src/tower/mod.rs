@@ -4,11 +4,13 @@
 //!
 //! Adding a model: implement [`TowerModel`] and add a line to [`build`].
 
+mod cascade;
 pub mod fit;
 mod levels;
 pub mod odds;
 mod simple;
 
+pub use cascade::Cascade;
 pub use levels::Levels;
 pub use simple::{Passthrough, Scripted, Stateless};
 
@@ -18,7 +20,7 @@ use crate::core::{GameRng, GameState, MAX_SEATS, Pile};
 use crate::rules::pack::TowerSpec;
 
 /// Model names [`build`] knows (plus `lua`, built by the script runtime).
-pub const MODELS: &[&str] = &["levels", "stateless", "passthrough", "scripted", "lua"];
+pub const MODELS: &[&str] = &["cascade", "levels", "stateless", "passthrough", "scripted", "lua"];
 
 pub trait TowerModel {
     fn name(&self) -> &str;
@@ -32,6 +34,11 @@ pub trait TowerModel {
     /// Throws `input` into the tower whose contents are `inside`; returns
     /// what lands in the tray and updates `inside`.
     fn throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Result<Pile, String>;
+    /// The setup throw into the empty tower (the rules' preload), for a
+    /// model whose source treats it apart; by default a throw like any other.
+    fn setup_throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
+        self.throw(inside, input, rng)
+    }
 }
 
 /// Reads a model's parameters: only `allowed` keys, each present.
@@ -55,6 +62,7 @@ pub(crate) fn probability(model: &str, key: &str, v: f64) -> Result<f64, String>
 /// The model a tower spec names (`lua` towers are built by the runtime).
 pub fn build(spec: &TowerSpec) -> Result<Box<dyn TowerModel>, String> {
     match spec.model.as_str() {
+        "cascade" => Ok(Box::new(Cascade::from_params(&spec.params)?)),
         "levels" => Ok(Box::new(Levels::from_params(&spec.params)?)),
         "stateless" => Ok(Box::new(Stateless::from_params(&spec.params)?)),
         "passthrough" => {
@@ -111,13 +119,19 @@ fn regroup(inside: &mut Vec<Pile>, levels: usize) -> Pile {
 
 /// Throws `input` plus everything in the tray; the tray then holds what
 /// landed. Checks that no cube was created or lost, whatever the model.
-pub fn throw(model: &dyn TowerModel, inside: &mut Vec<Pile>, tray: &mut Pile, mut input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
+pub fn throw(model: &dyn TowerModel, inside: &mut Vec<Pile>, tray: &mut Pile, input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
+    throw_as(model, inside, tray, input, rng, false)
+}
+
+/// [`throw`], as the setup throw (`setup`: the model's `setup_throw`) or
+/// as any other.
+pub fn throw_as(model: &dyn TowerModel, inside: &mut Vec<Pile>, tray: &mut Pile, mut input: Pile, rng: &mut GameRng, setup: bool) -> Result<Pile, String> {
     // A tower without levels drops what was inside with this throw.
     input.add(&regroup(inside, model.levels()));
     input.add(tray);
     let before = wide_total(std::iter::once(&input).chain(inside.iter()));
     let mut work = inside.clone();
-    let landed = model.throw(&mut work, input, rng)?;
+    let landed = if setup { model.setup_throw(&mut work, input, rng)? } else { model.throw(&mut work, input, rng)? };
     // Counted wide: a model's counts may be anything up to u16::MAX each,
     // and a sum that wrapped could look conserved.
     let after = wide_total(std::iter::once(&landed).chain(work.iter()));
@@ -148,10 +162,10 @@ fn describe(t: &[u32; MAX_SEATS + 1]) -> String {
 }
 
 /// Throws `input` into the state's tower, honouring a forced outcome if one
-/// is queued (`GameState::forced_throws`).
-pub fn throw_in(model: &dyn TowerModel, st: &mut GameState, input: Pile) -> Result<Pile, String> {
+/// is queued (`GameState::forced_throws`). `setup`: the rules' setup throw.
+pub fn throw_in(model: &dyn TowerModel, st: &mut GameState, input: Pile, setup: bool) -> Result<Pile, String> {
     let landed = if st.forced_throws.is_empty() {
-        throw(model, &mut st.tower, &mut st.tray, input, &mut st.rng)?
+        throw_as(model, &mut st.tower, &mut st.tray, input, &mut st.rng, setup)?
     } else {
         let want = st.forced_throws.remove(0);
         force(model, &mut st.tower, &mut st.tray, input, want)?

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{TowerModel, throw};
+use super::{TowerModel, throw, throw_as};
 use crate::core::{GameRng, Pile};
 
 /// One battle set-up to simulate. Seat 1 attacks, seat 2 defends.
@@ -45,6 +45,54 @@ pub fn wilson(successes: u64, n: u64) -> Estimate {
     Estimate { p, low: (centre - half).max(0.0), high: (centre + half).min(1.0) }
 }
 
+/// A count's distribution over trials: its mean, its 5%, 50% and 95%
+/// quantiles and the share of trials with each count (`shares[n]`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Spread {
+    pub mean: f64,
+    pub q05: usize,
+    pub q50: usize,
+    pub q95: usize,
+    pub shares: Vec<f64>,
+}
+
+/// Counts per trial, kept as a histogram.
+#[derive(Default)]
+struct Histogram(Vec<u64>);
+
+impl Histogram {
+    fn add(&mut self, n: usize) {
+        if self.0.len() <= n {
+            self.0.resize(n + 1, 0);
+        }
+        self.0[n] += 1;
+    }
+    fn spread(&self) -> Spread {
+        let n: u64 = self.0.iter().sum();
+        let nf = n.max(1) as f64;
+        let mean = self.0.iter().enumerate().map(|(k, &c)| k as f64 * c as f64).sum::<f64>() / nf;
+        // The smallest count whose cumulative share reaches q.
+        let quantile = |q: f64| {
+            let mut seen = 0u64;
+            self.0.iter().position(|&c| {
+                seen += c;
+                seen as f64 >= q * n as f64
+            })
+        };
+        let q = |x| quantile(x).unwrap_or(0);
+        Spread { mean, q05: q(0.05), q50: q(0.5), q95: q(0.95), shares: self.0.iter().map(|&c| c as f64 / nf).collect() }
+    }
+}
+
+/// What the setup throw leaves inside the tower (`--preload`): all cubes,
+/// the peasants among them, and one player's cubes.
+#[derive(Clone, Debug, Serialize)]
+pub struct SetupContents {
+    pub inside: Spread,
+    pub peasants: Spread,
+    pub per_player: Spread,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Odds {
     pub trials: u32,
@@ -55,9 +103,31 @@ pub struct Odds {
     /// the province (attacker's when he won, defender's when he held).
     pub attacker_survivors: Vec<f64>,
     pub defender_survivors: Vec<f64>,
+    /// Cubes of each side, and peasants, that landed in the tray.
+    pub attacker_landed: Spread,
+    pub defender_landed: Spread,
+    pub peasants_landed: Spread,
     /// Mean of each side's cubes inside the tower after the battle.
     pub attacker_stuck_mean: f64,
     pub defender_stuck_mean: f64,
+    /// The tower's contents after the setup throw (with `preload`).
+    pub setup: Option<SetupContents>,
+}
+
+/// The tower after the setup throw for `players` players: contents, tray.
+fn preload(model: &dyn TowerModel, q: &OddsQuery, players: u8, rng: &mut GameRng) -> Result<Vec<Pile>, String> {
+    let mut inside = vec![Pile::default(); model.levels()];
+    let mut tray = Pile::default();
+    let mut load = Pile::default();
+    for s in 0..players as usize {
+        load.seats[s] = q.preload_cubes;
+    }
+    load.peasants = q.preload_peasants;
+    throw_as(model, &mut inside, &mut tray, load, rng, true)?;
+    if !model.keeps() {
+        inside.iter_mut().for_each(|l| *l = Pile::default());
+    }
+    Ok(inside)
 }
 
 /// `outcome(kind, a, d, p, unrest)` is the rules' battle outcome function
@@ -73,26 +143,29 @@ pub fn odds(
     let mut a_surv = vec![0u64; q.attack as usize + 2];
     let mut d_surv = vec![0u64; q.defend as usize + 3];
     let (mut a_stuck, mut d_stuck) = (0u64, 0u64);
+    let [mut a_landed, mut d_landed, mut p_landed] = [Histogram::default(), Histogram::default(), Histogram::default()];
+    let [mut s_inside, mut s_peasants, mut s_player] = [Histogram::default(), Histogram::default(), Histogram::default()];
     for _ in 0..q.trials {
-        let mut inside = vec![Pile::default(); model.levels()];
-        let mut tray = Pile::default();
-        if let Some(n) = q.preload {
-            let mut load = Pile::default();
-            for s in 0..n as usize {
-                load.seats[s] = q.preload_cubes;
-            }
-            load.peasants = q.preload_peasants;
-            throw(model, &mut inside, &mut tray, load, &mut rng)?;
-            tray = Pile::default();
-            if !model.keeps() {
-                inside.iter_mut().for_each(|l| *l = Pile::default());
-            }
+        let mut inside = match q.preload {
+            Some(n) => preload(model, q, n, &mut rng)?,
+            None => vec![Pile::default(); model.levels()],
+        };
+        if q.preload.is_some() {
+            let mut all = Pile::default();
+            inside.iter().for_each(|l| all.add(l));
+            s_inside.add(all.total() as usize);
+            s_peasants.add(usize::from(all.peasants));
+            s_player.add(usize::from(all.seats[0]));
         }
+        let mut tray = Pile::default();
         let mut input = Pile::default();
         input.seats[0] = q.attack;
         input.seats[1] = q.defend + if q.defend > 0 { q.defender_extra } else { 0 };
         input.peasants = q.peasants;
         let landed = throw(model, &mut inside, &mut tray, input, &mut rng)?;
+        a_landed.add(usize::from(landed.seats[0]));
+        d_landed.add(usize::from(landed.seats[1]));
+        p_landed.add(usize::from(landed.peasants));
         let (winner, a_left, d_left) = outcome(kind, u32::from(landed.seats[0]), u32::from(landed.seats[1]), u32::from(landed.peasants), q.unrest)?;
         match winner.as_str() {
             "attacker" => {
@@ -128,8 +201,12 @@ pub fn odds(
         defender_wins: wilson(dw, n),
         attacker_survivors: share(a_surv),
         defender_survivors: share(d_surv),
+        attacker_landed: a_landed.spread(),
+        defender_landed: d_landed.spread(),
+        peasants_landed: p_landed.spread(),
         attacker_stuck_mean: a_stuck as f64 / n as f64,
         defender_stuck_mean: d_stuck as f64 / n as f64,
+        setup: q.preload.map(|_| SetupContents { inside: s_inside.spread(), peasants: s_peasants.spread(), per_player: s_player.spread() }),
     })
 }
 

@@ -188,7 +188,7 @@ fn arm() -> Arm {
 
 /// The first rungs on a small sample. Margins: greedy's lower 95% bound over
 /// 40 games is above the 25% an equal bot wins; mcts:30 (a small budget, to
-/// keep the test short) wins more than 25% of 12 games and more points than
+/// keep the test short) wins more than 25% of 16 games and more points than
 /// the greedy seats on average.
 #[test]
 fn the_ladders_first_rungs_hold() {
@@ -200,7 +200,7 @@ fn the_ladders_first_rungs_hold() {
     let r = ladder(&spec(&["random", "greedy"], 40, 2), &|_| {}).unwrap();
     assert_eq!(r.len(), 1);
     assert!(r[0].win_rate.lo > Rung::par(4), "{:?}", r[0]);
-    let r = ladder(&spec(&["greedy", "mcts:30"], 12, 2), &|_| {}).unwrap();
+    let r = ladder(&spec(&["greedy", "mcts:30"], 16, 2), &|_| {}).unwrap();
     assert!(r[0].win_rate.value > Rung::par(4) && r[0].margin.value > 0.0, "{:?}", r[0]);
     // The same ladder with one job gives the same result.
     let one = spec(&["random", "greedy"], 12, 1);

@@ -114,11 +114,15 @@ fn facing_the_same_open_cards_again_allows_a_redraw() {
     let open = st.draft.as_ref().unwrap().open.clone();
     let Legal::Choose { options, .. } = e.legal(&st) else { panic!() };
     assert!(options.contains(&Choice::Redraw), "seat 1 faces {open:?} again: {options:?}");
+    let deck_before = st.draft.as_ref().unwrap().deck.len();
     pick(&mut st, Choice::Redraw);
     let d = st.draft.as_ref().unwrap();
     assert_eq!(d.open.len(), 2);
     assert!(d.open.iter().all(|p| !open.contains(p)), "two new cards");
-    assert!(open.iter().all(|p| d.discarded.contains(p) && !d.deck.contains(p)), "the discarded cards leave the draft");
+    // Issue 26, item 5: both books put the two back into the face-down
+    // deck (docs/rules.md, "Readings"); the deck keeps its size.
+    assert!(open.iter().all(|p| d.deck.contains(p)), "the two go back into the deck");
+    assert_eq!(d.deck.len(), deck_before, "two new ones out, the two old ones in");
     assert!(no_redraw(&st), "only once per pick");
     // The deck's order is hidden from views.
     let v = st.view(Some(Seat::new(1)));

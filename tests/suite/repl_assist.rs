@@ -211,7 +211,7 @@ fn the_game_flows_to_the_next_human_decision() {
 /// the last one's plan.
 #[test]
 fn hot_seat_passes_the_keyboard_and_hides_the_last_players_secrets() {
-    let mut r = repl(&["human", "human", "greedy", "greedy"], 3);
+    let mut r = repl(&["human", "human", "greedy", "greedy"], 9);
     run(&mut r, &["next", "next", "next", "plan auto"]);
     let a_plan = r.exec("plan show").unwrap().lines().next().unwrap().to_string();
     let out = r.exec("plan done").unwrap();
@@ -231,7 +231,7 @@ fn hot_seat_passes_the_keyboard_and_hides_the_last_players_secrets() {
 fn winter_forecast_reads_the_game_not_the_narration() {
     let forecast = |rules: Option<std::path::PathBuf>, edits: &[&str]| -> String {
         let spec = GameSpec { map: "sun".into(), data: Some(root()), rules, ..GameSpec::default() };
-        let mut r = Repl::new(Config { spec, players: 4, seed: 3, seats: ["human", "greedy", "greedy", "greedy"].map(String::from).to_vec() }).unwrap();
+        let mut r = Repl::new(Config { spec, players: 4, seed: 31, seats: ["human", "greedy", "greedy", "greedy"].map(String::from).to_vec() }).unwrap();
         run(&mut r, &["next", "next", "next"]);
         run(&mut r, edits);
         r.exec("winter?").unwrap()
@@ -282,4 +282,35 @@ fn winter_forecast_order_and_summary() {
         let sum: i64 = block.iter().map(|l| l.split_whitespace().rev().nth(3 - s).unwrap().parse::<i64>().unwrap()).sum();
         assert_eq!(sum, r.state().players[s].points, "{summary}");
     }
+}
+
+/// Issue 26, item 4: the extra cubes the attack special and the castle
+/// event allow are the holder's decision, a question whose options show
+/// the chances either way: the attacker's "win", the defender's "hold".
+#[test]
+fn extra_cubes_are_a_question_with_the_odds_either_way() {
+    let mut r = repl(&["human", "human", "greedy", "greedy"], 1);
+    run(&mut r, &["next", "next"]);
+    run(
+        &mut r,
+        &[
+            "set Kozuke owner=B armies=3 buildings=castle",
+            "set Shinano owner=A armies=5",
+            "perform A attack_a Shinano event=4 special=attack",
+            "choose Kozuke",
+            "4",
+        ],
+    );
+    let Legal::Choose { kind, seat, options, .. } = r.engine().legal(r.state()) else { panic!("no question") };
+    assert_eq!((kind.as_str(), seat, options.len()), ("extra_cubes", A, 2));
+    let out = r.exec("options").unwrap();
+    assert_eq!(out.matches("win ").count(), 2, "the chances with and without the cube: {out}");
+    let with: Vec<&str> = out.lines().filter(|l| l.contains("win ")).collect();
+    assert!(with[0].contains("A throws 4") && with[1].contains("A throws 5"), "{out}");
+    run(&mut r, &["2"]);
+    let Legal::Choose { kind, seat, .. } = r.engine().legal(r.state()) else { panic!("no question") };
+    assert_eq!((kind.as_str(), seat), ("extra_cubes", Seat::new(1)), "then the defender decides");
+    r.exec("view B").unwrap();
+    let out = r.exec("options").unwrap();
+    assert_eq!(out.matches("hold ").count(), 2, "the defender's chances to hold either way: {out}");
 }

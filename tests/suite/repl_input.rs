@@ -3,11 +3,11 @@
 
 use crate::common::*;
 
-/// Seed 3, seat A human: planning, then A's turn-order choice (spaces 4
+/// Seed 9, seat A human: planning, then A's turn-order choice (spaces 4
 /// and 5 left), a move target, a count, then a deploy question with `pass`.
 #[test]
 fn numbers_are_option_numbers_and_bare_answers_are_accepted() {
-    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 3);
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 9);
     let out = run(&mut r, &["next", "next", "next", "plan auto", "plan done", "end"]);
     assert!(out.contains("A to decide: choose a turn-order space\n  1) space 4") && out.contains("\n  2) space 5"), "{out}");
     // `4` is option 4, which does not exist: refused, not read as space 4.
@@ -49,21 +49,21 @@ fn force_is_checked_against_what_can_be_thrown() {
     let err = r.exec("force B=9 D=0").unwrap_err();
     assert!(err.contains("the tower's preload: at most 7"), "{err}");
     run(&mut r, &["next", "next", "next"]);
-    // Inside now: B 2, C 2, peasants 4; B's largest army is 5 (Kozuke), and a
+    // Inside now: B 1, C 2, D 2, peasants 3; B's largest army is 5 (Kozuke), and a
     // defender may throw 2 extra cubes (the castle event, the defence special).
     let before = r.state().clone();
     let err = r.exec("force B=10 D=0").unwrap_err();
     assert_eq!(
         err,
-        "force: 10 of B's cubes cannot land in the next throw: at most 9 can (2 inside the tower and in the tray, 5 in its largest army (Kozuke), 2 extra from its supply)"
+        "force: 10 of B's cubes cannot land in the next throw: at most 8 can (1 inside the tower and in the tray, 5 in its largest army (Kozuke), 2 extra from its supply)"
     );
-    let err = r.exec("force A=1 C=3 D=1").unwrap_err();
+    let err = r.exec("force A=1 C=3 D=3").unwrap_err();
     assert!(err.contains("A, C, D would all have to throw cubes, but a battle has two sides"), "{err}");
     assert!(r.exec("force peasants=500").unwrap_err().contains("500 peasants cannot land"));
     assert!(r.exec("force E=1").is_err(), "no seat E in a 4-player game");
     assert_eq!(r.state(), &before, "a refused force changes nothing");
     assert!(!r.exec("history").unwrap().contains("force"), "and is not recorded");
-    assert_eq!(r.exec("force B=9 D=0").unwrap(), "done: force B=9 D=0");
+    assert_eq!(r.exec("force B=8 D=0").unwrap(), "done: force B=8 D=0");
     assert_eq!(r.state().forced_throws.len(), 1);
 }
 
@@ -127,7 +127,10 @@ fn lua_prints_returns_every_value_and_pretty_prints_tables() {
     assert_eq!(r.exec("lua for i = 1, 3 do print(i) end").unwrap(), "1\n2\n3");
     assert_eq!(r.exec("lua game.province(MAP.by_name.Settsu)").unwrap(), "1\t2\t0\t1", "owner, armies, unrest, buildings");
     // Sealed rules data show their contents (they used to print as `{}`).
-    assert_eq!(r.exec("lua RULES.params").unwrap(), "{\n  armies_left_behind = 1,\n  neutral_peasants = 1,\n  unrest_per_collection = 1\n}");
+    assert_eq!(
+        r.exec("lua RULES.params").unwrap(),
+        "{\n  armies_left_behind = 1,\n  ask_extra_cubes = 1,\n  neutral_peasants = 1,\n  unrest_per_collection = 1\n}"
+    );
     assert_eq!(r.exec("lua RULES.seats[1]").unwrap(), "{ colour = \"blue\", name = \"A\" }");
     let settsu = r.exec("lua province('settsu')").unwrap();
     for part in ["name = \"Settsu\"", "owner = \"A\"", "armies = 2", "buildings = { \"castle\" }", "neighbours = { \"Kii\", \"Yamato\"", "tax = 7"] {
@@ -155,7 +158,7 @@ fn lua_prints_returns_every_value_and_pretty_prints_tables() {
 /// counts a swap of two letters as one slip.
 #[test]
 fn completion_follows_the_command_and_the_question() {
-    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 3);
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 9);
     assert_eq!(r.completions("st"), ["status", "step"]);
     assert_eq!(r.completions("province Sa"), ["Sagami", "Sanuki"]);
     assert_eq!(r.completions("board b"), ["brown"]);

@@ -168,7 +168,12 @@ fn temple_event_protects_and_castle_event_adds_a_defender() {
     let defenders = st.provinces[kozuke].armies;
     perform(&engine, &mut st, 0, "attack_a", "Shinano", Some("4"), None);
     answer(&engine, &mut st, |_| Choice::Province(ProvinceId::new(kozuke)));
-    let events = answer(&engine, &mut st, |_| Choice::Count(5));
+    answer(&engine, &mut st, |_| Choice::Count(5));
+    // The garrison's cube is the defender's choice (docs/rules.md, reading
+    // 9): he is asked, 0 or 1, and throws it.
+    let Legal::Choose { seat, kind, options, .. } = engine.legal(&st) else { panic!("the defender is asked") };
+    assert_eq!((seat, kind.as_str(), options), (Seat::new(1), "extra_cubes", vec![Choice::Count(0), Choice::Count(1)]));
+    let events = answer(&engine, &mut st, |_| Choice::Count(1));
     assert_eq!(thrown(&events)[0].seats[1], defenders + 1, "the castle garrison throws one more");
 }
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use crate::common::*;
-use shogun_lab::core::{ProvinceId, Seat};
+use shogun_lab::core::{Choice, ProvinceId, Seat};
 use shogun_lab::engine::{Engine, EngineError};
 use shogun_lab::rules::{self, VariantArg};
 
@@ -358,7 +358,7 @@ fn ranking_bids_and_voiding_are_the_packs_rules() {
     // A planned action on a province card lost before its turn is void
     // (the pack's perform handler): stage A's taxes in Settsu, then hand
     // Settsu to B before the action runs. `set` voids it at once, as the
-    // host API does when a card changes hands; with the card put back on
+    // pack's `province_lost` rule does after a battle; with the card put back on
     // A's board the perform handler voids it when its turn comes.
     let engine = crate::common::engine();
     let mut st = started(&engine, 4, 1);
@@ -400,4 +400,60 @@ fn scenario_steps_are_repl_commands_with_expectations_between_them() {
     assert!(!ok);
     assert!(out.contains("wrong.yaml:7:") && out.contains("`Kozuke` is offered"), "{out}");
     assert!(out.contains("`choose Izumo`") && out.contains("not an option"), "{out}");
+}
+
+/// Issue 26, item 6: a province lost in battle voids the action planned
+/// there by the pack's rule (`handlers.province_lost`), not the engine's:
+/// A plans taxes in Kozuke, B takes Kozuke first (a forced throw). Under
+/// the base rules the card leaves A's plan at once; a variant whose rule
+/// keeps it there leaves it (and the perform handler still voids the
+/// action, since A no longer holds the card).
+#[test]
+fn a_province_lost_in_battle_voids_its_action_by_the_packs_rule() {
+    let play = |engine: &Engine| -> (Option<shogun_lab::core::Card>, i64, i64) {
+        let mut st = started(engine, 4, 1);
+        let (kozuke, shinano) = (ProvinceId::new(province(engine, "Kozuke")), ProvinceId::new(province(engine, "Shinano")));
+        let n = shogun_lab::play::Notation::of(engine, &st);
+        for line in ["set Kozuke owner=A armies=1", "set Shinano owner=B armies=5", "set Kai owner=A armies=3"] {
+            n.parse::<shogun_lab::play::Edit>(line).unwrap().apply(engine, &mut st).unwrap();
+        }
+        let (taxes, attack, later) = (action(engine, "taxes"), action(engine, "attack_a"), action(engine, "attack_b"));
+        let kai = ProvinceId::new(province(engine, "Kai"));
+        for (s, p) in st.players.iter_mut().enumerate() {
+            let mut plan = shogun_lab::core::Plan { slots: vec![None; 10], bid: None };
+            match s {
+                0 => {
+                    plan.slots[taxes] = Some(shogun_lab::core::Card::Province(kozuke));
+                    // A later action that asks, so the round waits with the plans on the boards.
+                    plan.slots[later] = Some(shogun_lab::core::Card::Province(kai));
+                }
+                1 => plan.slots[attack] = Some(shogun_lab::core::Card::Province(shinano)),
+                _ => {}
+            }
+            p.plan = Some(plan);
+        }
+        st.action_row = vec![attack as u8, taxes as u8, later as u8];
+        st.actions_revealed = 3;
+        st.turn_order = vec![Seat::new(1), Seat::new(0)];
+        st.phase = shogun_lab::core::Phase::Actions { card: 0, turn: 0 };
+        st.forced_throws.push(pile(&[(1, 4)], 0));
+        let before = st.players[0].chests;
+        engine.resume(&mut st).unwrap();
+        answer(engine, &mut st, |o| *o.iter().find(|c| **c == Choice::Province(kozuke)).unwrap());
+        answer(engine, &mut st, |o| *o.iter().max().unwrap());
+        assert_eq!(st.provinces[kozuke.index()].owner, Some(Seat::new(1)), "B took Kozuke");
+        let slot = st.players[0].plan.as_ref().unwrap().slots[taxes];
+        // A's taxes ran on after the battle; A is asked where Kai's armies go.
+        assert!(matches!(engine.legal(&st), shogun_lab::core::Legal::Choose { seat, .. } if seat == Seat::new(0)), "{:?}", engine.legal(&st));
+        (slot, before, st.players[0].chests)
+    };
+    let (slot, before, after) = play(&crate::common::engine());
+    assert_eq!(slot, None, "base: the card left A's plan when Kozuke was lost");
+    assert_eq!(after, before, "base: no taxes for A");
+    let lua = "shogun.replace(\"handler\", \"province_lost\", function() end)\n";
+    let dir = temp_variant("keep-plans", "name: keep-plans\ndescription: t\nsource: t\nextends: base\nlua: [v.lua]\n", Some(lua));
+    let engine = Engine::new(load(&[(dir, arg("keep-plans"))]).unwrap()).unwrap();
+    let (slot, before, after) = play(&engine);
+    assert!(slot.is_some(), "the variant's rule keeps the card on A's board");
+    assert_eq!(after, before, "and the perform handler voids the action: A no longer holds the card");
 }

@@ -10,15 +10,13 @@ use crate::core::{Event, GameState, ProvinceId, Seat};
 use crate::script::Shared;
 use crate::script::raw::{LStr, fast};
 
-/// Removes a province's card from its former owner's plan (the planned
-/// action there is lost) and records the change of hands.
+/// Records a change of hands. What becomes of the former owner's planned
+/// action there is the rules' (`game.void_planned`, called by the pack's
+/// `province_lost` handler).
 fn change_owner(sh: &Shared, st: &mut GameState, p: usize, to: Option<Seat>) {
     let from = st.provinces[p].owner;
     if from == to {
         return;
-    }
-    if let Some(f) = from {
-        st.void_planned(f, ProvinceId::new(p));
     }
     st.provinces[p].owner = to;
     sh.event(Event::OwnerChange { province: ProvinceId::new(p), from, to });
@@ -216,6 +214,19 @@ fn cards(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
             st.provinces[p].unrest = 0;
             change_owner(sh, st, p, None);
             Ok(())
+        })
+    })?;
+    // The province's card leaves the seat's plan: the action planned there
+    // is lost (the rules call this when a province is lost in battle).
+    // Returns how many action spaces it emptied.
+    fast(lua, t, sh, "void_planned", |host, (s, p): (i64, i64)| {
+        host.with_state_mut("void_planned", |sh, st| {
+            let s = sh.seat(st, "void_planned", s)?;
+            let p = sh.prov(st, "void_planned", p)?;
+            let id = ProvinceId::new(p);
+            let before = st.players[s].plan.as_ref().map_or(0, |plan| plan.slots.iter().filter(|c| **c == Some(crate::core::Card::Province(id))).count());
+            st.void_planned(Seat::new(s), id);
+            Ok(before as i64)
         })
     })?;
     Ok(())

@@ -34,8 +34,9 @@ fn take_group(sh: &Shared, st: &mut GameState, input: &mut Pile, seat: i64, from
     Ok(s)
 }
 
-/// Adds `peasants` from the supply and throws `input` with the tray.
-fn throw_input(sh: &Shared, st: &mut GameState, mut input: Pile, peasants: i64) -> mlua::Result<Pile> {
+/// Adds `peasants` from the supply and throws `input` with the tray
+/// (`setup`: as the rules' setup throw).
+fn throw_input(sh: &Shared, st: &mut GameState, mut input: Pile, peasants: i64, setup: bool) -> mlua::Result<Pile> {
     let peasants = sh.count("throw", peasants)?;
     if st.peasants < peasants {
         return Err(rt(format!("game.throw: {} peasants in the supply, cannot throw {peasants}", st.peasants)));
@@ -44,7 +45,7 @@ fn throw_input(sh: &Shared, st: &mut GameState, mut input: Pile, peasants: i64) 
     input.peasants += peasants;
     let rethrown = st.tray;
     let tower = sh.tower.borrow().clone();
-    let landed = crate::tower::throw_in(tower.as_ref(), st, input).map_err(rt)?;
+    let landed = crate::tower::throw_in(tower.as_ref(), st, input, setup).map_err(rt)?;
     sh.event(Event::Throw { thrown: input, rethrown, landed });
     Ok(landed)
 }
@@ -53,7 +54,9 @@ fn throw_input(sh: &Shared, st: &mut GameState, mut input: Pile, peasants: i64) 
 pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     // Throws cubes into the tower with everything in the tray. `spec` is a
     // list of {seat=, n=, from=province or nil for the supply} and an
-    // optional `peasants` count. Returns the tray: [seat] = n, peasants = n.
+    // optional `peasants` count; `setup = true` makes it the setup throw (a
+    // tower whose source treats that one apart). Returns the tray: [seat] =
+    // n, peasants = n.
     reg(lua, t, sh, "throw", |lua, host, spec: Table| {
         host.with_state_mut("throw", |sh, st| {
             let keys = sh.keys.borrow();
@@ -63,7 +66,8 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
                 let entry = entry?;
                 take_group(sh, st, &mut input, entry.raw_get(&keys.seat)?, entry.raw_get(&keys.from)?, entry.raw_get(&keys.n)?)?;
             }
-            let landed = throw_input(sh, st, input, spec.raw_get::<Option<i64>>(&keys.peasants)?.unwrap_or(0))?;
+            let setup = spec.raw_get::<Option<bool>>("setup")?.unwrap_or(false);
+            let landed = throw_input(sh, st, input, spec.raw_get::<Option<i64>>(&keys.peasants)?.unwrap_or(0), setup)?;
             let out = lua.create_table()?;
             for s in 0..st.seats() {
                 out.raw_set(s + 1, landed.seats[s])?;
@@ -88,7 +92,7 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
                 let n = g[2].ok_or_else(|| rt("game.throw_cubes: a group has no count".into()))?;
                 seats.push(take_group(sh, st, &mut input, seat, g[1], n)?);
             }
-            let landed = throw_input(sh, st, input, peasants)?;
+            let landed = throw_input(sh, st, input, peasants, false)?;
             let mut out = Many::new();
             out.push(i64::from(landed.peasants));
             out.extend(seats.into_iter().map(|s| i64::from(landed.seats[s])));

@@ -1,0 +1,90 @@
+use std::collections::BTreeMap;
+
+use super::{TowerModel, params, probability};
+use crate::core::{GameRng, MAX_SEATS, Pile};
+
+/// A tower of `levels` ledges, followed cube by cube. The thrown cubes fall
+/// in a random order. A cube reaching a ledge first gives each cube stuck
+/// there, one after another, the chance `loosen` to come loose (a loose
+/// cube falls on to the next ledge ahead of it); then it passes the ledge
+/// with probability `pass` or sticks there itself, where the cubes after it
+/// in the same throw may knock it loose. So every cube that reaches a ledge
+/// shakes it, including the cubes that then stick, and cubes poured into an
+/// empty tower free each other.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cascade {
+    pub levels: usize,
+    pub pass: f64,
+    pub loosen: f64,
+}
+
+impl Cascade {
+    pub fn from_params(p: &BTreeMap<String, f64>) -> Result<Cascade, String> {
+        let [levels, pass, loosen] = params("cascade", p, ["levels", "pass", "loosen"])?;
+        if !(0.0..=16.0).contains(&levels) || levels.fract() != 0.0 {
+            return Err(format!("tower model `cascade`: levels is {levels}, expected a whole number 0..=16"));
+        }
+        Ok(Cascade { levels: levels as usize, pass: probability("cascade", "pass", pass)?, loosen: probability("cascade", "loosen", loosen)? })
+    }
+}
+
+/// A pile as one entry per cube: its colour's index (seats, then peasants
+/// at `MAX_SEATS`), colour by colour.
+fn cubes(pile: &Pile, out: &mut Vec<u8>) {
+    for c in 0..=MAX_SEATS {
+        let colour = (c < MAX_SEATS).then_some(c);
+        out.extend(std::iter::repeat_n(c as u8, usize::from(pile.get(colour))));
+    }
+}
+
+fn pile(cubes: &[u8]) -> Pile {
+    let mut p = Pile::default();
+    for &c in cubes {
+        *p.get_mut((usize::from(c) < MAX_SEATS).then_some(usize::from(c))) += 1;
+    }
+    p
+}
+
+impl TowerModel for Cascade {
+    fn name(&self) -> &str {
+        "cascade"
+    }
+    fn levels(&self) -> usize {
+        self.levels
+    }
+    fn throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
+        let mut falling = Vec::with_capacity(input.total() as usize);
+        cubes(&input, &mut falling);
+        rng.shuffle(&mut falling);
+        let mut stuck = Vec::new();
+        let mut below = Vec::with_capacity(falling.len());
+        for ledge in inside.iter_mut() {
+            // The order of the cubes stuck from earlier throws is not kept
+            // in the state: a random one (it decides only the order in which
+            // cubes freed by the same arrival fall on).
+            stuck.clear();
+            cubes(ledge, &mut stuck);
+            rng.shuffle(&mut stuck);
+            below.clear();
+            for &cube in &falling {
+                if self.loosen > 0.0 {
+                    stuck.retain(|&s| {
+                        let free = rng.chance(self.loosen);
+                        if free {
+                            below.push(s);
+                        }
+                        !free
+                    });
+                }
+                if rng.chance(self.pass) {
+                    below.push(cube);
+                } else {
+                    stuck.push(cube);
+                }
+            }
+            *ledge = pile(&stuck);
+            std::mem::swap(&mut falling, &mut below);
+        }
+        Ok(pile(&falling))
+    }
+}
