@@ -37,6 +37,9 @@ pub struct ArmReport {
     pub means: BTreeMap<String, Interval>,
     /// Distributions (value -> games) of margin, battles and decisions.
     pub histograms: BTreeMap<String, BTreeMap<i64, u64>>,
+    /// How often the functions the arm's variants added or replaced ran
+    /// (absent for an arm without any).
+    pub rule_use: Option<super::rule_use::RuleUse>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -119,6 +122,7 @@ impl Report {
                         balance_p: p,
                         means: s.metrics.iter().map(|(k, v)| (k.clone(), v.mean(n))).collect(),
                         histograms: s.hist.clone(),
+                        rule_use: super::rule_use::RuleUse::of(&h.rules[a].parts, s, n),
                     }
                 })
                 .collect();
@@ -129,6 +133,8 @@ impl Report {
                     let diffs: BTreeMap<String, Interval> = p.diffs.iter().map(|(k, v)| (k.clone(), v.mean(n))).collect();
                     let mut pr = PairReport { a: p.a, b: p.b, diffs, identical_games: p.identical, verdict: Vec::new() };
                     pr.verdict = verdict(h, &arms, &pr, n);
+                    let use_of = |i: usize| (arms[i].name.as_str(), arms[i].rule_use.as_ref());
+                    super::rule_use::amend(&mut pr.verdict, [use_of(p.a), use_of(p.b)], n > 0 && p.identical == n);
                     pr
                 })
                 .collect();
