@@ -22,6 +22,7 @@ fn data_dir(name: &str) -> PathBuf {
     for v in ["wide-numbers", "never-called"] {
         std::os::unix::fs::symlink(root.join("tests/fixtures/variants").join(v), dir.join("variants").join(v)).unwrap();
     }
+    std::os::unix::fs::symlink(root.join("variants/income-before-revolt"), dir.join("variants/income-before-revolt")).unwrap();
     dir
 }
 
