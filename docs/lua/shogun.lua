@@ -71,10 +71,14 @@ function shogun.tower(name, fn) end
 function shogun.hooks(names) end
 
 ---Replaces a registered handler by name (a variant changing base rules).
+---With `when` (called with the same arguments), `fn` runs only where
+---`when` returns true and the replaced function runs elsewhere; the lab
+---counts the rule as in play only there.
 ---@param kind "action"|"continuation"|"modifier"|"handler"|"tower"
 ---@param name string
 ---@param fn function
-function shogun.replace(kind, name, fn) end
+---@param when? function
+function shogun.replace(kind, name, fn, when) end
 
 ---The function currently registered under a name.
 ---@param kind "action"|"continuation"|"modifier"|"handler"|"tower"

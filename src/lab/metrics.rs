@@ -55,6 +55,9 @@ pub struct GameRecord {
     pub tallies: BTreeMap<String, Vec<i64>>,
     /// `game.tally` calls without a seat: key -> total.
     pub game_tallies: BTreeMap<String, i64>,
+    /// Calls in this game of each function the arm's variants added or
+    /// replaced (the header's `rules[arm].parts`, in order): the rule use.
+    pub rule_use: Vec<u64>,
 }
 
 /// Gathers a record while a game is played.

@@ -13,6 +13,7 @@ pub mod html;
 pub mod ladder;
 pub mod metrics;
 pub mod report;
+pub mod rule_use;
 pub mod stats;
 
 use std::cell::RefCell;
@@ -100,18 +101,21 @@ pub struct Header {
 #[serde(deny_unknown_fields)]
 pub struct ArmRules {
     pub hash: String,
+    /// The functions the arm's variants added or replaced: each record's
+    /// `rule_use` counts their calls in this order (the rule use).
+    pub parts: Vec<crate::script::RulePart>,
     /// (file, SHA-256): `rules.yaml`, `cards.yaml`, `map sun.yaml`,
     /// `variant NAME`, `lua FILE`, in load order.
     pub files: Vec<(String, String)>,
 }
 
 impl ArmRules {
-    pub fn of(arm: &Arm) -> ArmRules {
+    pub fn of(arm: &Arm, parts: Vec<crate::script::RulePart>) -> ArmRules {
         let mut text = format!("arm\t{}\ntower\t{}\n", arm.name, arm.tower.as_deref().unwrap_or(""));
         for (file, hash) in &arm.rules.sources {
             text.push_str(&format!("file\t{file}\t{hash}\n"));
         }
-        ArmRules { hash: crate::rules::sha256(text.as_bytes()), files: arm.rules.sources.clone() }
+        ArmRules { hash: crate::rules::sha256(text.as_bytes()), parts, files: arm.rules.sources.clone() }
     }
 }
 
@@ -242,11 +246,18 @@ impl Lab {
         }
         let differ = conditions.iter().any(|c| c.bots.windows(2).any(|w| w[0] != w[1]));
         let range = s.range.unwrap_or((0, s.games));
+        // Which functions each arm's variants add or replace: known once
+        // its scripts have run.
+        let mut rules = Vec::new();
+        for a in &arms {
+            let e = Engine::with_options((*a.rules).clone(), a.tower.as_deref(), Limits::default()).map_err(|d| format!("arm `{}`: {d}", a.name))?;
+            rules.push(ArmRules::of(a, e.runtime().rule_parts()));
+        }
         let header = Header {
             format: FORMAT,
             version: version(),
             arms: arms.iter().map(|a| a.name.clone()).collect(),
-            rules: arms.iter().map(ArmRules::of).collect(),
+            rules,
             conditions,
             players: s.players,
             map: first.rules.map.name.clone(),
@@ -331,6 +342,7 @@ fn play_one(lab: &Lab, run: u64, c: usize, a: usize, g: u64) -> Result<GameRecor
     rec.arm = a;
     rec.ruleset = arm.name.clone();
     rec.rules_hash = h.rules[a].hash.clone();
+    rec.rule_use = engine.runtime().take_rule_use();
     rec.seed = seed;
     rec.bots = names;
     Ok(rec)
@@ -342,6 +354,10 @@ pub struct ArmSums {
     pub metrics: BTreeMap<String, Sums>,
     /// Distributions of a few per-game counts (value -> games).
     pub hist: BTreeMap<String, BTreeMap<i64, u64>>,
+    /// Per function of `ArmRules::parts`: (calls, games with a call).
+    pub rule_calls: Vec<(u64, u64)>,
+    /// Games in which any of them was called.
+    pub rule_games: u64,
 }
 
 /// Sums of the paired differences (arm `a` minus arm `b`, game by game;
@@ -396,6 +412,14 @@ impl Aggregate {
         let cond = self.conds.get_mut(c).ok_or_else(|| LabError::Merge(format!("condition {c} is not in the header")))?;
         let flat: Vec<BTreeMap<String, f64>> = records.iter().map(|r| metrics::flatten(r, &self.header.seats)).collect();
         cond.games += 1;
+        for (arm, r) in cond.arms.iter_mut().zip(records) {
+            arm.rule_calls.resize(r.rule_use.len().max(arm.rule_calls.len()), (0, 0));
+            for (sum, &calls) in arm.rule_calls.iter_mut().zip(&r.rule_use) {
+                sum.0 = sum.0.saturating_add(calls);
+                sum.1 += u64::from(calls > 0);
+            }
+            arm.rule_games += u64::from(r.rule_use.iter().any(|&c| c > 0));
+        }
         for (arm, m) in cond.arms.iter_mut().zip(&flat) {
             for (key, v) in m {
                 arm.metrics.entry(key.clone()).or_default().add(*v);
@@ -585,6 +609,9 @@ pub fn check_record(h: &Header, r: &GameRecord) -> Result<(), String> {
             r.winners.join(", "),
             firsts.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
         ));
+    }
+    if r.rule_use.len() != rules.parts.len() {
+        return Err(format!("`rule_use` has {} counts for the {} functions the header lists for arm {}", r.rule_use.len(), rules.parts.len(), r.arm));
     }
     if r.decisions > MAX_DECISIONS {
         return Err(format!("{} decisions: more than any game can have ({MAX_DECISIONS})", r.decisions));

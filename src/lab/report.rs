@@ -42,6 +42,9 @@ pub struct ArmReport {
     pub means: BTreeMap<String, Interval>,
     /// Distributions (value -> games) of margin, battles and decisions.
     pub histograms: BTreeMap<String, BTreeMap<i64, u64>>,
+    /// How often the functions the arm's variants added or replaced ran
+    /// (absent for an arm without any).
+    pub rule_use: Option<super::rule_use::RuleUse>,
 }
 
 /// One headline of a pair's verdict: a seat's win rate or a flow metric.
@@ -226,6 +229,7 @@ fn arm_report(h: &Header, name: &str, s: &super::ArmSums, n: u64) -> ArmReport {
         balance_p: p,
         means,
         histograms: s.hist.clone(),
+        rule_use: None,
     }
 }
 
@@ -284,7 +288,15 @@ impl Report {
             .iter()
             .enumerate()
             .map(|(c, cs)| {
-                let arms: Vec<ArmReport> = cs.arms.iter().enumerate().map(|(a, s)| arm_report(h, &h.arms[a], s, cs.games)).collect();
+                let arms: Vec<ArmReport> = cs
+                    .arms
+                    .iter()
+                    .enumerate()
+                    .map(|(a, s)| ArmReport {
+                        rule_use: super::rule_use::RuleUse::of(&h.rules[a].parts, s, cs.games),
+                        ..arm_report(h, &h.arms[a], s, cs.games)
+                    })
+                    .collect();
                 let pairs = cs.pairs.iter().map(|p| pair_report(h, cs, p, &arms, family)).collect();
                 ConditionReport { label: h.conditions[c].label(), games: cs.games, arms, pairs }
             })
@@ -304,6 +316,13 @@ impl Report {
         for c in conditions.iter_mut() {
             for pi in 0..c.pairs.len() {
                 c.pairs[pi].verdict = verdict(&c.arms, &c.pairs[pi], c.games);
+                // A rule that never came into play is said so, not "no change".
+                let (a, b) = (c.pairs[pi].a, c.pairs[pi].b);
+                let use_of = |i: usize| (c.arms[i].name.as_str(), c.arms[i].rule_use.as_ref());
+                let all_identical = c.games > 0 && c.pairs[pi].identical_games == c.games;
+                let mut lines = std::mem::take(&mut c.pairs[pi].verdict);
+                super::rule_use::amend(&mut lines, [use_of(a), use_of(b)], all_identical);
+                c.pairs[pi].verdict = lines;
             }
         }
         let sensitivity = if conditions.len() > 1 { sensitivity(&conditions) } else { Vec::new() };

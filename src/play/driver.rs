@@ -148,11 +148,15 @@ pub struct Driver<'e> {
     /// `play_game` turns it off: it throws a failed game away, so the copy
     /// that makes each decision atomic would be wasted.
     atomic: bool,
+    /// Whether the calls of the functions variants added or replaced are
+    /// counted around each decision of the game (`play_game`, for the lab:
+    /// never a bot's look-ahead).
+    count_rule_use: bool,
 }
 
 impl<'e> Driver<'e> {
     pub fn new(engine: &'e Engine, state: GameState, players: Vec<Player>) -> Driver<'e> {
-        Driver { engine, state, players, atomic: true }
+        Driver { engine, state, players, atomic: true, count_rule_use: false }
     }
 
     /// A new game (before setup) with players by name (`human` or a bot).
@@ -162,7 +166,7 @@ impl<'e> Driver<'e> {
         }
         let state = engine.new_game_with(players, seed, setup)?;
         let players = Player::all(names, seed).map_err(EngineError::Setup)?;
-        Ok(Driver { engine, state, players, atomic: true })
+        Ok(Driver { engine, state, players, atomic: true, count_rule_use: false })
     }
 
     /// Applies one decision (anyone's); returns its events.
@@ -187,7 +191,11 @@ impl<'e> Driver<'e> {
                 return Ok(if self.engine.actor(&self.state) == Actor::Terminal { Stop::GameOver } else { Stop::Human });
             };
             let asked = self.state.ask.as_ref().map(|a| a.kind.clone());
-            let events = if self.atomic { self.engine.apply(&mut self.state, &d)? } else { self.engine.apply_discarding_on_error(&mut self.state, &d)? };
+            let rt = self.engine.runtime();
+            rt.count_rule_use(self.count_rule_use);
+            let events = if self.atomic { self.engine.apply(&mut self.state, &d) } else { self.engine.apply_discarding_on_error(&mut self.state, &d) };
+            rt.count_rule_use(false);
+            let events = events?;
             observe(&Step { decision: &d, asked: asked.as_deref(), events: &events, after: &self.state }, &self.players);
             steps += 1;
         }
@@ -196,7 +204,9 @@ impl<'e> Driver<'e> {
 
 /// Plays one game with bots to the end (the lab's and `bench`'s entry
 /// point): `names` names a bot per seat. `observe` sees every decision and
-/// its events. Returns the final state.
+/// its events. Returns the final state; the calls of the functions
+/// variants added or replaced, made by the game (not by a bot's
+/// look-ahead), wait in `engine.runtime().take_rule_use()`.
 pub fn play_game(
     engine: &Engine,
     players: u8,
@@ -205,8 +215,15 @@ pub fn play_game(
     names: &[String],
     mut observe: impl FnMut(&Step),
 ) -> Result<GameState, EngineError> {
-    let mut d = Driver::start(engine, players, seed, setup, names)?;
+    // The rules' calls while the game is set up count too.
+    let rt = engine.runtime();
+    rt.take_rule_use();
+    rt.count_rule_use(true);
+    let d = Driver::start(engine, players, seed, setup, names);
+    rt.count_rule_use(false);
+    let mut d = d?;
     d.atomic = false;
+    d.count_rule_use = true;
     if d.players.iter().any(Player::is_human) {
         return Err(EngineError::Setup("play_game plays bots only".into()));
     }

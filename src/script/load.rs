@@ -10,7 +10,7 @@ use std::rc::Rc;
 use mlua::chunk::ChunkMode;
 use mlua::{Function, Lua, LuaSerdeExt, Table, Value};
 
-use super::{EffectTables, Handlers, Keys, Limits, Runtime, ScriptError, Shared, api, bytecode, error_without_nul, lock_helpers, sandbox, value};
+use super::{EffectTables, Handlers, Keys, Limits, RulePart, Runtime, ScriptError, Shared, api, bytecode, error_without_nul, lock_helpers, sandbox, value};
 use crate::rules::pack::Effect;
 use crate::rules::{Diagnostic, Diagnostics, Positions, Rules, Severity};
 
@@ -31,9 +31,11 @@ impl Runtime {
         run_files(&lua, &rules, &shared, &prelude)?;
         check_kept_state(&lua, &rules, &prelude, &mut diags);
         let registry = Registry::of(&prelude);
+        // Warnings name the scripts' own functions, before they are wrapped.
+        let warnings = unused(&rules, &registry);
+        count_calls(&lua, &shared, &prelude).map_err(|e| fatal(&rules.rules_path, format!("cannot set up the Lua runtime: {e}")))?;
         check_names(&rules, &registry, &mut diags);
         let handlers = resolve_handlers(&rules, &registry, &mut diags);
-        let warnings = unused(&rules, &registry);
         let Some(handlers) = handlers.filter(|_| !diags.has_errors()) else {
             diags.0.extend(warnings);
             return Err(diags);
@@ -163,6 +165,28 @@ fn check_kept_state(lua: &Lua, rules: &Rules, prelude: &Table, diags: &mut Diagn
         let file = rules.lua.iter().find(|s| s.name == name).map_or(rules.rules_path.clone(), |s| s.path.clone());
         diags.error(&file, (line.max(1), 1), format!("{what}: scripts keep no state between calls (make it inside the call that uses it)"));
     }
+}
+
+/// Wraps the functions variants added or replaced so that their calls are
+/// counted while `Shared::counting` is on (the prelude's `count_calls`).
+fn count_calls(lua: &Lua, shared: &Rc<Shared>, prelude: &Table) -> mlua::Result<()> {
+    let sh = Rc::downgrade(shared);
+    let bump = lua.create_function(move |_, i: usize| {
+        if let Some(sh) = sh.upgrade()
+            && sh.counting.get()
+            && let Some(c) = sh.rule_calls.borrow_mut().get_mut(i.wrapping_sub(1))
+        {
+            *c = c.saturating_add(1);
+        }
+        Ok(())
+    })?;
+    let wrap: Function = prelude.get("count_calls")?;
+    let parts: Vec<Table> = wrap.call(bump)?;
+    let parts =
+        parts.iter().map(|t| Ok(RulePart { kind: t.get(1)?, name: t.get(2)?, variant: t.get(3)?, replaced: t.get(4)? })).collect::<mlua::Result<Vec<_>>>()?;
+    *shared.rule_calls.borrow_mut() = vec![0; parts.len()];
+    *shared.rule_parts.borrow_mut() = parts;
+    Ok(())
 }
 
 /// What the pack's scripts registered through the prelude, by kind.

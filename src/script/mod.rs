@@ -192,6 +192,25 @@ pub(crate) struct Shared {
     /// The table a question was asked with, until its call returns (see
     /// `asked.rs`).
     asked: asked::Asked,
+    /// The functions variants added or replaced (the lab's rule use).
+    rule_parts: RefCell<Vec<RulePart>>,
+    /// Calls of each of `rule_parts` while counting was on.
+    rule_calls: RefCell<Vec<u64>>,
+    /// Whether calls of `rule_parts` count now (the game's own decisions,
+    /// not a bot's look-ahead).
+    counting: Cell<bool>,
+}
+
+/// A function a variant added or replaced, whose calls the lab counts.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RulePart {
+    /// `actions`, `continuations`, `handlers`, `modifiers` or `towers`.
+    pub kind: String,
+    pub name: String,
+    /// The variant that registered it last.
+    pub variant: String,
+    /// Whether it replaced a function of that name (else it was added).
+    pub replaced: bool,
 }
 
 impl Shared {
@@ -216,6 +235,9 @@ impl Shared {
             effects_cache_raw: RefCell::new(None),
             asked: asked::Asked::new(),
             rules,
+            rule_parts: RefCell::new(Vec::new()),
+            rule_calls: RefCell::new(Vec::new()),
+            counting: Cell::new(false),
         }
     }
 
@@ -533,6 +555,28 @@ impl Runtime {
     }
 
     /// Whether scripts narrate (transcripts) or stay quiet (bulk runs).
+    /// The functions variants added or replaced, whose calls are counted
+    /// (`count_rule_use`, `take_rule_use`), in a fixed order.
+    pub fn rule_parts(&self) -> Vec<RulePart> {
+        self.shared.rule_parts.borrow().clone()
+    }
+
+    /// Turns the counting of `rule_parts` calls on or off (on only around
+    /// a game's own decisions: a bot's look-ahead on the same engine does
+    /// not count).
+    pub fn count_rule_use(&self, on: bool) {
+        self.shared.counting.set(on);
+    }
+
+    /// The calls of each of `rule_parts` counted since the last take; the
+    /// counts start again from 0.
+    pub fn take_rule_use(&self) -> Vec<u64> {
+        let mut calls = self.shared.rule_calls.borrow_mut();
+        let out = calls.clone();
+        calls.iter_mut().for_each(|c| *c = 0);
+        out
+    }
+
     pub fn set_narration(&self, on: bool) {
         if self.shared.narrate.get() != on {
             self.shared.narrate.set(on);

@@ -4,6 +4,8 @@ local registry = { actions = {}, continuations = {}, modifiers = {}, handlers = 
 local sealed = false
 -- Who registered (or last replaced) each name: "base" or a variant's name.
 local owner = { actions = {}, continuations = {}, modifiers = {}, handlers = {}, towers = {} }
+-- Names a variant registered with shogun.replace (the rest it added).
+local replaced = { actions = {}, continuations = {}, modifiers = {}, handlers = {}, towers = {} }
 -- The pack whose files are loading now, and the variants it may override.
 local loading = { name = "base", overrides = {} }
 
@@ -47,10 +49,17 @@ shogun = {
   tower = register("towers", "tower"),
 }
 
+-- Replacements that apply only where their `when` holds: kind -> name ->
+-- { when, fn, previous }.
+local guarded = { actions = {}, continuations = {}, modifiers = {}, handlers = {}, towers = {} }
+
 -- Replaces a registered handler by name: shogun.replace("action",
 -- "collect_taxes", fn). Two variants replacing the same name is an error
--- unless the later one lists the earlier under `overrides:`.
-function shogun.replace(what, name, fn)
+-- unless the later one lists the earlier under `overrides:`. With `when`
+-- (a function of the same arguments), `fn` runs only where `when(...)` is
+-- true and the function it replaces runs elsewhere: a rule that changes
+-- only some situations says which, and the lab counts it only there.
+function shogun.replace(what, name, fn, when)
   local kind = kinds[what]
   if kind == nil then
     error("shogun.replace: unknown kind `" .. tostring(what) .. "` (action, continuation, modifier, handler, tower)", 2)
@@ -65,8 +74,21 @@ function shogun.replace(what, name, fn)
       .. loading.name .. "`; add `overrides: [" .. previous .. "]` to " .. loading.name
       .. "'s variant.yaml if it should win", 2)
   end
+  if when ~= nil and type(when) ~= "function" then
+    error("shogun.replace('" .. name .. "'): `when` must be a function, got " .. type(when), 2)
+  end
+  local before = registry[kind][name]
   registry[kind][name] = fn
+  guarded[kind][name] = nil
+  if when ~= nil then
+    registry[kind][name] = function(...)
+      if when(...) then return fn(...) end
+      return before(...)
+    end
+    guarded[kind][name] = { when = when, fn = fn, previous = before }
+  end
   owner[kind][name] = loading.name
+  replaced[kind][name] = true
 end
 
 -- The previous function registered under a name (for a replacement that
@@ -297,8 +319,8 @@ string_mt.__metatable = false
 
 -- The runtime's own tables: changed only by its functions, which refuse
 -- once the pack is sealed. Locking walks their contents, not them.
-local internal = { registry, owner }
-for _, t in ipairs({ registry, owner }) do
+local internal = { registry, owner, replaced, guarded }
+for _, t in ipairs({ registry, owner, replaced, guarded }) do
   for _, sub in raw_next, t do internal[#internal + 1] = sub end
 end
 
@@ -483,6 +505,40 @@ local function seal(upvalue, getmt, setmt)
   end
 end
 
+-- The lab's rule use: wraps every function a variant added or replaced so
+-- that each call first calls `bump(i)` (a host function that counts while
+-- the host says so), and returns them as {kind, name, variant, replaced}
+-- in a fixed order. Called once, after the files load and before the host
+-- resolves any name; base functions stay as they are (no cost).
+local function count_calls(bump)
+  local parts = {}
+  for _, kind in ipairs({ "actions", "continuations", "handlers", "modifiers", "towers" }) do
+    for _, name in ipairs(sorted_keys(owner[kind])) do
+      local who, fn = owner[kind][name], registry[kind][name]
+      if who ~= "base" then
+        local i, g = #parts + 1, guarded[kind][name]
+        parts[i] = { kind, name, who, replaced[kind][name] == true }
+        if g then
+          local when, own, previous = g.when, g.fn, g.previous
+          registry[kind][name] = function(...)
+            if when(...) then
+              bump(i)
+              return own(...)
+            end
+            return previous(...)
+          end
+        else
+          registry[kind][name] = function(...)
+            bump(i)
+            return fn(...)
+          end
+        end
+      end
+    end
+  end
+  return parts
+end
+
 local function set_loading(name, overrides)
   local set = {}
   for _, o in ipairs(overrides) do set[o] = true end
@@ -502,4 +558,4 @@ local function readonly_list(t)
 end
 
 return { registry = registry, seal = seal, lock_builtins = lock_builtins, freeze = freeze, set_loading = set_loading,
-  readonly_list = readonly_list, stateful_values = stateful_values }
+  readonly_list = readonly_list, stateful_values = stateful_values, count_calls = count_calls }

@@ -22,6 +22,7 @@ fn data_dir(name: &str) -> PathBuf {
     for v in ["wide-numbers", "never-called"] {
         std::os::unix::fs::symlink(root.join("tests/fixtures/variants").join(v), dir.join("variants").join(v)).unwrap();
     }
+    std::os::unix::fs::symlink(root.join("variants/income-before-revolt"), dir.join("variants/income-before-revolt")).unwrap();
     dir
 }
 
@@ -230,4 +231,52 @@ fn numbers_at_the_edge_of_the_api_neither_wrap_nor_size_an_allocation() {
     assert!(std::fs::read_to_string(&page).unwrap().contains("Margin of victory"));
     let merged = shogun(&["lab", "merge", &f, "--report", page.to_str().unwrap()]);
     assert!(merged.status.success(), "{}", stderr(&merged));
+}
+
+/// Runs a two-arm lab and returns its `--json` report.
+fn lab_json(data: &Path, args: &[&str]) -> Value {
+    let d = data.to_str().unwrap();
+    let mut all = vec!["lab", "--data", d];
+    all.extend(args);
+    all.push("--json");
+    let o = shogun(&all);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn a_rule_that_never_runs_is_reported_as_unexercised() {
+    let data = data_dir("rule-use");
+    // A variant whose one function no effect names: never called.
+    let r = lab_json(&data, &["--variant", "never-called", "--against", "--games", "30"]);
+    let c = &r["conditions"][0];
+    let u = &c["arms"][0]["rule_use"];
+    assert_eq!(u["games_in_play"], 0, "{u}");
+    assert_eq!(u["parts"][0]["name"], "never_applied");
+    assert_eq!(u["parts"][0]["kind"], "modifiers");
+    assert_eq!(u["parts"][0]["replaced"], false);
+    assert!(c["arms"][1]["rule_use"].is_null(), "base has no variant functions");
+    let verdict: Vec<&str> = c["pairs"][0]["verdict"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    assert!(verdict[0].contains("the rule came into play in 0 of 30 games with these bots"), "{verdict:?}");
+    assert!(verdict[0].contains("this run cannot tell what it does"), "{verdict:?}");
+    assert!(!verdict.iter().any(|l| l.contains("no difference at all")), "{verdict:?}");
+    // income-before-revolt under greedy bots (issue 21's example): they
+    // never collect where there is unrest, so the replaced collection runs
+    // but the rule (collect first, then the revolt) never comes into play.
+    let r = lab_json(&data, &["--variant", "income-before-revolt", "--against", "--games", "30"]);
+    let c = &r["conditions"][0];
+    let u = &c["arms"][0]["rule_use"];
+    assert_eq!(u["games_in_play"], 0, "{u}");
+    assert!(c["pairs"][0]["verdict"][0].as_str().unwrap().contains("came into play in 0 of 30 games"), "{}", c["pairs"][0]["verdict"]);
+    // With random bots it comes into play, and the records count it.
+    let f = data.join("ibr.jsonl").display().to_string();
+    let r = lab_json(&data, &["--variant", "income-before-revolt", "--against", "--games", "30", "--bots", "random", "--jsonl", &f]);
+    let u = &r["conditions"][0]["arms"][0]["rule_use"];
+    let k = u["games_in_play"].as_u64().unwrap();
+    assert!(k > 0 && k <= 30, "{u}");
+    let records = lines(&f);
+    let counted = records[1..].iter().filter(|r| r["arm"] == 0 && r["rule_use"].as_array().unwrap().iter().any(|c| c.as_u64() > Some(0))).count();
+    assert_eq!(counted as u64, k);
+    assert!(records[1..].iter().filter(|r| r["arm"] == 1).all(|r| r["rule_use"].as_array().unwrap().is_empty()));
+    assert!(shogun(&["lab", "merge", &f]).status.success());
 }

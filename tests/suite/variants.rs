@@ -173,7 +173,11 @@ fn shipped_variants_snapshot() {
 #[test]
 fn diff_shows_a_divergence_for_every_shipped_variant() {
     for name in SHIPPED {
-        let (ok, out) = shogun(&["diff", "--seed", "1", "--variant", name, "--against"]);
+        // Greedy bots never collect where there is unrest, the one situation
+        // income-before-revolt changes (its replacements apply only there):
+        // random bots do.
+        let bots = if *name == "income-before-revolt" { "random" } else { "greedy" };
+        let (ok, out) = shogun(&["diff", "--seed", "1", "--bots", bots, "--variant", name, "--against"]);
         assert!(ok, "{out}");
         assert!(out.contains("first divergence") && out.contains("winner"), "{name}: {out}");
     }
