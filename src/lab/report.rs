@@ -320,9 +320,7 @@ impl Report {
                 let (a, b) = (c.pairs[pi].a, c.pairs[pi].b);
                 let use_of = |i: usize| (c.arms[i].name.as_str(), c.arms[i].rule_use.as_ref());
                 let all_identical = c.games > 0 && c.pairs[pi].identical_games == c.games;
-                let mut lines = std::mem::take(&mut c.pairs[pi].verdict);
-                super::rule_use::amend(&mut lines, [use_of(a), use_of(b)], all_identical);
-                c.pairs[pi].verdict = lines;
+                super::rule_use::amend(&mut c.pairs[pi].verdict, [use_of(a), use_of(b)], all_identical);
             }
         }
         let sensitivity = if conditions.len() > 1 { sensitivity(&conditions) } else { Vec::new() };
