@@ -225,9 +225,13 @@ pub(crate) fn terminal(tag: &str, args: &[&str]) -> (rexpect::session::PtySessio
 }
 
 /// Waits for the next prompt (the line editor drops keys typed before it
-/// is ready); returns what came before it.
+/// is ready); returns what came before it. The line editor redraws the
+/// prompt with every key it echoes, so the prompt text alone may be the
+/// echo of a line still being read: a new read starts by turning on
+/// bracketed paste (`ESC [?2004h`), which no echo does.
 pub(crate) fn prompt(p: &mut rexpect::session::PtySession) -> String {
-    p.exp_string("] > ").unwrap()
+    let before = p.exp_string("\x1b[?2004h").unwrap();
+    before + &p.exp_string("] > ").unwrap()
 }
 
 /// What a second Tab lists after `typed` at a fresh prompt (the line is
