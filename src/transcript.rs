@@ -56,7 +56,7 @@ pub fn render(engine: &Engine, seats: usize, events: &[Event], out: &mut String)
                 let again = if rethrown.is_empty() { String::new() } else { format!(" + tray again: {}", pile(engine, rethrown, seats)) };
                 let _ = writeln!(out, "    tower: in {}{again} -> tray: {}", pile(engine, thrown, seats), pile(engine, landed, seats));
             }
-            Event::Battle { .. } | Event::OwnerChange { .. } | Event::Tally { .. } => {}
+            Event::Battle { .. } | Event::OwnerChange { .. } | Event::Tally { .. } | Event::Action { .. } => {}
         }
     }
 }

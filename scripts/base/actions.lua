@@ -12,6 +12,7 @@ local unrest_in, armies_in, supply_of, pay, own_targets, other_targets, chests_o
 local has, free_spaces, building_supply, build, remove_unrest, deploy_to, move, ask_province, ask_count, move_targets =
   game.has, game.free_spaces, game.building_supply, game.build, game.remove_unrest, game.deploy, game.move, game.ask_province,
   game.ask_count, game.move_targets
+local tally = game.tally
 local format, unpack = string.format, table.unpack
 -- What each action card costs, builds and deploys, and what each province
 -- yields, read once at load: each step into CARDS or MAP is a read
@@ -44,12 +45,14 @@ end)
 
 -- Collecting in a province with unrest starts a revolt first (reading 2);
 -- the yield comes only if the province is still held. Then 1 unrest marker.
--- `yields`: the yield of each province; `credit`: gain or add_rice.
-local function collect(seat, p, a, yields, credit, hook, one, many, why)
+-- `yields`: the yield of each province; `credit`: gain or add_rice;
+-- `stat`: the lab's statistic of what was collected.
+local function collect(seat, p, a, yields, credit, hook, one, many, why, stat)
   local unrest = unrest_in(p)
   if unrest > 0 and not revolt(seat, p, unrest, why) then return end
   local amount = modify_at(hook, yields[p], seat, p, a)
   credit(seat, amount)
+  tally(stat, seat, amount)
   local added = add_unrest(p, unrest_per_collection)
   if NARRATE then
     note("%s collects %s in %s%s", seat_name(seat), count(amount, one, many), pname(p),
@@ -58,10 +61,10 @@ local function collect(seat, p, a, yields, credit, hook, one, many, why)
 end
 
 shogun.action("collect_taxes", function(seat, p, a)
-  collect(seat, p, a, tax_of, gain, "tax_yield", "war chest", "war chests", "collecting war chests")
+  collect(seat, p, a, tax_of, gain, "tax_yield", "war chest", "war chests", "collecting war chests", "collected.taxes")
 end)
 shogun.action("collect_rice", function(seat, p, a)
-  collect(seat, p, a, rice_of, add_rice, "rice_yield", "rice", "rice", "collecting rice")
+  collect(seat, p, a, rice_of, add_rice, "rice_yield", "rice", "rice", "collecting rice", "collected.rice")
 end)
 
 local function deploy(seat, p, a)

@@ -568,6 +568,11 @@ pub enum Event {
     /// A battle was fought (`kind`: the script's word, e.g. `attack`,
     /// `neutral`, `revolt`).
     Battle { kind: String, province: ProvinceId },
+    /// The engine turns to a seat's province card on an action card
+    /// (`action`: its index in the rules' action cards); the rules then
+    /// carry the action out or skip it (the base pack tallies a skip as
+    /// `skipped.REASON` for the seat, which `shogun lab` reads).
+    Action { seat: Seat, action: u8, province: ProvinceId },
     /// A province card changed hands (`None`: the deck).
     OwnerChange { province: ProvinceId, from: Option<Seat>, to: Option<Seat> },
     /// A count for statistics (`shogun lab`): the rules add `amount` to the

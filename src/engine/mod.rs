@@ -797,6 +797,7 @@ impl Engine {
                     let seat = st.turn_order[turn];
                     let slot = st.players[seat.index()].plan.as_ref().and_then(|p| p.slots.get(action).copied().flatten());
                     if let Some(Card::Province(p)) = slot {
+                        ev.push(Event::Action { seat, action: action as u8, province: p });
                         let res = self.runtime.call_action(st, ev, action, seat, p)?;
                         st.ask = res.ask;
                     }

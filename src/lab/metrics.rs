@@ -58,12 +58,28 @@ pub struct GameRecord {
     /// Calls in this game of each function the arm's variants added or
     /// replaced (the header's `rules[arm].parts`, in order): the rule use.
     pub rule_use: Vec<u64>,
+    /// Behaviour: action id -> per seat, the action cards carried out
+    /// (the engine turned to the seat's province card and the rules did
+    /// not skip it).
+    #[serde(default)]
+    pub actions: BTreeMap<String, Vec<u32>>,
+    /// Behaviour: building kind -> per seat, buildings that appeared in a
+    /// province the seat held right after.
+    #[serde(default)]
+    pub built: BTreeMap<String, Vec<u32>>,
 }
 
 /// Gathers a record while a game is played.
 pub struct Collector {
     rec: GameRecord,
     seats: usize,
+    /// The rules' action ids and building kinds, by index.
+    action_ids: Vec<String>,
+    building_ids: Vec<String>,
+    /// The action card turned to last and not yet skipped: (seat, action).
+    turned: Option<(Seat, u8)>,
+    /// Each province's buildings after the last decision.
+    last_buildings: Vec<u8>,
     /// The (year, season) whose bids were counted last.
     bids_of: Option<(u8, u8)>,
     last_points: Vec<i64>,
@@ -71,10 +87,25 @@ pub struct Collector {
 }
 
 impl Collector {
-    pub fn new(seats: usize) -> Collector {
+    pub fn new(engine: &Engine, seats: usize) -> Collector {
+        let rules = &engine.rules;
+        let action_ids: Vec<String> = rules.cards.actions.iter().map(|a| a.id.clone()).collect();
+        let building_ids: Vec<String> = rules.rules.components.buildings.iter().map(|b| b.id.clone()).collect();
+        let zero = |ids: &[String]| ids.iter().map(|id| (id.clone(), vec![0; seats])).collect();
         Collector {
-            rec: GameRecord { record: "game".into(), bid_chests: vec![0; seats], bid_provinces: vec![0; seats], ..GameRecord::default() },
+            rec: GameRecord {
+                record: "game".into(),
+                bid_chests: vec![0; seats],
+                bid_provinces: vec![0; seats],
+                actions: zero(&action_ids),
+                built: zero(&building_ids),
+                ..GameRecord::default()
+            },
             seats,
+            action_ids,
+            building_ids,
+            turned: None,
+            last_buildings: Vec::new(),
             bids_of: None,
             last_points: vec![0; seats],
             leader: None,
@@ -85,6 +116,16 @@ impl Collector {
     pub fn observe(&mut self, events: &[Event], after: &GameState) {
         self.rec.decisions += 1;
         for e in events {
+            match e {
+                Event::Action { seat, action, .. } => {
+                    self.carried_out();
+                    self.turned = Some((*seat, *action));
+                }
+                Event::Tally { key, seat: Some(s), .. } if key.starts_with("skipped.") && self.turned.is_some_and(|(t, _)| t == *s) => {
+                    self.turned = None;
+                }
+                _ => {}
+            }
             match e {
                 Event::Battle { kind, .. } => *self.rec.battles.entry(kind.clone()).or_insert(0) += 1,
                 Event::OwnerChange { .. } => self.rec.owner_changes += 1,
@@ -100,9 +141,14 @@ impl Collector {
                         *x = x.saturating_add(*amount);
                     }
                 },
-                Event::Heading(_) | Event::Note(_) | Event::Secret { .. } | Event::Throw { .. } => {}
+                Event::Heading(_) | Event::Note(_) | Event::Secret { .. } | Event::Throw { .. } | Event::Action { .. } => {}
             }
         }
+        // An action card's events end with the decision that carries it
+        // out (a question it asks ends the decision, but then it was not
+        // skipped before asking: the rules skip an action whole).
+        self.carried_out();
+        self.count_built(after);
         // Bids are public once revealed: count each round's once.
         let round = (after.year, after.season);
         if self.bids_of != Some(round) && after.players.iter().any(|p| p.revealed_bid.is_some()) {
@@ -127,6 +173,41 @@ impl Collector {
                 self.rec.lead_changes += 1;
             }
             self.leader = lead;
+        }
+    }
+
+    /// Counts the action card turned to last as carried out (no skip
+    /// followed it).
+    fn carried_out(&mut self) {
+        if let Some((seat, action)) = self.turned.take()
+            && let Some(id) = self.action_ids.get(usize::from(action))
+            && let Some(x) = self.rec.actions.get_mut(id).and_then(|v| v.get_mut(seat.index()))
+        {
+            *x += 1;
+        }
+    }
+
+    /// Buildings that appeared since the last decision, by the province's
+    /// holder after it.
+    fn count_built(&mut self, after: &GameState) {
+        if self.last_buildings.len() != after.provinces.len() {
+            self.last_buildings = after.provinces.iter().map(|p| p.buildings).collect();
+            return;
+        }
+        for (was, p) in self.last_buildings.iter_mut().zip(&after.provinces) {
+            let new = p.buildings & !*was;
+            *was = p.buildings;
+            if new == 0 {
+                continue;
+            }
+            let Some(owner) = p.owner else { continue };
+            for (k, id) in self.building_ids.iter().enumerate() {
+                if new & (1 << k) != 0
+                    && let Some(x) = self.rec.built.get_mut(id).and_then(|v| v.get_mut(owner.index()))
+                {
+                    *x += 1;
+                }
+            }
         }
     }
 
@@ -187,6 +268,14 @@ pub fn flatten(rec: &GameRecord, seat_names: &[String]) -> BTreeMap<String, f64>
     m.insert("owner_changes".into(), rec.owner_changes as f64);
     m.insert("tower_stuck".into(), f64::from(rec.tower_stuck));
     m.insert("lead_changes".into(), f64::from(rec.lead_changes));
+    for (prefix, table) in [("actions", &rec.actions), ("built", &rec.built)] {
+        for (k, v) in table {
+            m.insert(format!("{prefix}.{k}"), v.iter().map(|&x| f64::from(x)).sum());
+            for (s, name) in seat_names.iter().enumerate() {
+                m.insert(format!("{prefix}.{k}.{name}"), f64::from(*v.get(s).unwrap_or(&0)));
+            }
+        }
+    }
     for (k, v) in &rec.tallies {
         let total: i128 = v.iter().map(|&x| i128::from(x)).sum::<i128>() + i128::from(rec.game_tallies.get(k).copied().unwrap_or(0));
         m.insert(format!("tally.{k}"), total as f64);

@@ -333,7 +333,7 @@ fn play_one(lab: &Lab, run: u64, c: usize, a: usize, g: u64) -> Result<GameRecor
     let seed = h.seed.wrapping_add(g);
     let fail = |message: String| LabError::Game { arm: arm.name.clone(), game: g, seed, message };
     let names = seat_bots(&cond.bots, g, h.rotate);
-    let mut col = Collector::new(h.players as usize);
+    let mut col = Collector::new(&engine, h.players as usize);
     let st =
         crate::play::play_game(&engine, h.players, seed, lab.setup, &names, |step| col.observe(step.events, step.after)).map_err(|e| fail(e.to_string()))?;
     let mut rec = col.finish(&engine, &st).map_err(|e| fail(e.to_string()))?;

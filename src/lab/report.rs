@@ -428,17 +428,21 @@ fn means_text(o: &mut String, h: &Header, c: &ConditionReport, w: usize) {
     for m in ["points", "chests", "provinces", "buildings"] {
         rows.extend(h.seats.iter().map(|s| format!("{m}.{s}")));
     }
-    let mut tallies: Vec<String> = c.arms.iter().flat_map(|a| a.means.keys()).filter(|k| is_total_tally(k, &h.seats)).cloned().collect();
-    tallies.sort();
-    tallies.dedup();
-    rows.extend(tallies);
+    // Behaviour (actions carried out, buildings built), then the rules'
+    // own tallies: totals here, per seat in `--json` and the records.
+    for prefix in ["actions.", "built.", "tally."] {
+        let mut keys: Vec<String> = c.arms.iter().flat_map(|a| a.means.keys()).filter(|k| k.starts_with(prefix) && is_total(k, &h.seats)).cloned().collect();
+        keys.sort();
+        keys.dedup();
+        rows.extend(keys);
+    }
     let kw = rows.iter().map(|k| k.len()).max().unwrap_or(6) + 2;
     let _ = write!(o, "\nmeans per game (95% CI)\n  {:<kw$}", "metric");
     for a in &c.arms {
         let _ = write!(o, "{:<w$}", short(&a.name), w = w + 2);
     }
     for p in &c.pairs {
-        let _ = write!(o, "{:<14}", format!("{} − {}", short(&c.arms[p.a].name), short(&c.arms[p.b].name)));
+        let _ = write!(o, "{:<dw$}", format!("{} − {} (95% CI)", short(&c.arms[p.a].name), short(&c.arms[p.b].name)), dw = w + 2);
     }
     let _ = writeln!(o);
     let mut marked = false;
@@ -452,11 +456,12 @@ fn means_text(o: &mut String, h: &Header, c: &ConditionReport, w: usize) {
             let cell = match (p.diffs.get(key), p.q_values.get(key)) {
                 (Some(i), Some(&q)) => {
                     marked |= q < ALPHA;
-                    format!("{}{}", signed(i.value, decimals(i.width() / 2.0)), if q < ALPHA { "*" } else { "" })
+                    let dec = decimals(i.width() / 2.0);
+                    format!("{} ({}){}", signed(i.value, dec), range(i, dec), if q < ALPHA { "*" } else { "" })
                 }
                 _ => "0".into(),
             };
-            let _ = write!(o, "{cell:<14}");
+            let _ = write!(o, "{cell:<w$}", w = w + 2);
         }
         let _ = writeln!(o);
     }
@@ -485,9 +490,9 @@ fn pair_text(o: &mut String, c: &ConditionReport, p: &PairReport, family: usize)
     }
 }
 
-/// Tallies in total (`tally.KEY`, not `tally.KEY.SEAT`).
-fn is_total_tally(key: &str, seats: &[String]) -> bool {
-    key.starts_with("tally.") && !seats.iter().any(|s| key.ends_with(&format!(".{s}")))
+/// A metric in total (`tally.KEY`, not `tally.KEY.SEAT`).
+fn is_total(key: &str, seats: &[String]) -> bool {
+    !seats.iter().any(|s| key.ends_with(&format!(".{s}")))
 }
 
 /// The plain-language verdict for one pair: detected changes with their

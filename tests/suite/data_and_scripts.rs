@@ -139,8 +139,8 @@ fn a_script_error_leaves_the_state_untouched() {
     let (pack, map) = copy_data("boom");
     edit(
         &pack.join("actions.lua"),
-        "local function collect(seat, p, a, yields, credit, hook, one, many, why)\n",
-        "local function collect(seat, p, a, yields, credit, hook, one, many, why)\n  game.gain(seat, 100)\n  error(\"boom in collect\")\n",
+        "local function collect(seat, p, a, yields, credit, hook, one, many, why, stat)\n",
+        "local function collect(seat, p, a, yields, credit, hook, one, many, why, stat)\n  game.gain(seat, 100)\n  error(\"boom in collect\")\n",
     );
     let engine = engine_from(&pack, &map);
     let mut st = started(&engine, 4, 1);

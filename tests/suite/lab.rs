@@ -11,7 +11,7 @@ use shogun_lab::lab::{self, GameRecord, Report};
 /// A data folder with the shipped maps and rules and the test variants.
 fn data_dir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("shogun-lab-test-lab-{}", std::process::id()));
-    if !dir.join("variants/seat-a-taxes").exists() {
+    if !dir.join("variants/castle-majority").exists() {
         let _ = std::fs::create_dir_all(dir.join("variants"));
         let root = crate::common::root();
         // Tests run in parallel: another may have made the link already.
@@ -25,6 +25,7 @@ fn data_dir() -> PathBuf {
         link(root.join("tests/fixtures/variants/seat-a-rare"), dir.join("variants/seat-a-rare"));
         link(root.join("tests/fixtures/variants/null-draw"), dir.join("variants/null-draw"));
         link(root.join("variants/hard-winter"), dir.join("variants/hard-winter"));
+        link(root.join("variants/castle-majority"), dir.join("variants/castle-majority"));
     }
     dir
 }
@@ -286,4 +287,39 @@ fn a_killed_run_leaves_no_partial_file_and_no_progress_lines_in_a_pipe() {
     assert_eq!(end.status.code(), Some(128 + libc::SIGTERM), "{end:?}");
     assert!(!partial() && !out.exists(), "{:?}", std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name()).collect::<Vec<_>>());
     assert!(String::from_utf8_lossy(&end.stderr).trim().is_empty(), "no progress off a terminal: {}", String::from_utf8_lossy(&end.stderr));
+}
+
+/// Issue 22 item 7 and its "done when": the lab counts behaviour (actions
+/// carried out by kind, buildings built by kind, per seat, from the
+/// engine's events), and under a variant that pays more for castles the
+/// rule-aware player builds more of them, with an interval above 0, while
+/// greedy (fixed heuristics) plays the very same games.
+#[test]
+fn a_scoring_variant_changes_what_the_rule_aware_player_builds() {
+    let (report, records) = run(&["--variant", "castle-majority", "--against", "base", "--games", "120", "--bots", "planner"]);
+    let p = &report.conditions[0].pairs[0];
+    let castles = p.diffs["built.castle"];
+    // Observed on these seeds: +0.66 castles per game (0.45..0.87) over 300 games.
+    assert!(castles.lo > 0.0, "more castles under castle-majority: {castles:?}");
+    for r in &records {
+        // A build carried out is a building built; a skipped one is neither.
+        for kind in ["castle", "temple", "theatre"] {
+            assert_eq!(r.actions[kind], r.built[kind], "game {} {kind}", r.game);
+        }
+        // At most one card per action and round (3 years of 3 rounds).
+        for seat in 0..4 {
+            let carried: u32 = r.actions.values().map(|v| v[seat]).sum();
+            assert!(carried > 5 && carried <= 10 * 9, "{:?}", r.actions);
+        }
+        assert_eq!(r.actions.len(), 10, "every action card of the rules is counted: {:?}", r.actions.keys());
+        assert_eq!(r.built["castle"].len(), 4, "per seat");
+        let rice: i64 = r.tallies["collected.rice"].iter().sum();
+        assert!(rice > 0 && r.actions["rice"].iter().sum::<u32>() > 0, "rice collected is counted");
+    }
+    let table = report.text();
+    assert!(table.contains("built.castle") && table.contains("actions.deploy5") && table.contains("tally.collected.taxes"), "{table}");
+    let (report, _) = run(&["--variant", "castle-majority", "--against", "base", "--games", "60"]);
+    let p = &report.conditions[0].pairs[0];
+    assert_eq!(p.diffs["built.castle"].value, 0.0, "greedy does not read the scoring");
+    assert_eq!(p.diffs["actions.attack_a"].value, 0.0);
 }
