@@ -17,6 +17,7 @@ pub use greedy::Greedy;
 pub use mcts::{Budget, CandidateStats, Mcts, determinize};
 pub use planner::Planner;
 pub use random::RandomBot;
+pub use value::Weights;
 
 use crate::core::*;
 use crate::engine::{Engine, TURN_SPACE};
@@ -35,7 +36,7 @@ pub trait Bot {
 /// list: parsing (`BotSpec::parse`), `help seat`, `play --seats`, `--bots`
 /// and their errors all read it.
 pub const BOTS: &[(&str, &str)] = &[
-    ("planner", "rule-aware one-step lookahead by the pack's own handlers and scoring; options :no-attack, :no-build"),
+    ("planner", "rule-aware one-step lookahead by the pack's own handlers and scoring; options :no-attack, :no-build, weights as :army=0.5 (docs/bots.md)"),
     ("random", "uniform legal choices and random sensible plans (no options)"),
     ("greedy", "one-rule heuristics by what the rules pack declares; options :no-attack, :no-build"),
     (
@@ -86,6 +87,8 @@ pub struct BotSpec {
     pub kind: &'static str,
     pub budget: Option<Budget>,
     pub forbid: Forbid,
+    /// The planner's weights (`planner:army=0.5`; docs/bots.md).
+    pub weights: Weights,
 }
 
 impl BotSpec {
@@ -95,7 +98,7 @@ impl BotSpec {
         let Some(kind) = bot_names().find(|&k| k == head) else {
             return Err(format!("unknown bot `{head}` (available: {})", bot_names().collect::<Vec<_>>().join(", ")));
         };
-        let mut spec = BotSpec { kind, budget: None, forbid: Forbid::default() };
+        let mut spec = BotSpec { kind, budget: None, forbid: Forbid::default(), weights: Weights::default() };
         for opt in parts {
             let bad =
                 |why: &str| Err(format!("bot `{name}`: option `{opt}` {why} (options: no-attack, no-build; mcts also N iterations or a time such as 50ms)"));
@@ -103,6 +106,15 @@ impl BotSpec {
                 "no-attack" if kind != "random" => spec.forbid.attack = true,
                 "no-build" if kind != "random" => spec.forbid.build = true,
                 "no-attack" | "no-build" => return bad("is not available for the random bot"),
+                _ if kind == "planner" && opt.contains('=') => {
+                    let (w, v) = opt.split_once('=').unwrap_or_default();
+                    let value = v.parse::<f64>().ok().filter(|x| x.is_finite() && (0.0..=100.0).contains(x));
+                    match value {
+                        Some(x) if spec.weights.set(w, x) => {}
+                        Some(_) => return bad(&format!("names no weight (weights: {})", Weights::NAMES.join(", "))),
+                        None => return bad("needs a number from 0 to 100"),
+                    }
+                }
                 _ if kind == "mcts" && spec.budget.is_none() => match Budget::parse(opt) {
                     Some(b) => spec.budget = Some(b),
                     None => return bad("is not understood"),
@@ -119,7 +131,7 @@ pub fn by_name(name: &str, seed: u64) -> Result<Box<dyn Bot>, String> {
     Ok(match spec.kind {
         "random" => Box::new(RandomBot::new(seed)),
         "greedy" => Box::new(Greedy::restricted(seed, spec.forbid)),
-        "planner" => Box::new(Planner::restricted(seed, spec.forbid)),
+        "planner" => Box::new(Planner::with_weights(seed, spec.forbid, spec.weights)),
         _ => Box::new(Mcts::new(seed, spec.budget.unwrap_or_default(), spec.forbid)),
     })
 }

@@ -12,6 +12,7 @@
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
+use super::odds::{WinTable, win_table};
 use super::{ActionKind, action_kind};
 use crate::core::*;
 use crate::engine::Engine;
@@ -38,11 +39,56 @@ pub struct Weights {
     /// How much the others count against the seat: this share of the best
     /// other seat's value, the rest of their mean.
     pub leader: f64,
+    /// Armies that threaten: for each own province, its best attack on a
+    /// neighbour (chance by the rules' tower odds) times what a province
+    /// scores.
+    pub reach: f64,
+    /// Provinces under threat: for each own province, the best chance of a
+    /// neighbouring enemy to take it, times what a province scores.
+    pub exposure: f64,
 }
 
 impl Default for Weights {
     fn default() -> Weights {
-        Weights { future: 0.6, chest: 0.5, army: 0.3, supply: 0.05, revolt: 0.6, order: 0.3, leader: 0.5 }
+        Weights { future: 0.6, chest: 0.5, army: 0.3, supply: 0.05, revolt: 0.6, order: 0.3, leader: 0.5, reach: 0.0, exposure: 0.0 }
+    }
+}
+
+impl Weights {
+    /// The weights' names, as the planner's options spell them
+    /// (`planner:army=0.5:revolt=1`).
+    pub const NAMES: [&'static str; 9] = ["future", "chest", "army", "supply", "revolt", "order", "leader", "reach", "exposure"];
+
+    fn slot(&mut self, name: &str) -> Option<&mut f64> {
+        Some(match name {
+            "future" => &mut self.future,
+            "chest" => &mut self.chest,
+            "army" => &mut self.army,
+            "supply" => &mut self.supply,
+            "revolt" => &mut self.revolt,
+            "order" => &mut self.order,
+            "leader" => &mut self.leader,
+            "reach" => &mut self.reach,
+            "exposure" => &mut self.exposure,
+            _ => return None,
+        })
+    }
+
+    /// Sets the weight `name`; false for a name that is not a weight.
+    pub fn set(&mut self, name: &str, value: f64) -> bool {
+        self.slot(name).map(|w| *w = value).is_some()
+    }
+
+    /// The weight `name` (0 for a name that is not one).
+    pub fn get(&self, name: &str) -> f64 {
+        self.clone().slot(name).map_or(0.0, |w| *w)
+    }
+
+    /// The options that give these weights to a planner, for those that
+    /// differ from the defaults (`:army=0.5:revolt=1`; empty for none).
+    pub fn options(&self) -> String {
+        let d = Weights::default();
+        Weights::NAMES.iter().filter(|n| self.get(n) != d.get(n)).map(|n| format!(":{n}={}", self.get(n))).collect()
     }
 }
 
@@ -87,11 +133,17 @@ pub struct Valuer {
     pub board_only: bool,
     events: Vec<Event>,
     scratch: Option<GameState>,
+    /// The rules' battle odds (for `reach` and `exposure`).
+    odds: Rc<WinTable>,
+    /// Armies a move leaves behind, as the pack declares to the bots.
+    behind: i64,
 }
 
 impl Valuer {
     pub fn new(engine: &Engine, weights: Weights) -> Valuer {
-        Valuer { weights, units: Units::of(engine), board_only: false, events: Vec::new(), scratch: None }
+        let odds = win_table(engine);
+        let behind = engine.rules.bots.armies_left_behind;
+        Valuer { weights, units: Units::of(engine), board_only: false, events: Vec::new(), scratch: None, odds, behind }
     }
 
     /// What the rules' score handler would award each seat if the year
@@ -176,15 +228,49 @@ impl Valuer {
         let fight = ((self.rounds_after(st) + 1) as f64 / u.seasons as f64).min(1.0);
         let chest = self.chest_value(st);
         let loss = Valuer::rice_loss(engine, st);
+        let (reach, exposure) = if w.reach == 0.0 && w.exposure == 0.0 { (vec![0.0; n], vec![0.0; n]) } else { self.threats(engine, st) };
         (0..n)
             .map(|s| {
                 let p = &st.players[s];
                 let score = now[s] as f64 * (1.0 + w.future * years_after);
-                let forces = fight * u.province * (w.army * held[s].1 + w.supply * f64::from(p.supply));
+                let threat = w.reach * reach[s] - w.exposure * exposure[s];
+                let forces = fight * u.province * (w.army * held[s].1 + w.supply * f64::from(p.supply) + threat);
                 let revolts = w.revolt * u.province * Valuer::winter_revolts(engine, held[s].0, p.rice as f64, loss);
                 p.points as f64 + score + chest * p.chests as f64 + forces - revolts
             })
             .collect()
+    }
+
+    /// Per seat: the sum over its provinces of the best chance to take a
+    /// neighbour (`reach`), and of the best chance of a neighbouring
+    /// enemy to take it (`exposure`), by the rules' battle odds.
+    fn threats(&self, engine: &Engine, st: &GameState) -> (Vec<f64>, Vec<f64>) {
+        let n = st.seats();
+        let (mut reach, mut exposure) = (vec![0.0; n], vec![0.0; n]);
+        let map = &engine.rules.map;
+        for (i, at) in st.provinces.iter().enumerate() {
+            let Some(o) = at.owner else { continue };
+            let p = ProvinceId::new(i);
+            let movable = i64::from(at.armies) - self.behind;
+            let (mut best_out, mut best_in) = (0.0f64, 0.0f64);
+            for q in map.neighbours(p) {
+                if !st.in_play[q.index()] {
+                    continue;
+                }
+                let there = &st.provinces[q.index()];
+                match there.owner {
+                    Some(e) if e == o => {}
+                    Some(_) => {
+                        best_out = best_out.max(self.odds.win(movable, i64::from(there.armies)));
+                        best_in = best_in.max(self.odds.win(i64::from(there.armies) - self.behind, i64::from(at.armies)));
+                    }
+                    None => best_out = best_out.max(self.odds.win(movable, 0)),
+                }
+            }
+            reach[o.index()] += best_out;
+            exposure[o.index()] += best_in;
+        }
+        (reach, exposure)
     }
 
     /// `seat`'s worth less the others' (a share `leader` of the best other

@@ -1,11 +1,14 @@
-//! `shogun bots ladder`: the skill ladder of the bots (see `crate::lab::ladder`).
+//! `shogun bots ladder`: the skill ladder of the bots (see `crate::lab::ladder`);
+//! `shogun bots tune`: the planner's weights tuned to a ruleset (`crate::lab::tune`).
 
 use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 
 use super::GameData;
+use crate::bots::BotSpec;
 use crate::lab::ladder::{self, LadderSpec};
+use crate::lab::tune::{self, TuneSpec};
 use crate::lab::{Arm, Settings};
 
 #[derive(Args, Debug)]
@@ -23,6 +26,42 @@ pub enum BotsSub {
         after_help = "Examples:\n  shogun bots ladder --games 200\n  shogun bots ladder --levels greedy:no-attack,greedy --games 2000\n  shogun bots ladder --variant hard-winter --levels random,greedy,mcts:100"
     )]
     Ladder(LadderArgs),
+    /// Tune the planner's weights to a ruleset by a seeded coordinate
+    /// search: each trial plays a candidate in one seat against the
+    /// incumbent (self-play) or a fixed opponent; prints every trial and
+    /// the weights found as a bot name to use with --bots.
+    #[command(
+        after_help = "Examples:\n  shogun bots tune --budget 4000\n  shogun bots tune --variant castle-majority --budget 2000 --games 200\n  shogun bots tune --opponent greedy --from planner:order=0\n\nThe result is deterministic for a seed (trial k plays seeds SEED+k·games onwards).\nThe weights are explained in docs/bots.md."
+    )]
+    Tune(TuneArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct TuneArgs {
+    /// Map, rules, variants and tower to tune under.
+    #[command(flatten)]
+    pub data: GameData,
+    /// Games per trial.
+    #[arg(long, default_value_t = 200)]
+    pub games: u64,
+    /// Games in all; the search stops before a trial would pass it.
+    #[arg(long, default_value_t = 4000)]
+    pub budget: u64,
+    #[arg(long, default_value_t = 4)]
+    pub players: u8,
+    /// Where the search starts: a planner with options
+    /// (planner:order=0:no-build); its restrictions stay on every candidate.
+    #[arg(long, default_value = "planner")]
+    pub from: String,
+    /// The bot in the other seats (default: the incumbent, self-play).
+    #[arg(long)]
+    pub opponent: Option<String>,
+    /// Worker threads (default: every core). The result does not depend on it.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Trial k plays seeds SEED+k·games onwards.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 #[derive(Args, Debug)]
@@ -51,20 +90,61 @@ pub struct LadderArgs {
 pub fn command(cmd: BotsCmd) -> Result<(), String> {
     match cmd.sub {
         BotsSub::Ladder(a) => ladder_cmd(a),
+        BotsSub::Tune(a) => tune_cmd(a),
     }
+}
+
+/// The one arm a ladder or a search plays under, and its name.
+fn arm_of(data: &GameData) -> Result<(Arm, String), String> {
+    let spec = data.spec();
+    let rules = spec.rules()?;
+    let name = match &spec.tower {
+        Some(t) => format!("{}@{t}", rules.ruleset_name()),
+        None => rules.ruleset_name(),
+    };
+    Ok((Arm { name: name.clone(), rules: Arc::new(rules), tower: spec.tower.clone() }, name))
+}
+
+fn tune_cmd(args: TuneArgs) -> Result<(), String> {
+    if args.games == 0 {
+        return Err("--games must be at least 1".into());
+    }
+    let from = BotSpec::parse(&args.from).map_err(|e| format!("--from: {e}"))?;
+    if from.kind != "planner" {
+        return Err(format!("--from: `{}` is not a planner: only the planner has weights to tune (e.g. --from planner:order=0)", args.from));
+    }
+    if let Some(o) = &args.opponent {
+        BotSpec::parse(o).map_err(|e| format!("--opponent: {e}"))?;
+    }
+    let mut options = String::new();
+    if from.forbid.attack {
+        options.push_str(":no-attack");
+    }
+    if from.forbid.build {
+        options.push_str(":no-build");
+    }
+    let (arm, name) = arm_of(&args.data)?;
+    let mut settings = Settings::new(args.players, args.seed, args.games);
+    settings.setup = args.data.setup;
+    settings.jobs = args.jobs;
+    let spec =
+        TuneSpec { arm, options: options.clone(), start: from.weights, opponent: args.opponent.clone(), games: args.games, budget: args.budget, settings };
+    let bar = super::Progress::games(args.budget);
+    let started = std::time::Instant::now();
+    let tuned = tune::tune(&spec, &|done| bar.set(done)).map_err(|e| e.to_string())?;
+    bar.finish();
+    eprintln!("{} games in {:.1} s", tuned.games, started.elapsed().as_secs_f64());
+    let against = args.opponent.as_deref().unwrap_or("the incumbent (self-play)");
+    println!("ruleset {name}, {} players, opponent {against}, from {}", args.players, args.from);
+    print!("{}", tune::table(&tuned, &options, args.players));
+    Ok(())
 }
 
 fn ladder_cmd(args: LadderArgs) -> Result<(), String> {
     if args.games == 0 {
         return Err("--games must be at least 1".into());
     }
-    let spec = args.data.spec();
-    let rules = spec.rules()?;
-    let name = match &spec.tower {
-        Some(t) => format!("{}@{t}", rules.ruleset_name()),
-        None => rules.ruleset_name(),
-    };
-    let arm = Arm { name: name.clone(), rules: Arc::new(rules), tower: spec.tower.clone() };
+    let (arm, name) = arm_of(&args.data)?;
     let mut settings = Settings::new(args.players, args.seed, args.games);
     settings.setup = args.data.setup;
     settings.jobs = args.jobs;

@@ -15,6 +15,7 @@ pub mod metrics;
 pub mod report;
 pub mod rule_use;
 pub mod stats;
+pub mod tune;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;

@@ -144,3 +144,53 @@ fn the_planner_beats_random_play() {
     assert!(r[0].win_rate.lo > 2.0 * Rung::par(4), "{:?}", r[0]);
     assert!(r[0].margin.lo > 0.0, "{:?}", r[0]);
 }
+
+/// Issue 22 item 3: `bots tune`'s coordinate search is deterministic for a
+/// seed (and the jobs), records every trial, and the weights it returns
+/// are those of its last accepted trial, as a bot name that parses back.
+#[test]
+fn tuning_is_deterministic_for_a_seed() {
+    use shogun_lab::lab::tune::{TuneSpec, planner_name, tune};
+    let run = |jobs: usize, seed: u64| {
+        let mut settings = Settings::new(4, seed, 12);
+        settings.jobs = Some(jobs);
+        let spec = TuneSpec {
+            arm: arm(),
+            options: ":no-build".into(),
+            start: bots::Weights::default(),
+            opponent: Some("greedy".into()),
+            games: 12,
+            budget: 60,
+            settings,
+        };
+        tune(&spec, &|_| {}).unwrap()
+    };
+    let (a, b) = (run(1, 5), run(2, 5));
+    assert_eq!(a, b, "the same seed gives the same search");
+    assert_eq!(a.trials.len(), 5);
+    assert_eq!(a.games, 60);
+    let last = a.trials.iter().rev().find(|t| t.accepted);
+    let mut want = bots::Weights::default();
+    for t in a.trials.iter().filter(|t| t.accepted) {
+        want.set(t.weight, t.to);
+    }
+    assert_eq!(a.weights, want, "{:?}", a.trials);
+    let name = planner_name(&a.weights, ":no-build");
+    let spec = bots::BotSpec::parse(&name).unwrap();
+    assert!(spec.forbid.build && spec.weights == a.weights, "{name}");
+    assert!(last.is_none() || name.contains(last.unwrap().weight), "{name}");
+    assert_ne!(run(1, 6).trials, a.trials, "another seed plays other games");
+}
+
+/// The planner's weights are options of its name; bad ones are refused
+/// with the list of weights.
+#[test]
+fn planner_weights_are_bot_options() {
+    let spec = bots::BotSpec::parse("planner:army=0.5:no-attack:order=0").unwrap();
+    assert!(spec.forbid.attack && spec.weights.army == 0.5 && spec.weights.order == 0.0);
+    let e = bots::BotSpec::parse("planner:armies=1").unwrap_err();
+    assert!(e.contains("names no weight") && e.contains("exposure"), "{e}");
+    let e = bots::BotSpec::parse("planner:army=-1").unwrap_err();
+    assert!(e.contains("from 0 to 100"), "{e}");
+    assert!(bots::BotSpec::parse("greedy:army=1").is_err());
+}
