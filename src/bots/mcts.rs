@@ -44,16 +44,34 @@ impl Default for Budget {
     }
 }
 
+/// The most iterations one decision may get: past this a game with a few
+/// hundred decisions would run for hours (`mcts:4294967295` ran for days).
+pub const MAX_ITERATIONS: u32 = 100_000;
+/// The most time one decision may get.
+pub const MAX_TIME: Duration = Duration::from_secs(60);
+
 impl Budget {
-    /// `400` (iterations), `50ms` or `0.5s` (time).
-    pub fn parse(s: &str) -> Option<Budget> {
+    /// `400` (iterations), `50ms` or `0.5s` (time); at most
+    /// `MAX_ITERATIONS` or `MAX_TIME`, whoever names it (the command line,
+    /// a save, a lab arm): every bot name is read here.
+    pub fn parse(s: &str) -> Result<Budget, String> {
+        let too_long = || format!("asks for more than the cap of {} s a decision", MAX_TIME.as_secs());
+        let time = |d: Option<Duration>| match d {
+            Some(d) if d > MAX_TIME => Err(too_long()),
+            Some(d) if !d.is_zero() => Ok(Budget::Time(d)),
+            _ => Err("is not understood".to_string()),
+        };
         if let Some(ms) = s.strip_suffix("ms") {
-            return ms.parse::<u64>().ok().filter(|&m| m > 0 && m <= 3_600_000).map(|m| Budget::Time(Duration::from_millis(m)));
+            return time(ms.parse::<u64>().ok().map(Duration::from_millis));
         }
         if let Some(sec) = s.strip_suffix('s') {
-            return sec.parse::<f64>().ok().filter(|x| x.is_finite() && *x > 0.0 && *x <= 3600.0).map(|x| Budget::Time(Duration::from_secs_f64(x)));
+            return time(sec.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0).map(|x| Duration::from_secs_f64(x.min(1e9))));
         }
-        s.parse::<u32>().ok().filter(|&n| n > 0).map(Budget::Iterations)
+        match s.parse::<u64>() {
+            Ok(n) if n > u64::from(MAX_ITERATIONS) => Err(format!("asks for more than the cap of {MAX_ITERATIONS} iterations a decision")),
+            Ok(n) if n > 0 => Ok(Budget::Iterations(n as u32)),
+            _ => Err("is not understood".to_string()),
+        }
     }
 }
 

@@ -116,8 +116,8 @@ impl BotSpec {
                     }
                 }
                 _ if kind == "mcts" && spec.budget.is_none() => match Budget::parse(opt) {
-                    Some(b) => spec.budget = Some(b),
-                    None => return bad("is not understood"),
+                    Ok(b) => spec.budget = Some(b),
+                    Err(why) => return bad(&why),
                 },
                 _ => return bad("is not understood"),
             }

@@ -47,7 +47,34 @@ impl Layout {
 
     /// A map by name (`sun`) or by path (anything ending in .yaml or with a `/`).
     pub fn map_path(&self, map: &str) -> PathBuf {
-        if map.ends_with(".yaml") || map.ends_with(".yml") || map.contains('/') { PathBuf::from(map) } else { self.maps_dir().join(format!("{map}.yaml")) }
+        if is_path(map) { PathBuf::from(map) } else { self.maps_dir().join(format!("{map}.yaml")) }
+    }
+
+    /// A map or variant a save names, as the command line names it (a name
+    /// from maps/ or variants/, a variant's options after `:`), or a path
+    /// as `saved_path` takes it.
+    pub fn saved_name(&self, name: &str, started: &[&str]) -> Result<String, String> {
+        let (head, options) = name.split_once(':').map_or((name, None), |(h, o)| (h, Some(o)));
+        if !is_path(head) {
+            return Ok(name.to_string());
+        }
+        let path = self.saved_path(head, started)?.display().to_string();
+        Ok(match options {
+            Some(o) => format!("{path}:{o}"),
+            None => path,
+        })
+    }
+
+    /// A path a save names, made one inside this data folder: a save from
+    /// elsewhere never reads outside it (`map: /etc/passwd` and
+    /// `map: ../../etc/shadow` are refused before anything is read). A path
+    /// in `started` (what the user started the session with, options after
+    /// `:` aside) is taken as it is.
+    pub fn saved_path(&self, path: &str, started: &[&str]) -> Result<PathBuf, String> {
+        if started.iter().any(|s| s.split(':').next() == Some(path)) {
+            return Ok(PathBuf::from(path));
+        }
+        crate::files::inside(&self.root, path)
     }
 
     /// The names of the maps in `maps/`, sorted.
@@ -88,6 +115,11 @@ impl Layout {
         }
         Ok(out)
     }
+}
+
+/// Whether a map or variant name is a path rather than a name.
+fn is_path(name: &str) -> bool {
+    name.ends_with(".yaml") || name.ends_with(".yml") || name.contains('/')
 }
 
 /// Whether a folder is a variant (holds a variant.yaml).

@@ -849,9 +849,17 @@ impl Repl {
             return Err(format!("{}: save format {} is not known (this build reads format 1)", path.display(), file.shogun_lab_save));
         }
         let mut spec = self.config.spec.clone();
-        spec.map = file.map.clone();
-        spec.rules = file.rules.as_ref().map(Into::into);
-        spec.variants = file.variants.clone();
+        let layout = spec.layout();
+        let own = &self.config.spec;
+        let at = |what: &str, e: String| format!("{}: {what}: {e}", path.display());
+        let rules = own.rules.as_ref().map(|p| p.display().to_string());
+        let started: Vec<&str> = own.variants.iter().map(String::as_str).chain([own.map.as_str()]).chain(rules.as_deref()).collect();
+        spec.map = layout.saved_name(&file.map, &started).map_err(|e| at("map", e))?;
+        spec.rules = match &file.rules {
+            Some(r) => Some(layout.saved_path(r, &started).map_err(|e| at("rules", e))?),
+            None => None,
+        };
+        spec.variants = file.variants.iter().map(|v| layout.saved_name(v, &started).map_err(|e| at("variants", e))).collect::<Result<_, _>>()?;
         spec.tower = file.tower.clone();
         spec.setup = Some(file.setup.parse().map_err(|e| format!("{}: {e}", path.display()))?);
         spec.check = match &file.check {

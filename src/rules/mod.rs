@@ -134,14 +134,7 @@ pub fn load(pack_dir: &Path, map_path: &Path) -> Result<Rules, Diagnostics> {
 }
 
 fn value_of(path: &Path, text: &str, diags: &mut Diagnostics) -> Option<serde_yaml::Value> {
-    match serde_yaml::from_str::<serde_yaml::Value>(text) {
-        Ok(v) => Some(v),
-        Err(e) => {
-            let (line, col) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
-            diags.error(path, (line, col), e.to_string());
-            None
-        }
-    }
+    yaml::from_str(path, text).map_err(|d| diags.push(d)).ok()
 }
 
 /// Loads the pack and map with `variants` (folder, arguments) applied in

@@ -169,20 +169,98 @@ pub struct YamlFile<T> {
     pub pos: Positions,
 }
 
-/// Parses `text` (read from `path`) into `T`, or reports where and why not.
-pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<YamlFile<T>, Diagnostic> {
-    match serde_yaml::from_str::<T>(text) {
-        Ok(value) => Ok(YamlFile { path: path.to_path_buf(), value, pos: Positions::build(text) }),
-        Err(e) => {
-            let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
-            let mut message = e.to_string();
-            // serde_yaml appends " at line X column Y"; we print it in front.
-            if let Some(i) = message.find(" at line ") {
-                message.truncate(i);
+/// How deep a data file may nest (lists and maps in each other): the
+/// deepest of ours nests 6 levels. serde's reader is quadratic in the depth
+/// of flow nesting (80,000 levels took 13 s, and the read cap allowed hours).
+pub const MAX_DEPTH: usize = 64;
+
+/// The most values (scalars, lists and maps, with every alias expanded) a
+/// data file may hold: ours hold a few thousand. A 100 kB file aliasing a
+/// 20,000-entry list 20,000 times expanded to 400 million values and ran
+/// out of memory in serde's reader.
+pub const MAX_VALUES: u64 = 1 << 20;
+
+/// Refuses `text` unless it is YAML (as the position index reads it) that
+/// nests at most `MAX_DEPTH` levels and holds at most `MAX_VALUES` values
+/// with its aliases expanded, naming the line where it is not. It streams
+/// the parser's events and stops at the first fault, so its cost is linear
+/// in the part read; serde only ever reads a file that passed it.
+pub fn check_shape(path: &Path, text: &str) -> Result<(), Diagnostic> {
+    let refuse = |mark: &saphyr_parser::Marker, message: String| Diagnostic {
+        file: path.to_path_buf(),
+        line: mark.line(),
+        column: mark.col() + 1,
+        severity: Severity::Error,
+        message,
+    };
+    let too_deep = || format!("nests deeper than {MAX_DEPTH} levels (lists and maps inside each other): data files are shallow");
+    // The collections open now: each one's anchor and the values counted
+    // before it started; and each finished anchor's size.
+    let mut open: Vec<(usize, u64)> = Vec::new();
+    let mut sizes: HashMap<usize, u64> = HashMap::new();
+    let mut values = 0u64;
+    for item in Parser::new_from_str(text) {
+        let (event, span) = match item {
+            Ok(x) => x,
+            // The parser's own flow-nesting limit (255) is met while it
+            // looks ahead for a key, before the events reach ours.
+            Err(e) if e.info() == "recursion limit exceeded" => return Err(refuse(e.marker(), too_deep())),
+            Err(e) => return Err(refuse(e.marker(), format!("YAML syntax: {}", crate::files::excerpt(e.info())))),
+        };
+        let added = match event {
+            Event::Scalar(.., anchor, _) => {
+                if anchor > 0 {
+                    sizes.insert(anchor, 1);
+                }
+                1
             }
-            Err(Diagnostic { file: path.to_path_buf(), line, column, severity: Severity::Error, message })
+            Event::Alias(anchor) => sizes.get(&anchor).copied().unwrap_or(1),
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                open.push((anchor, values));
+                if open.len() > MAX_DEPTH {
+                    return Err(refuse(&span.start, too_deep()));
+                }
+                1
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                if let Some((anchor, before)) = open.pop()
+                    && anchor > 0
+                {
+                    sizes.insert(anchor, values - before);
+                }
+                0
+            }
+            _ => 0,
+        };
+        values = values.saturating_add(added);
+        if values > MAX_VALUES {
+            return Err(refuse(&span.start, format!("holds more than {MAX_VALUES} values (aliases expanded): data files are small")));
         }
     }
+    Ok(())
+}
+
+/// Reads `text` (from `path`) as a `T`, or says where and why not; the
+/// message quotes at most an excerpt of the file.
+pub fn from_str<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Diagnostic> {
+    check_shape(path, text)?;
+    serde_yaml::from_str::<T>(text).map_err(|e| {
+        let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
+        let mut message = e.to_string();
+        // serde_yaml appends " at line X column Y"; we print it in front.
+        if let Some(i) = message.find(" at line ") {
+            message.truncate(i);
+        }
+        // The message may quote the file (`invalid type: string "..."`),
+        // whatever file it is.
+        Diagnostic { file: path.to_path_buf(), line, column, severity: Severity::Error, message: crate::files::excerpt(&message) }
+    })
+}
+
+/// Parses `text` (read from `path`) into `T`, or reports where and why not.
+pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<YamlFile<T>, Diagnostic> {
+    let value = from_str(path, text)?;
+    Ok(YamlFile { path: path.to_path_buf(), value, pos: Positions::build(text) })
 }
 
 #[cfg(test)]
@@ -201,6 +279,63 @@ mod tests {
         // A path that is not there falls back to its nearest indexed parent.
         assert_eq!(p.of("list/1/borders/7"), p.of("list/1/borders"));
         assert_eq!(p.of("list/1/borders"), (6, 7));
+    }
+
+    /// Issue 23 item 6: deep nesting is refused at the depth limit, in
+    /// flow and block style, with the line where the file goes too deep,
+    /// before serde reads it (80,000 flow levels took it 13 s).
+    #[test]
+    fn deep_nesting_is_refused_with_its_line() {
+        let refused = |text: &str| from_str::<serde_yaml::Value>(Path::new("f.yaml"), text).unwrap_err();
+        let n = 80_000;
+        for text in [
+            format!("a: {}1{}\n", "[".repeat(n), "]".repeat(n)),
+            format!("a: {}1{}\n", "{a: ".repeat(n), "}".repeat(n)),
+            format!("a:\n  {}1\n", "- ".repeat(n)),
+        ] {
+            let err = refused(&text);
+            assert!(err.message.contains("nests deeper than 64 levels") && err.line <= 2, "{err}");
+        }
+        // One level a line: the line named is where the file is too deep
+        // (the parser's look-ahead stops flow nesting by its 256th level;
+        // serde took 13.6 s over this one).
+        let block: String = (0..200).map(|i| format!("{}- \n", " ".repeat(2 * i))).collect();
+        let err = refused(&format!("a:\n{block}"));
+        assert!(err.message.contains("nests deeper") && err.line == 65, "{err}");
+        let err = refused(&format!("a: {}1\n", "[\n  ".repeat(n)));
+        assert!(err.message.contains("nests deeper") && err.line > 64 && err.line < 260, "{err}");
+        // The limit itself is fine (`a:` is the first level).
+        let shallow = format!("a: {}1{}\n", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));
+        assert!(from_str::<serde_yaml::Value>(Path::new("f.yaml"), &shallow).is_ok());
+        assert!(refused(&format!("a: {}1{}\n", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH))).message.contains("nests deeper"));
+    }
+
+    /// Aliases are counted expanded: a 100 kB file aliasing a 20,000-entry
+    /// list 20,000 times ran serde's reader out of memory (an abort), and
+    /// "a billion laughs" is refused at the alias that passes the bound.
+    #[test]
+    fn alias_blow_up_is_refused_with_its_line() {
+        let refused = |text: &str| from_str::<serde_yaml::Value>(Path::new("f.yaml"), text).unwrap_err();
+        let list = vec!["1"; 20_000].join(",");
+        let err = refused(&format!("a: &a [{list}]\nb: [{}]\n", vec!["*a"; 20_000].join(",")));
+        assert!(err.message.contains("holds more than 1048576 values") && err.line == 2, "{err}");
+        let mut laughs = String::from("l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        for i in 1..10 {
+            laughs.push_str(&format!("l{i}: &l{i} [{}]\n", vec![format!("*l{}", i - 1); 9].join(", ")));
+        }
+        let err = refused(&laughs);
+        assert!(err.message.contains("holds more than") && err.line == 7, "{err}");
+        // Aliases that stay small read as before.
+        let v = from_str::<serde_yaml::Value>(Path::new("f.yaml"), "a: &a [1, 2]\nb: [*a, *a]\n").unwrap();
+        assert_eq!(v["b"][1][1], serde_yaml::Value::from(2));
+    }
+
+    /// A syntax error is reported by the reader that checks the shape,
+    /// with its line and an excerpt of the message.
+    #[test]
+    fn syntax_errors_are_located() {
+        let err = from_str::<serde_yaml::Value>(Path::new("f.yaml"), "a: 1\nb: {c: \"d, e: f}\n").unwrap_err();
+        assert!(err.message.starts_with("YAML syntax: ") && err.line == 2, "{err}");
     }
 
     #[test]

@@ -455,26 +455,68 @@ fn recorded_throws_are_counted_wide_and_bounded() {
     assert_eq!(shogun_lab::tower::fit::Observations::read(&path).unwrap().throws.len(), 2);
 }
 
-#[test]
-fn a_save_of_an_unknown_format_or_setup_does_not_load() {
+/// A REPL with a 4-seat greedy game `steps` decisions in, saved into a
+/// fresh folder: (the REPL, the save, its text).
+fn saved_game(tag: &str, steps: usize) -> (shogun_lab::repl::Repl, std::path::PathBuf, String) {
     use shogun_lab::play::GameSpec;
     use shogun_lab::repl::{Config, Repl};
     let spec = GameSpec { map: "sun".into(), data: Some(root()), ..GameSpec::default() };
     let mut repl = Repl::new(Config { spec, players: 4, seed: 1, seats: vec!["greedy".into(); 4] }).unwrap();
-    repl.exec("step 20").unwrap();
-    let dir = copy_data("saves").0;
-    let good = dir.join("good.yaml");
+    repl.exec(&format!("step {steps}")).unwrap();
+    let good = copy_data(tag).0.join("good.yaml");
     repl.exec(&format!("save {}", good.display())).unwrap();
     let text = std::fs::read_to_string(&good).unwrap();
+    (repl, good, text)
+}
+
+/// Loads `text` as a save beside `good`: it must be refused with a message
+/// holding every one of `expected`, and the game left as it was.
+fn refused_save(repl: &mut shogun_lab::repl::Repl, good: &std::path::Path, text: &str, expected: &[&str]) -> String {
     let before = shogun_lab::play::fingerprint(repl.state());
+    let bad = good.with_file_name("bad.yaml");
+    std::fs::write(&bad, text).unwrap();
+    let err = repl.exec(&format!("load {}", bad.display())).unwrap_err();
+    assert!(expected.iter().all(|e| err.contains(e)), "{expected:?}: {err}");
+    assert_eq!(shogun_lab::play::fingerprint(repl.state()), before, "a refused load changed the game");
+    err
+}
+
+#[test]
+fn a_save_of_an_unknown_format_or_setup_does_not_load() {
+    let (mut repl, good, text) = saved_game("saves", 20);
     for (from, to, expected) in [("shogun_lab_save: 1", "shogun_lab_save: 2", "save format 2 is not known"), ("setup: preset", "setup: anything", "anything")] {
         assert!(text.contains(from), "{text}");
-        let bad = dir.join("bad.yaml");
-        std::fs::write(&bad, text.replacen(from, to, 1)).unwrap();
-        let err = repl.exec(&format!("load {}", bad.display())).unwrap_err();
-        assert!(err.contains(expected), "{to}: {err}");
-        assert_eq!(shogun_lab::play::fingerprint(repl.state()), before, "a refused load changed the game");
+        refused_save(&mut repl, &good, &text.replacen(from, to, 1), &[expected]);
     }
+    repl.exec(&format!("load {}", good.display())).unwrap();
+}
+
+/// Issue 23 items 7 and 8: a save names maps and packs as the command line
+/// does, inside the data folder (`map: /etc/passwd` echoed the file in
+/// the error, `map: ../../../../etc/shadow` read it), and cannot raise a
+/// bot's budget past the cap (`mcts:4294967295` made `round` run for days).
+#[test]
+fn a_save_reads_nothing_outside_the_data_folder_and_caps_bot_budgets() {
+    let (mut repl, good, text) = saved_game("save-paths", 5);
+    let secret = good.with_file_name("secret.yaml");
+    std::fs::write(&secret, format!("{}\n", "s3cr3t-line-of-another-file ".repeat(100))).unwrap();
+    let outside = format!("map: {}", secret.display());
+    for (from, to, expected) in [
+        ("map: sun", "map: /etc/passwd", "no absolute path"),
+        ("map: sun", "map: ../../../../etc/shadow", "no absolute path, no `..`"),
+        ("map: sun", outside.as_str(), "no absolute path"),
+        ("- greedy", "- mcts:4294967295", "cap of 100000 iterations"),
+        ("- greedy", "- mcts:7200s", "cap of 60 s"),
+        ("- greedy", "- mcts:99999999ms", "cap of 60 s"),
+    ] {
+        assert!(text.contains(from), "{text}");
+        let err = refused_save(&mut repl, &good, &text.replacen(from, to, 1), &[expected]);
+        assert!(!err.contains("root:") && !err.contains("s3cr3t"), "{to}: {err}");
+    }
+    // A file inside the data folder that is not a map: the parser's
+    // message quotes a bounded excerpt.
+    let err = shogun_lab::rules::yaml::parse::<shogun_lab::rules::map::MapFile>(&secret, &std::fs::read_to_string(&secret).unwrap()).err().unwrap();
+    assert!(err.message.len() < 300, "{err}");
     repl.exec(&format!("load {}", good.display())).unwrap();
 }
 
@@ -527,4 +569,42 @@ fn a_host_function_whose_arguments_fail_leaves_the_runtime_usable() {
         error('caught ' .. caught .. ', year ' .. game.year())";
     let err = taxes_with("failed-reads", handler);
     assert!(err.contains("caught 6, year 1"), "{err}");
+}
+
+/// Issue 23 item 6: deeply nested YAML loaded in quadratic time (80,000
+/// levels: 13 s, and the read cap allowed hours), and aliases expanded
+/// without bound ran the reader out of memory. Every data file (map, pack,
+/// variant, save) is refused at once, naming its file and line.
+#[test]
+fn hostile_yaml_is_refused_at_once_with_its_file_and_line() {
+    let deep = format!("{}1{}", "[".repeat(80_000), "]".repeat(80_000));
+    let wide = format!("&w [{}]\nwide2: [{}]", vec!["1"; 20_000].join(","), vec!["*w"; 20_000].join(","));
+    // The line refused: where the nesting passes the limit, or the alias
+    // whose expansion passes the bound (one line after `hostile:`).
+    let shapes = [("deep", &deep, "nests deeper than 64 levels", 0), ("wide", &wide, "holds more than 1048576 values", 1)];
+    for (shape, tail, expected, below) in shapes {
+        for file in ["map", "rules.yaml", "cards.yaml", "variant"] {
+            let (pack, map) = copy_data(&format!("hostile-{shape}"));
+            let dir = pack.parent().unwrap().join("v");
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("variant.yaml"), "name: v\ndescription: a test\n").unwrap();
+            let target = match file {
+                "map" => map.clone(),
+                "variant" => dir.join("variant.yaml"),
+                f => pack.join(f),
+            };
+            let text = std::fs::read_to_string(&target).unwrap();
+            std::fs::write(&target, format!("{text}\nhostile: {tail}\n")).unwrap();
+            let line = text.lines().count() + 2 + below;
+            let err = rules::load_with(&pack, &map, &[(dir, "v".parse().unwrap())]).map(|_| ()).unwrap_err().to_string();
+            let at = format!("{}:{line}:", target.display());
+            assert!(err.contains(&at) && err.contains(expected), "{file} {shape}: {err}");
+        }
+    }
+    // A save: refused before anything in the game changes.
+    let (mut repl, good, text) = saved_game("hostile-save", 3);
+    for (_, tail, expected, below) in shapes {
+        let at = format!("{}:{}:", good.with_file_name("bad.yaml").display(), text.lines().count() + 1 + below);
+        refused_save(&mut repl, &good, &format!("{text}hostile: {tail}\n"), &[&at, expected]);
+    }
 }
