@@ -50,7 +50,7 @@ pub struct Weights {
 
 impl Default for Weights {
     fn default() -> Weights {
-        Weights { future: 0.6, chest: 0.5, army: 0.3, supply: 0.05, revolt: 0.6, order: 0.3, leader: 0.5, reach: 0.0, exposure: 0.0 }
+        Weights { future: 0.4, chest: 0.5, army: 0.3, supply: 0.05, revolt: 0.6, order: 0.0, leader: 0.5, reach: 0.0, exposure: 0.0 }
     }
 }
 
