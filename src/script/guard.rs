@@ -2,13 +2,19 @@
 //! calls are short.
 //!
 //! Lua 5.4 checks for hooks on every instruction once any count hook is
-//! set, so a permanent instruction-count hook slows every game. Instead, a
+//! set, so a permanent instruction-count hook slows every game (a plain
+//! loop ran 2.5x slower with a count hook that did nothing). Instead, a
 //! watchdog thread (one per process) looks at each runtime a few times a
 //! second. A runtime marks the start of every outermost call by bumping a
-//! sequence number (two plain atomic stores, no clock, no system call);
-//! when the watchdog sees the same call still running after the limit, it
-//! installs a count hook with `lua_sethook`, which Lua documents as safe to
-//! call asynchronously (it is how `lua.c` interrupts a script on Ctrl-C).
+//! sequence number (plain atomic stores, no clock, no system call); when
+//! the watchdog sees the same call still running after the limit, it marks
+//! the call tripped and sends the runtime's thread a signal (`SIGURG`,
+//! ignored by default). The handler, on the VM's own thread, installs a
+//! count hook with `lua_sethook`, which Lua allows in a signal handler: it
+//! is how `lua.c` interrupts a script on Ctrl-C. The watchdog itself never
+//! touches a `lua_State` (`lua_sethook` walks the thread's CallInfo list,
+//! which the VM's thread frees as it goes: called from another thread,
+//! that was a data race).
 //!
 //! Once tripped, the hook raises an error on *every* instruction until the
 //! call has returned to Rust, so `pcall` cannot swallow it: the first
@@ -16,7 +22,8 @@
 //! line where the call was interrupted. Work inside C functions is not
 //! interrupted; the C functions that can run long on small input (pattern
 //! matching with backtracking) are bounded in the prelude, the others are
-//! bounded by the memory limit.
+//! bounded by the memory limit. Without Unix signals, the hook is set
+//! before every outermost call instead (sound, but every instruction pays).
 
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -31,8 +38,12 @@ const TICK: Duration = Duration::from_millis(25);
 /// One runtime's view from the watchdog.
 pub(crate) struct Watch {
     /// The main `lua_State` (all script code runs on it: the sandbox has no
-    /// coroutines).
+    /// coroutines). Only the VM's own thread passes it to Lua.
     state: usize,
+    /// The thread running the current call (a `pthread_t`), written by it
+    /// at the start of each outermost call.
+    #[cfg(unix)]
+    thread: std::sync::atomic::AtomicUsize,
     /// Bumped when an outermost call starts (written by the runtime's
     /// thread only).
     seq: AtomicU64,
@@ -42,7 +53,8 @@ pub(crate) struct Watch {
     tripped: AtomicU64,
     /// Ticks a call may run.
     limit_ticks: AtomicU64,
-    /// Serialises installing and removing the hook.
+    /// Held while the watchdog signals the call's thread, and by `finish`
+    /// of a tripped call: the thread cannot end while it is signalled.
     lock: Mutex<()>,
     /// Where the interrupted call was (`file:line`), set by the hook.
     location: Mutex<Option<String>>,
@@ -56,6 +68,8 @@ struct Registry {
 fn registry() -> &'static Mutex<Registry> {
     static REGISTRY: OnceLock<Mutex<Registry>> = OnceLock::new();
     REGISTRY.get_or_init(|| {
+        #[cfg(unix)]
+        interrupt::install();
         std::thread::Builder::new().name("shogun-watchdog".into()).spawn(watchdog).expect("cannot start the script watchdog thread");
         Mutex::new(Registry { watches: Vec::new() })
     })
@@ -92,14 +106,15 @@ fn watchdog() {
                 continue;
             }
             entry.2 += 1;
-            if entry.2 >= w.limit_ticks.load(Ordering::Relaxed) && w.tripped.load(Ordering::Acquire) != seq {
+            if entry.2 >= w.limit_ticks.load(Ordering::Relaxed) {
+                // Marked, and the thread asked again every tick until the
+                // call ends (a nested runtime's call may be running on the
+                // thread when the first signal arrives).
                 let _g = lock(&w.lock);
-                if w.active.load(Ordering::Acquire) && w.seq.load(Ordering::Acquire) == seq {
-                    w.tripped.store(seq, Ordering::Release);
-                    // SAFETY: lua_sethook may be called asynchronously (see
-                    // the module comment); the state lives as long as the
-                    // Watch (the runtime drops its Arc before closing Lua).
-                    unsafe { ffi::lua_sethook(w.state as *mut ffi::lua_State, Some(hook), ffi::LUA_MASKCOUNT, 1) };
+                w.tripped.store(seq, Ordering::SeqCst);
+                if w.active.load(Ordering::SeqCst) && w.seq.load(Ordering::Acquire) == seq {
+                    #[cfg(unix)]
+                    interrupt::signal(&w);
                 }
             }
         }
@@ -123,12 +138,13 @@ unsafe extern "C-unwind" fn hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_D
             return;
         };
         let seq = w.seq.load(Ordering::Acquire);
-        if !w.active.load(Ordering::Acquire) || w.tripped.load(Ordering::Acquire) != seq {
-            let _g = lock(&w.lock);
-            if w.tripped.load(Ordering::Acquire) != w.seq.load(Ordering::Acquire) || !w.active.load(Ordering::Acquire) {
-                // SAFETY: as above.
-                unsafe { ffi::lua_sethook(state, None, 0, 0) };
-            }
+        if !w.active.load(Ordering::Acquire) {
+            // SAFETY: as above.
+            unsafe { ffi::lua_sethook(state, None, 0, 0) };
+            return;
+        }
+        if w.tripped.load(Ordering::Acquire) != seq {
+            // Set before the call (no signals) and not tripped: carry on.
             return;
         }
         let mut location = lock(&w.location);
@@ -172,6 +188,8 @@ impl Watch {
     pub(crate) fn new(state: *mut ffi::lua_State, limit: Duration) -> Arc<Watch> {
         let w = Arc::new(Watch {
             state: state as usize,
+            #[cfg(unix)]
+            thread: std::sync::atomic::AtomicUsize::new(0),
             seq: AtomicU64::new(0),
             active: AtomicBool::new(false),
             tripped: AtomicU64::new(0),
@@ -192,19 +210,43 @@ impl Watch {
         *lock(&self.limit) = limit;
     }
 
-    /// Marks the start of an outermost call.
-    pub(crate) fn start(&self) {
+    /// Marks the start of an outermost call, on the VM's thread; the call
+    /// ends with `Call::finish` (or when it is dropped).
+    pub(crate) fn start(&self) -> Call<'_> {
         self.seq.store(self.seq.load(Ordering::Relaxed) + 1, Ordering::Release);
-        self.active.store(true, Ordering::Release);
+        #[cfg(unix)]
+        // SAFETY: pthread_self has no preconditions.
+        self.thread.store(unsafe { libc::pthread_self() } as usize, Ordering::Relaxed);
+        #[cfg(unix)]
+        let outer = interrupt::enter(self);
+        #[cfg(not(unix))]
+        // SAFETY: on the VM's own thread, before the call.
+        unsafe {
+            ffi::lua_sethook(self.state as *mut ffi::lua_State, Some(hook), ffi::LUA_MASKCOUNT, 1000)
+        };
+        self.active.store(true, Ordering::SeqCst);
+        Call {
+            watch: self,
+            #[cfg(unix)]
+            outer,
+            done: false,
+        }
     }
 
-    /// Marks the end of the outermost call; `Some(message)` when the
-    /// watchdog interrupted it (the hook is removed again).
-    pub(crate) fn finish(&self) -> Option<String> {
-        self.active.store(false, Ordering::Release);
-        if self.tripped.load(Ordering::Acquire) != self.seq.load(Ordering::Relaxed) {
+    fn end(&self) -> Option<String> {
+        self.active.store(false, Ordering::SeqCst);
+        let seq = self.seq.load(Ordering::Relaxed);
+        #[cfg(not(unix))]
+        // SAFETY: on the VM's own thread, after the call.
+        unsafe {
+            ffi::lua_sethook(self.state as *mut ffi::lua_State, None, 0, 0)
+        };
+        if self.tripped.load(Ordering::SeqCst) != seq {
+            // The watchdog marks a call before it signals, and signals
+            // only while `active`: it has not and will not signal this call.
             return None;
         }
+        // Waits for a signal being sent to this thread to be sent.
         let _g = lock(&self.lock);
         // SAFETY: called on the runtime's own thread between calls.
         unsafe { ffi::lua_sethook(self.state as *mut ffi::lua_State, None, 0, 0) };
@@ -219,5 +261,102 @@ impl Watch {
         let _g = lock(&self.lock);
         let mut reg = lock(registry());
         reg.watches.retain(|(s, _)| *s != self.state);
+    }
+}
+
+/// An outermost call in progress (see `Watch::start`).
+pub(crate) struct Call<'a> {
+    watch: &'a Watch,
+    /// The call this one runs inside (another runtime's), if any.
+    #[cfg(unix)]
+    outer: *const Watch,
+    done: bool,
+}
+
+impl Call<'_> {
+    /// Marks the end of the outermost call; `Some(message)` when the
+    /// watchdog interrupted it (the hook is removed again).
+    pub(crate) fn finish(mut self) -> Option<String> {
+        self.done = true;
+        self.leave()
+    }
+
+    fn leave(&self) -> Option<String> {
+        let message = self.watch.end();
+        #[cfg(unix)]
+        interrupt::leave(self.outer);
+        message
+    }
+}
+
+impl Drop for Call<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = self.leave();
+        }
+    }
+}
+
+/// The signal that asks a VM's thread to install the hook itself.
+#[cfg(unix)]
+mod interrupt {
+    use std::cell::Cell;
+    use std::sync::atomic::Ordering;
+
+    use super::{Watch, ffi, hook};
+
+    const SIGNAL: libc::c_int = libc::SIGURG;
+
+    thread_local! {
+        /// The watch of the outermost call running on this thread (null:
+        /// none). A constant initialiser and no destructor: reading it
+        /// in a signal handler touches nothing else.
+        static RUNNING: Cell<*const Watch> = const { Cell::new(std::ptr::null()) };
+    }
+
+    pub(super) fn install() {
+        // SAFETY: a sigaction for a signal nothing else in the program
+        // uses, with a handler that only reads atomics and calls
+        // lua_sethook (which Lua allows in a signal handler).
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = handler as *const () as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(SIGNAL, &action, std::ptr::null_mut());
+        }
+    }
+
+    /// Makes `w` this thread's running call; returns the one it replaces.
+    pub(super) fn enter(w: &Watch) -> *const Watch {
+        RUNNING.with(|r| r.replace(w))
+    }
+
+    pub(super) fn leave(outer: *const Watch) {
+        RUNNING.with(|r| r.set(outer));
+    }
+
+    /// Asks the thread running `w`'s call to install the hook (the caller
+    /// holds `w.lock` and has seen the call active, so the thread is alive).
+    pub(super) fn signal(w: &Watch) {
+        // SAFETY: the thread is alive: it is in the call, and cannot
+        // finish it while the lock is held.
+        unsafe { libc::pthread_kill(w.thread.load(Ordering::Relaxed) as libc::pthread_t, SIGNAL) };
+    }
+
+    extern "C" fn handler(_: libc::c_int) {
+        let w = RUNNING.with(Cell::get);
+        if w.is_null() {
+            return;
+        }
+        // SAFETY: RUNNING points at a watch only while its call runs on
+        // this thread (the runtime owning it is alive), and this handler
+        // runs on this thread.
+        let w = unsafe { &*w };
+        if w.active.load(Ordering::SeqCst) && w.tripped.load(Ordering::SeqCst) == w.seq.load(Ordering::Relaxed) {
+            // SAFETY: on the VM's own thread, from a signal handler, as
+            // Lua's manual allows (and lua.c does).
+            unsafe { ffi::lua_sethook(w.state as *mut ffi::lua_State, Some(hook), ffi::LUA_MASKCOUNT, 1) };
+        }
     }
 }

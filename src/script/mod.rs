@@ -245,9 +245,7 @@ impl Shared {
     /// tower inside a throw) share the outermost call's time.
     fn guarded<R>(&self, f: impl FnOnce() -> mlua::Result<R>) -> mlua::Result<R> {
         let depth = self.depth.get();
-        if depth == 0 {
-            self.watch.start();
-        }
+        let call = (depth == 0).then(|| self.watch.start());
         self.depth.set(depth + 1);
         struct Leave<'a>(&'a Shared, u32);
         impl Drop for Leave<'_> {
@@ -258,9 +256,7 @@ impl Shared {
         let leave = Leave(self, depth);
         let result = f();
         drop(leave);
-        if depth == 0
-            && let Some(message) = self.watch.finish()
-        {
+        if let Some(message) = call.and_then(guard::Call::finish) {
             // Whatever the script did with the error on its way out (pcall,
             // error handlers), the call failed.
             return Err(mlua::Error::RuntimeError(message));

@@ -235,6 +235,35 @@ fn pcall_cannot_catch_the_time_limit() {
     assert_eq!(engine.runtime().eval_readonly(&st, "return 'ok'").unwrap(), "ok");
 }
 
+/// Issue 23 item 10: the watchdog called `lua_sethook` from its own
+/// thread, and `lua_sethook` walks the CallInfo list that the VM's thread
+/// frees as calls return and the collector shrinks it (`luaE_shrinkCI`): a
+/// write to freed memory was possible. The scenario: deep calls returning
+/// while the collector runs and `pcall` retries, in runtimes on several
+/// threads at once, each interrupted again and again. Now only the VM's
+/// own thread touches its state (a signal asks it to set the hook); every
+/// call still ends at the limit, and the runtime works afterwards.
+#[test]
+fn the_time_limit_interrupts_deep_calls_from_the_vm_s_own_thread() {
+    let script = "local function deep(n) if n > 0 then return deep(n - 1) + 1 end return 0 end \
+                  while true do pcall(deep, 150) local t = {} for i = 1, 50 do t[i] = {i} end end";
+    std::thread::scope(|scope| {
+        for _ in 0..3 {
+            scope.spawn(|| {
+                let rules = shogun_lab::rules::load(&root().join("scripts/base"), &root().join("maps/sun.yaml")).unwrap();
+                let limits = shogun_lab::script::Limits { time_per_call: std::time::Duration::from_millis(60), ..Default::default() };
+                let engine = Engine::with_options(rules, None, limits).unwrap();
+                let st = started(&engine, 4, 1);
+                for _ in 0..6 {
+                    let err = engine.runtime().eval_readonly(&st, script).unwrap_err();
+                    assert!(err.message.contains("eval:1: time limit exceeded"), "{err}");
+                    assert_eq!(engine.runtime().eval_readonly(&st, "return 1 + 1").unwrap(), "2");
+                }
+            });
+        }
+    });
+}
+
 /// A handler that never ends fails with its file and line, and the game
 /// stays where it was.
 #[test]
