@@ -1,6 +1,7 @@
 //! The integration tests, one binary: each module is one area of the program
 //! (one link of the library instead of one per file; `cargo test --release NAME` filters as before).
 
+mod architecture;
 mod board_picture;
 mod bots;
 mod check;
