@@ -192,7 +192,7 @@ impl Fuzzer {
             }
             Target::Throws => {
                 let path = self.scratch.join("fuzz-throws.yaml");
-                if let Ok(obs) = with_file(&path, data, || crate::tower::fit::Observations::read(&path)) {
+                if let Ok(obs) = with_file(&path, data, || crate::tower::fit::Observations::parse(&path, &crate::files::read_text(&path)?)) {
                     let _ = crate::tower::fit::fit("stateless", &obs, 4, 1);
                     let model = crate::tower::Levels { levels: 2, pass: 0.8, loosen: 0.1, per_cube: false, setup_pass: None };
                     let _ = crate::tower::fit::log_likelihood(&model, &obs, 4, 1);

@@ -252,7 +252,7 @@ fn table_command(a: &TableArgs) -> Result<(), String> {
 
 /// `shogun tower fit`: model parameters fitted to recorded throws.
 fn fit_command(a: &FitArgs) -> Result<(), String> {
-    let obs = Observations::read(&a.observations)?;
+    let obs = Observations::parse(&a.observations, &crate::files::read_text(&a.observations)?)?;
     let engine = a.data.engine()?;
     let families: Vec<&str> = match a.family.as_deref() {
         Some(m) => vec![m],

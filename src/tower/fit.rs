@@ -27,10 +27,10 @@ pub struct Observations {
 pub const MAX_CUBES_PER_THROW: u16 = 1000;
 
 impl Observations {
-    /// Reads and checks a file of recorded throws (`shogun tower fit`).
-    pub fn read(path: &std::path::Path) -> Result<Observations, String> {
-        let text = crate::files::read_text(path)?;
-        let obs = crate::rules::yaml::parse::<Observations>(path, &text).map_err(|d| d.to_string())?.value;
+    /// Parses and checks the text of a file of recorded throws (`shogun
+    /// tower fit`; the caller reads it, `path` names it in messages).
+    pub fn parse(path: &std::path::Path, text: &str) -> Result<Observations, String> {
+        let obs = crate::rules::yaml::from_str::<Observations>(path, text).map_err(|d| d.to_string())?;
         if obs.throws.is_empty() {
             return Err(format!("{}: no throws recorded", path.display()));
         }

@@ -448,11 +448,15 @@ fn recorded_throws_are_counted_wide_and_bounded() {
         ("[]", "no throws recorded"),
     ] {
         std::fs::write(&path, format!("description: x\nthrows: {throws}\n")).unwrap();
-        let err = shogun_lab::tower::fit::Observations::read(&path).unwrap_err();
+        let err = read_throws(&path).unwrap_err();
         assert!(err.contains(expected), "{throws}: {err}");
     }
     std::fs::write(&path, "description: x\nthrows: [{in: 1000, landed: 1000}, {in: 4, landed: 204}]\n").unwrap();
-    assert_eq!(shogun_lab::tower::fit::Observations::read(&path).unwrap().throws.len(), 2);
+    assert_eq!(read_throws(&path).unwrap().throws.len(), 2);
+}
+
+fn read_throws(path: &std::path::Path) -> Result<shogun_lab::tower::fit::Observations, String> {
+    shogun_lab::tower::fit::Observations::parse(path, &shogun_lab::files::read_text(path)?)
 }
 
 /// A REPL with a 4-seat greedy game `steps` decisions in, saved into a
