@@ -9,17 +9,96 @@
 ---@alias Province integer
 ---@alias Pile table<integer|string, integer> # [seat] = cubes, peasants = n
 
----Read-only rules data: rules.yaml (with variant overlays); variant
----options are in RULES.params[variant_name].
----@type table
+---An effect a card (or RULES.effects) puts in force on a hook.
+---@class Effect
+---@field hook string the hook it acts on (e.g. tax_yield, action_cost)
+---@field modifier string the registered modifier (shogun.modifier) that changes the value
+---@field value? number the modifier's parameter
+---@field actions? string[] the action ids it applies to (none: every action)
+
+---An action card (cards.yaml `actions`).
+---@class ActionCard
+---@field id string
+---@field name string
+---@field handler string the registered action (shogun.action) that performs it
+---@field cost? number war chests it costs
+---@field params? table the handler's parameters (building, armies)
+
+---An event card (cards.yaml `events`).
+---@class EventCard
+---@field id string
+---@field name string
+---@field text string
+---@field rice_loss number rice each player loses in winter when it is the year's last event
+---@field effects Effect[]
+
+---A special card on the turn-order spaces (cards.yaml `specials`).
+---@class SpecialCard
+---@field id string
+---@field name string
+---@field text string
+---@field effects Effect[]
+
+---Read-only cards: cards.yaml after the variants' overlays.
+---@class Cards
+---@field actions ActionCard[]
+---@field events EventCard[]
+---@field specials SpecialCard[]
+
+---A province of the map.
+---@class MapProvince
+---@field id string
+---@field name string
+---@field region integer index into MAP.regions
+---@field region_name string
+---@field tax integer war chests collecting taxes yields
+---@field rice integer rice collecting rice yields
+---@field spaces integer building spaces
+---@field neighbours Province[] provinces it borders, by land or sea
+---@field borders Province[] land borders
+---@field sea_routes Province[] sea routes
+
+---Read-only map (maps/NAME.yaml after the variants' overlays).
+---@class Map
+---@field name string
+---@field title string
+---@field regions string[]
+---@field provinces MapProvince[]
+---@field by_name table<string, Province> province index by name
+
+---Read-only rules data: rules.yaml after the variants' overlays (the
+---sections are described in docs/variants.md and scripts/base/rules.yaml).
+---Variant options are in RULES.params[variant_name].
+---@class Rules
+---@field name string
+---@field description string
+---@field players integer[] the player counts the rules allow
+---@field seats table[] per seat: name, colour
+---@field starting_chests table<string, integer> war chests by player count
+---@field army_groups table starting armies by player count
+---@field army_groups_used table
+---@field components table cubes_per_player, peasants, unrest_markers, buildings, chest_cards
+---@field calendar table years, seasons, winter, events_per_year, open_action_cards
+---@field bidding table
+---@field planning table
+---@field draft table
+---@field winter table rice_per_province, supply_table
+---@field scoring table per_province, per_building, region_majority, tie_step
+---@field tower table use (the tower's name), preload
+---@field towers table<string, table> the cube towers by name: model, params, provenance
+---@field params table<string, any> the rules' parameters, and each variant's options under its name
+---@field effects Effect[] effects always in force (variants add here)
+---@field modifier_order string[]
+---@field handlers table<string, string> phase handlers by phase
+---@field limits table
+---@field lua string[] the pack's Lua files, in load order
+---@field bots table what the pack declares to the bots (docs/bots.md)
+
+---@type Rules
 RULES = {}
----Read-only cards: CARDS.actions, CARDS.events, CARDS.specials (cards.yaml).
----@type table
+---@type Cards
 CARDS = {}
----Read-only map: MAP.name, MAP.regions, MAP.provinces[i] = {id, name,
----region, region_name, tax, rice, spaces, neighbours, borders, sea_routes},
----MAP.by_name[name] = i.
----@type table
+---@type Map
 MAP = {}
 ---False in bulk runs (bench, lab): skip formatting narration then.
 ---@type boolean
@@ -363,3 +442,104 @@ function game.ask_province(seat, kind, prompt, cont, data, pass, ...) end
 ---@param min integer
 ---@param max integer
 function game.ask_count(seat, kind, prompt, cont, data, min, max) end
+
+-- The base pack's helpers (scripts/base/lib.lua, battle.lua): globals every
+-- file of the pack and of a variant may call.
+
+---The seat's name ("A").
+---@param s Seat
+---@return string
+function seat_name(s) end
+
+---The province's name.
+---@param p Province
+---@return string
+function pname(p) end
+
+---Narrates a formatted line (string.format) when narration is on
+---(nothing in bulk runs: NARRATE is false).
+---@param fmt string
+---@param ... any
+function note(fmt, ...) end
+
+---"1 army", "2 armies": a count with its noun in the right number.
+---@param n integer
+---@param singular string
+---@param plural? string defaults to the singular with an "s"
+---@return string
+function count(n, singular, plural) end
+
+---Passes `value` through every effect in force on `hook` (event, then
+---special, then RULES.effects), filtered by the effects' `actions`.
+---@param hook string
+---@param value any
+---@param ctx table {seat=, province=, action=, ...}
+---@return any
+function modify(hook, value, ctx) end
+
+---`modify` with the common context (seat, province, action).
+---@param hook string
+---@param value any
+---@param seat Seat
+---@param province Province
+---@param action integer
+---@return any
+function modify_at(hook, value, seat, province, action) end
+
+---The second half of `modify`, for effects fetched once with game.effects.
+---@param effects Effect[]|nil
+---@param value any
+---@param ctx table
+---@return any
+function apply_effects(effects, value, ctx) end
+
+---Skips an action that cannot be performed in full: tallies
+---`skipped.REASON` for the lab and narrates `why`.
+---@param seat Seat
+---@param p Province
+---@param why string
+---@param reason? string a short word (default "other")
+function skip(seat, p, why, reason) end
+
+---The battle rule registered under rules.yaml `handlers.battle`.
+---@param kind string attack, neutral or revolt
+---@param a integer attacking cubes counted
+---@param d integer defending cubes counted
+---@param p integer peasants counted
+---@param unrest boolean the province has unrest (peasants take no side)
+---@return string outcome attacker, defender or tie
+---@return integer attackers_left
+---@return integer defenders_left
+function battle_outcome(kind, a, d, p, unrest) end
+
+---What becomes of a province's planned action when its owner loses it
+---(rules.yaml `handlers.province_lost`).
+---@param seat Seat
+---@param p Province
+---@param to Seat|nil the winner, or nil when it became neutral
+function province_lost(seat, p, to) end
+
+---`seat` attacks `to`, held by `defender`, with `n` armies from `from`.
+---@param seat Seat
+---@param defender Seat
+---@param from Province
+---@param to Province
+---@param n integer
+---@param action integer
+function attack(seat, defender, from, to, n, action) end
+
+---`seat` enters the neutral province `to` with `n` armies from `from`.
+---@param seat Seat
+---@param from Province
+---@param to Province
+---@param n integer
+---@param action integer
+function neutral_battle(seat, from, to, n, action) end
+
+---Peasants rise in `p` against its owner. True if he holds it.
+---@param seat Seat
+---@param p Province
+---@param peasants integer
+---@param why string for the narration
+---@return boolean
+function revolt(seat, p, peasants, why) end

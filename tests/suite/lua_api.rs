@@ -132,3 +132,75 @@ return single .. ' ' .. tied";
         assert!(err.message.contains(want), "{code}: {err}");
     }
 }
+
+/// Names a line of the stubs declares as a global: `function NAME(` or
+/// `NAME = ` at the start of a line.
+fn declared_globals(stub: &str) -> BTreeSet<String> {
+    stub.lines()
+        .filter_map(|l| l.strip_prefix("function ").map(|r| r.split('(').next().unwrap()).or_else(|| l.split_once(" = ").map(|(k, _)| k)))
+        .filter(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .map(String::from)
+        .collect()
+}
+
+/// Globals the base pack's files define (`function NAME(` or `NAME = ` at
+/// the start of a line; a script cannot list the globals table itself).
+fn pack_globals() -> BTreeSet<String> {
+    let dir = crate::common::root().join("scripts/base");
+    let mut out = BTreeSet::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|x| x == "lua") {
+            out.extend(declared_globals(&std::fs::read_to_string(&path).unwrap()));
+        }
+    }
+    out
+}
+
+/// Issue 24 item 10: every global a script may use (the host's tables and
+/// helpers, the base pack's helpers such as `modify_at`, `count`, `note`)
+/// is declared in the LuaLS stubs, and every global the stubs declare
+/// exists in a loaded game (reading an undefined global is an error there).
+#[test]
+fn stubs_declare_every_global_a_script_may_use() {
+    let stub = std::fs::read_to_string(crate::common::root().join("docs/lua/shogun.lua")).unwrap();
+    let declared = declared_globals(&stub);
+    for g in pack_globals() {
+        assert!(declared.contains(&g), "the base pack's global `{g}` is not declared in docs/lua/shogun.lua");
+    }
+    let engine = crate::common::engine();
+    let st = crate::common::started(&engine, 4, 1);
+    for g in &declared {
+        let t = engine.runtime().eval_readonly(&st, &format!("return type({g})")).unwrap_or_else(|e| panic!("declared `{g}`: {e}"));
+        assert_ne!(t, "nil", "declared `{g}` is nil in a loaded game");
+    }
+    assert!(declared.len() >= 20, "{declared:?}");
+}
+
+/// RULES, CARDS and MAP are typed: every key the loaded tables hold at
+/// their top level (and a map province's) is a field of its class in the
+/// stubs, so the editor completes them and they cannot drift.
+#[test]
+fn stubs_type_the_rules_cards_and_map_tables() {
+    let stub = std::fs::read_to_string(crate::common::root().join("docs/lua/shogun.lua")).unwrap();
+    let fields = |class: &str| -> BTreeSet<String> {
+        let start = stub.find(&format!("---@class {class}\n")).unwrap_or_else(|| panic!("no class {class}"));
+        stub[start..]
+            .lines()
+            .skip(1)
+            .take_while(|l| l.starts_with("---@field"))
+            .map(|l| l.split_whitespace().nth(1).unwrap().trim_end_matches('?').to_string())
+            .collect()
+    };
+    let engine = crate::common::engine();
+    let st = crate::common::started(&engine, 4, 1);
+    for (table, class) in [("RULES", "Rules"), ("CARDS", "Cards"), ("MAP", "Map"), ("MAP.provinces[1]", "MapProvince"), ("CARDS.actions[1]", "ActionCard")] {
+        let code = format!("local t = {{}} for k in spairs({table}) do t[#t + 1] = tostring(k) end return table.concat(t, ' ')");
+        let keys = engine.runtime().eval_readonly(&st, &code).unwrap();
+        let have = fields(class);
+        for k in keys.split(' ').filter(|k| !k.is_empty()) {
+            assert!(have.contains(k), "{table}.{k} is not a ---@field of {class} in docs/lua/shogun.lua");
+        }
+        assert!(stub.contains(&format!("---@type {class}")) || class.starts_with("Map") || class.ends_with("Card"), "{table} is typed {class}");
+    }
+}

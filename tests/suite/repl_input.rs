@@ -329,7 +329,7 @@ fn compact_board_by_region_plain_or_in_colour() {
     assert!(!plain.contains('\x1b'), "no escapes unless at a terminal: {plain}");
     let lines: Vec<&str> = plain.lines().collect();
     assert_eq!(lines[0], "A blue, B yellow, C red, D purple; · neutral, !n unrest, (out of play)");
-    assert_eq!(lines[1], "buildings after +: Ca castle, Te temple, Th No theatre");
+    assert_eq!(lines[1], "buildings after +: Ca castle, Te temple, Th Noh theatre");
     assert!(lines.iter().all(|l| l.chars().count() <= 78), "{plain}");
     assert!(plain.contains("  Omi B7 !2 +CaTe") && plain.contains("  Izumo ·"), "{plain}");
     // Every province once, its region first on its block.
