@@ -279,12 +279,16 @@ impl Fuzzer {
         };
         let root = self.root.clone();
         Ok(match target {
-            Target::Map => yaml_in(root.join("maps")).into_iter().chain(yaml_in(root.join("tests/fixtures/broken"))).map(read).collect::<Result<_, _>>()?,
+            Target::Map => {
+                let files = yaml_in(root.join("maps")).into_iter().chain(yaml_in(root.join("tests/fixtures/broken")));
+                files.map(read).chain(hostile_yaml().into_iter().map(Ok)).collect::<Result<_, _>>()?
+            }
             Target::Pack => vec![prefixed(0, read(root.join("scripts/base/rules.yaml"))?), prefixed(1, read(root.join("scripts/base/cards.yaml"))?)],
             Target::Variant => VARIANTS
                 .iter()
                 .enumerate()
                 .map(|(i, v)| read(root.join("variants").join(v).join("variant.yaml")).map(|b| prefixed(i as u8, b)))
+                .chain(hostile_yaml().into_iter().map(|b| Ok(prefixed(0, b))))
                 .collect::<Result<_, _>>()?,
             Target::Scenario => {
                 let mut files = yaml_in(root.join("scripts/base/tests"));
@@ -306,6 +310,7 @@ impl Fuzzer {
                     repl.exec(&format!("save {}", path.display()))?;
                     out.push(read(path)?);
                 }
+                out.extend(hostile_yaml());
                 out
             }
             Target::Repl => {
@@ -341,6 +346,22 @@ impl Fuzzer {
 }
 
 /// A loader's answer: rules, or every problem found, printable.
+/// YAML shapes that were hangs or crashes (issue 23 item 6): flow and
+/// block nesting far past the depth limit, and aliases that expand to
+/// millions of values, each under the mutations' size cap.
+fn hostile_yaml() -> Vec<Vec<u8>> {
+    let mut laughs = String::from("name: laughs\nl0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for i in 1..10 {
+        laughs.push_str(&format!("l{i}: &l{i} [{}]\n", vec![format!("*l{}", i - 1); 9].join(", ")));
+    }
+    vec![
+        format!("name: deep\nprovinces: {}1{}\n", "[".repeat(5000), "]".repeat(5000)).into_bytes(),
+        format!("name: deep\nprovinces:\n  {}1\n", "- ".repeat(4000)).into_bytes(),
+        format!("name: deep\nprovinces: {}1{}\n", "{a: ".repeat(3000), "}".repeat(3000)).into_bytes(),
+        laughs.into_bytes(),
+    ]
+}
+
 fn loaded(result: Result<rules::Rules, rules::Diagnostics>) {
     match result {
         Ok(r) => {
