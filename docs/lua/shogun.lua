@@ -392,7 +392,9 @@ function game.conquer(p, s) end
 ---Armies, buildings and unrest back to the supplies, the card to the deck.
 ---@param p Province
 function game.neutralize(p) end
----1..n from the game's generator.
+---1..n from the scripts' random stream: each call its own draw at this
+---stage of the game (a round, a seat's turn at an action, the winter), so an
+---extra call shifts no throw, no card and no later stage's draws.
 ---@param n integer
 ---@return integer
 function game.random(n) end

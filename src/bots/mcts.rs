@@ -4,7 +4,7 @@
 //! iterations. Each iteration samples one world consistent with what its
 //! seat sees (`GameState::view`): the face-down action cards, the event
 //! deck and the draft deck are shuffled, the tower's levels are drawn from
-//! the counts by colour inside it, the game's generator gets a fresh
+//! the counts by colour inside it, the game's random streams get a fresh
 //! seed (battles, the event drawn, ties in the bids), and every other seat
 //! that has already planned gets the plan the greedy policy would make in
 //! its place (their real plans are hidden from the view and never read).
@@ -278,7 +278,8 @@ impl Mcts {
 /// cannot see is drawn again (see the module's comment).
 pub fn determinize(engine: &Engine, view: &GameState, seat: Seat, rng: &mut GameRng) -> GameState {
     let mut w = view.clone();
-    w.rng = rng.fork();
+    // The future (every random stream) is hidden: another seed.
+    w.streams.reseed(rng.next_seed());
     let open = (w.actions_revealed as usize).min(w.action_row.len());
     rng.shuffle(&mut w.action_row[open..]);
     rng.shuffle(&mut w.event_deck);

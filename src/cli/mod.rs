@@ -167,7 +167,7 @@ pub struct OneGame {
     /// Number of players (3 to 5).
     #[arg(long, default_value_t = 4)]
     pub players: u8,
-    /// Seed of the game's generator: the same seed, rules and bots give the same game.
+    /// Seed of the game's random streams: the same seed, rules and bots give the same game.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// When the engine checks its invariants: after every decision, a

@@ -5,7 +5,7 @@
 pub mod rng;
 pub mod state;
 
-pub use rng::GameRng;
+pub use rng::{GameRng, Purpose, Stage, Streams};
 pub use state::*;
 
 /// Capacity of the fixed per-seat arrays (the rules pack sets the real

@@ -1,8 +1,28 @@
-//! The game's one source of randomness.
+//! The game's randomness: one stream per purpose, derived from the seed.
 //!
-//! A ChaCha8 stream (portable and stable across platforms and crate
-//! versions) with our own sampling functions on top, so that the numbers a
-//! seed produces never change under a dependency upgrade.
+//! Every generator is ChaCha8 (portable and stable across platforms and
+//! crate versions) with our own sampling functions on top (`below`,
+//! `unit`, `chance`, `binomial`, `shuffle`), and our own key derivation
+//! from a `u64` seed (SplitMix64, not `rand_core`'s `seed_from_u64`), so
+//! that the numbers a seed produces never change under a dependency
+//! upgrade.
+//!
+//! A game does not draw from one generator. Each draw is addressed by
+//! what it is for and where in the game it happens (`Streams`):
+//!
+//! - the key: the game's seed expanded by SplitMix64 to 32 bytes;
+//! - the ChaCha stream id (64 bits, `stream_id`): the purpose (`Purpose`:
+//!   tower, events, actions, specials, draft, script) in bits 56..64, then
+//!   the stage of the game (`Stage`): year in 48..56, slot (season, winter or
+//!   setup) in 32..48, action card + 1 in 16..32, seat + 1 in 8..16;
+//! - the block position: the draw's index within its purpose and stage
+//!   (the first throw of a stage is 0, the second 1, ...), times 2^32
+//!   blocks.
+//!
+//! So a variant that draws more or fewer numbers for one purpose, or in
+//! one stage, leaves every other purpose's draws, and the same purpose's
+//! draws in every other stage, exactly as they were. Stream id 0 is never a
+//! game stream: it is what `GameRng::seeded` gives (bots, fitting, odds).
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -11,9 +31,35 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameRng(ChaCha8Rng);
 
+/// A seed expanded to a ChaCha key by SplitMix64 (four outputs, little
+/// endian): fixed here, whatever `rand_core` does.
+fn key(seed: u64) -> [u8; 32] {
+    let mut x = seed;
+    let mut out = [0u8; 32];
+    for chunk in out.chunks_exact_mut(8) {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        chunk.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    out
+}
+
 impl GameRng {
+    /// A generator of its own (bots, fitting, odds, fuzzing): stream 0 of
+    /// the seed's key, which no game stream uses.
     pub fn seeded(seed: u64) -> Self {
-        GameRng(ChaCha8Rng::seed_from_u64(seed))
+        GameRng(ChaCha8Rng::from_seed(key(seed)))
+    }
+
+    /// Draw `index` of `purpose` at `stage` of the game with this seed (see
+    /// the module's comment).
+    pub fn stream(seed: u64, purpose: Purpose, stage: Stage, index: u32) -> Self {
+        let mut r = ChaCha8Rng::from_seed(key(seed));
+        r.set_stream(stream_id(purpose, stage));
+        r.set_word_pos(u128::from(index) << 36);
+        GameRng(r)
     }
 
     /// A uniform integer in `0..n` (unbiased; `n` must be positive).
@@ -65,6 +111,126 @@ impl GameRng {
     pub fn fork(&mut self) -> GameRng {
         GameRng::seeded(self.0.next_u64())
     }
+
+    /// A fresh game seed drawn from this generator (a sampled world's
+    /// streams: `Streams::reseed`).
+    pub fn next_seed(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+}
+
+/// What a draw is for. Each purpose has streams of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// Tower throws (the setup's preload and every battle), a Lua tower's
+    /// `random` included.
+    Tower = 1,
+    /// The event deck's shuffle (setup) and each round's event.
+    Events = 2,
+    /// The action cards' order, each round.
+    Actions = 3,
+    /// The special cards on the turn-order spaces, each round.
+    Specials = 4,
+    /// The province cards of the draft.
+    Draft = 5,
+    /// `game.random` in the rules' scripts (bid tie-breaks, winter revolts).
+    Script = 6,
+}
+
+impl Purpose {
+    pub const ALL: [Purpose; 6] = [Purpose::Tower, Purpose::Events, Purpose::Actions, Purpose::Specials, Purpose::Draft, Purpose::Script];
+}
+
+/// Where in the game a draw happens (`GameState::stage`): the setup, a
+/// round (`slot` = its season), one seat's turn at one action card of a
+/// round, or the winter and scoring of a year.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stage {
+    pub year: u8,
+    /// The season (0..), `WINTER` or `SETUP`.
+    pub slot: u16,
+    /// The action card (its index in the rules) + 1; 0 outside actions.
+    pub action: u16,
+    /// The acting seat's index + 1; 0 outside actions.
+    pub seat: u8,
+}
+
+impl Stage {
+    pub const WINTER: u16 = 0x100;
+    pub const SETUP: u16 = 0x101;
+
+    /// Before the first year: the draft, the preload, the event deck.
+    pub fn setup() -> Stage {
+        Stage { year: 0, slot: Stage::SETUP, action: 0, seat: 0 }
+    }
+
+    /// A round outside the actions: its cards, its event, the bids.
+    pub fn round(year: u8, season: u8) -> Stage {
+        Stage { year, slot: u16::from(season), action: 0, seat: 0 }
+    }
+
+    /// `seat`'s turn at action card `action` (its index in the rules).
+    pub fn action(year: u8, season: u8, action: u8, seat: usize) -> Stage {
+        Stage { year, slot: u16::from(season), action: u16::from(action) + 1, seat: seat as u8 + 1 }
+    }
+
+    /// The winter and scoring of `year`.
+    pub fn winter(year: u8) -> Stage {
+        Stage { year, slot: Stage::WINTER, action: 0, seat: 0 }
+    }
+}
+
+/// The ChaCha stream id of a purpose at a stage (layout: the module's
+/// comment).
+pub fn stream_id(purpose: Purpose, stage: Stage) -> u64 {
+    (purpose as u64) << 56 | u64::from(stage.year) << 48 | u64::from(stage.slot) << 32 | u64::from(stage.action) << 16 | u64::from(stage.seat) << 8
+}
+
+/// How many draws a purpose has made in the stage it last drew in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Drawn {
+    pub stage: Stage,
+    pub count: u32,
+}
+
+/// The game's random streams: the seed and, per purpose, how far it has
+/// drawn in its current stage. Plain data: a copy of the state continues
+/// exactly as the original would.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Streams {
+    seed: u64,
+    /// By `Purpose` (in `Purpose::ALL` order).
+    drawn: [Drawn; 6],
+}
+
+impl Streams {
+    pub fn new(seed: u64) -> Streams {
+        Streams { seed, drawn: [Drawn::default(); 6] }
+    }
+
+    /// The generator for the next draw of `purpose` at `stage`: the first
+    /// draw at a stage is index 0, the next 1, and so on. Stages never
+    /// recur in a game (they follow the calendar), so no draw repeats.
+    pub fn next(&mut self, purpose: Purpose, stage: Stage) -> GameRng {
+        let d = &mut self.drawn[purpose as usize - 1];
+        if d.stage != stage {
+            *d = Drawn { stage, count: 0 };
+        }
+        let index = d.count;
+        d.count = d.count.wrapping_add(1);
+        GameRng::stream(self.seed, purpose, stage, index)
+    }
+
+    /// Forgets the seed (a seat's view: the future is hidden).
+    pub fn hide(&mut self) {
+        self.seed = 0;
+    }
+
+    /// Another future: the same draw counts under another seed (a sampled
+    /// world).
+    pub fn reseed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
 }
 
 #[cfg(test)]
@@ -72,15 +238,51 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stream_is_pinned() {
-        // If this changes, every transcript changes: the generator's output
-        // for a seed is part of the project's compatibility promise.
+    fn streams_are_pinned() {
+        // If these change, every transcript changes: what a seed produces
+        // is part of the project's compatibility promise (ChaCha8, our key
+        // derivation, stream ids and sampling; no crate's seeding).
         let mut r = GameRng::seeded(7);
         let v: Vec<u32> = (0..6).map(|_| r.below(100)).collect();
-        let mut again = GameRng::seeded(7);
-        let w: Vec<u32> = (0..6).map(|_| again.below(100)).collect();
-        assert_eq!(v, w);
-        assert!(v.iter().all(|x| *x < 100));
+        assert_eq!(v, [31, 40, 61, 77, 89, 50]);
+        let mut t = GameRng::stream(7, Purpose::Tower, Stage::action(1, 2, 3, 1), 2);
+        let w: Vec<u32> = (0..6).map(|_| t.below(100)).collect();
+        assert_eq!(w, [22, 87, 87, 6, 45, 42]);
+        assert_eq!(stream_id(Purpose::Script, Stage::action(1, 2, 3, 1)), 0x0601_0002_0004_0200);
+        assert_eq!(stream_id(Purpose::Events, Stage::setup()), 0x0200_0101_0000_0000);
+    }
+
+    #[test]
+    fn a_purpose_draws_the_same_whatever_the_others_draw() {
+        let round = Stage::round(0, 1);
+        let mut quiet = Streams::new(11);
+        let mut busy = Streams::new(11);
+        for _ in 0..5 {
+            busy.next(Purpose::Script, round).below(6);
+            busy.next(Purpose::Tower, round).unit();
+        }
+        let deal = |s: &mut Streams| (0..3).map(|_| s.next(Purpose::Actions, round).below(1000)).collect::<Vec<_>>();
+        assert_eq!(deal(&mut quiet), deal(&mut busy));
+        // Within a purpose, draws are counted per stage: an extra draw at one
+        // stage leaves the next stage's draws as they were.
+        let next = Stage::action(0, 1, 4, 2);
+        let mut extra = Streams::new(11);
+        extra.next(Purpose::Tower, round);
+        extra.next(Purpose::Tower, round);
+        let mut plain = Streams::new(11);
+        plain.next(Purpose::Tower, round);
+        assert_eq!(extra.next(Purpose::Tower, next).below(1 << 30), plain.next(Purpose::Tower, next).below(1 << 30));
+        // Draws within a stage, purposes, stages and seeds all differ.
+        let mut s = Streams::new(11);
+        let mut seen: Vec<u32> = (0..4).map(|_| s.next(Purpose::Tower, round).below(u32::MAX)).collect();
+        seen.push(s.next(Purpose::Events, round).below(u32::MAX));
+        seen.push(s.next(Purpose::Tower, next).below(u32::MAX));
+        seen.push(Streams::new(12).next(Purpose::Tower, round).below(u32::MAX));
+        seen.push(GameRng::seeded(11).below(u32::MAX));
+        let mut unique = seen.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), seen.len(), "{seen:?}");
     }
 
     #[test]

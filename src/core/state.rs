@@ -1,6 +1,7 @@
 use serde::{Deserialize, Serialize};
 
-use super::{GameRng, MAX_SEATS};
+use super::MAX_SEATS;
+use super::rng::{Stage, Streams};
 
 /// A seat at the table: 0-based here, 1-based in Lua, in messages and
 /// in text (`Display`). Scripts get and give seats through the one
@@ -337,7 +338,8 @@ pub struct GameState {
     /// The draft, while it runs.
     #[serde(default)]
     pub draft: Option<Draft>,
-    pub rng: GameRng,
+    /// The random streams (seed and draw counts; core/rng.rs).
+    pub streams: Streams,
     /// Decisions applied so far (bounded by the rules' `limits`).
     #[serde(default)]
     pub decisions: u32,
@@ -346,6 +348,22 @@ pub struct GameState {
 impl GameState {
     pub fn seats(&self) -> usize {
         self.players.len()
+    }
+
+    /// Where in the game the next draws happen (the key of the random
+    /// streams, core/rng.rs): the setup, a round, a seat's turn at an
+    /// action card (while it and its questions run), the winter.
+    pub fn stage(&self) -> Stage {
+        match self.phase {
+            Phase::Setup | Phase::Draft | Phase::Preload => Stage::setup(),
+            Phase::Winter | Phase::Score | Phase::GameOver => Stage::winter(self.year),
+            // The machine moves `turn` on before it calls the action.
+            Phase::Actions { card, turn } if turn > 0 => match (self.action_row.get(card as usize), self.turn_order.get(turn as usize - 1)) {
+                (Some(&action), Some(seat)) => Stage::action(self.year, self.season, action, seat.index()),
+                _ => Stage::round(self.year, self.season),
+            },
+            _ => Stage::round(self.year, self.season),
+        }
     }
 
     /// The special card a seat holds this round.
@@ -381,7 +399,7 @@ impl GameState {
 
     /// What `seat` may know (`None`: what every seat may know). Other seats'
     /// plans (a placeholder shows that one was made), face-down action
-    /// cards, the event deck's order, the generator and the data of another
+    /// cards, the event deck's order, the random streams' seed and the data of another
     /// seat's pending question are hidden.
     pub fn view(&self, seat: Option<Seat>) -> GameState {
         let mut v = self.clone();
@@ -401,7 +419,7 @@ impl GameState {
         if let Some(d) = &mut v.draft {
             d.deck.sort_unstable();
         }
-        v.rng = GameRng::seeded(0);
+        v.streams.hide();
         if let Some(ask) = &v.ask
             && Some(ask.seat) != seat
         {
@@ -521,7 +539,7 @@ pub enum Actor {
     Seat(Seat),
     /// These seats decide at once and in secret (planning).
     Simultaneous(Vec<Seat>),
-    /// The game's generator decides (shuffles, draws).
+    /// Chance decides (shuffles, draws: the state's random streams).
     Chance,
     Terminal,
 }
@@ -665,7 +683,7 @@ impl Clone for GameState {
             ask,
             setup,
             draft,
-            rng,
+            streams,
             decisions,
         } = self;
         GameState {
@@ -692,7 +710,7 @@ impl Clone for GameState {
             ask: ask.clone(),
             setup: *setup,
             draft: draft.clone(),
-            rng: rng.clone(),
+            streams: streams.clone(),
             decisions: *decisions,
         }
     }
@@ -721,7 +739,7 @@ impl Clone for GameState {
             ask,
             setup,
             draft,
-            rng,
+            streams,
             decisions,
         } = source;
         self.players.clone_from(players);
@@ -747,7 +765,7 @@ impl Clone for GameState {
         self.ask.clone_from(ask);
         self.setup = *setup;
         self.draft.clone_from(draft);
-        self.rng.clone_from(rng);
+        self.streams.clone_from(streams);
         self.decisions = *decisions;
     }
 }

@@ -14,7 +14,7 @@ impl Engine {
         let r = &self.rules.rules;
         let n = st.seats() as u8;
         let mut deck: Vec<ProvinceId> = (0..st.provinces.len()).filter(|&p| st.in_play[p]).map(ProvinceId::new).collect();
-        st.rng.shuffle(&mut deck);
+        st.streams.next(Purpose::Draft, Stage::setup()).shuffle(&mut deck);
         let k = (r.draft.open_cards as usize).min(deck.len());
         let open: Vec<ProvinceId> = deck.drain(..k).collect();
         let used = r.army_groups_used.get(&n).copied().unwrap_or(r.army_groups.len());
@@ -85,7 +85,7 @@ impl Engine {
                 let old: Vec<ProvinceId> = std::mem::take(&mut d.open);
                 d.open = d.deck.drain(..self.rules.rules.draft.open_cards as usize).collect();
                 d.deck.extend(old);
-                st.rng.shuffle(&mut d.deck);
+                st.streams.next(Purpose::Draft, Stage::setup()).shuffle(&mut d.deck);
                 d.faced[seat.index()] = None;
                 let names: Vec<&str> = d.open.iter().map(|&p| self.rules.province_name(p)).collect();
                 let line = format!("{name} puts both open cards back into the deck (shuffled); new open cards: {}", names.join(", "));

@@ -236,7 +236,7 @@ impl Engine {
             ask: None,
             setup,
             draft: None,
-            rng: GameRng::seeded(seed),
+            streams: Streams::new(seed),
             decisions: 0,
         })
     }
@@ -616,11 +616,12 @@ impl Engine {
             Phase::RoundStart => {
                 let n = self.rules.cards.actions.len();
                 let mut row: Vec<u8> = (0..n as u8).collect();
-                st.rng.shuffle(&mut row);
+                let stage = st.stage();
+                st.streams.next(Purpose::Actions, stage).shuffle(&mut row);
                 st.action_row = row;
                 st.actions_revealed = (r.calendar.open_action_cards as usize).min(n) as u8;
                 let mut specials: Vec<u8> = (0..self.rules.cards.specials.len() as u8).collect();
-                st.rng.shuffle(&mut specials);
+                st.streams.next(Purpose::Specials, stage).shuffle(&mut specials);
                 st.special_row = specials.into_iter().map(Some).collect();
                 for p in st.players.iter_mut() {
                     p.plan = None;
@@ -700,7 +701,7 @@ impl Engine {
             return Err(EngineError::Broken("the preload handler may not ask questions".into()));
         }
         let mut deck: Vec<u8> = (0..self.rules.cards.events.len() as u8).collect();
-        st.rng.shuffle(&mut deck);
+        st.streams.next(Purpose::Events, Stage::setup()).shuffle(&mut deck);
         st.event_deck = deck;
         Ok(())
     }
@@ -710,7 +711,8 @@ impl Engine {
         if st.year_events.is_empty() {
             return Err(EngineError::Broken("no event left to draw".into()));
         }
-        let i = st.rng.below(st.year_events.len() as u32) as usize;
+        let stage = st.stage();
+        let i = st.streams.next(Purpose::Events, stage).below(st.year_events.len() as u32) as usize;
         let e = st.year_events.remove(i);
         st.event = Some(e);
         let card = &self.rules.cards.events[e as usize];

@@ -25,4 +25,4 @@ pub use data::{GameSpec, Layout};
 pub use driver::{Driver, Player, Step, Stop, play_game};
 pub use edit::{Edit, EditError, stage_action};
 pub use notation::{Notated, Notation, NotationError, Until};
-pub use timeline::{Checkpoint, Entry, Game, PlayError, Replayed, SaveFile, SavedEntry, fingerprint};
+pub use timeline::{Checkpoint, Entry, Game, PlayError, Replayed, SAVE_FORMAT, SaveFile, SavedEntry, fingerprint};

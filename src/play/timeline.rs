@@ -60,6 +60,12 @@ pub struct Checkpoint {
     tail: Vec<Moment>,
 }
 
+/// The save format this build writes and reads. Format 1 was written
+/// while one generator served every chance draw: the same seed deals
+/// another game since the streams were split (core/rng.rs), so its
+/// decisions would not replay.
+pub const SAVE_FORMAT: u32 = 2;
+
 /// A save file: the configuration and the log of decisions and edits.
 #[derive(Serialize, Deserialize, Debug)]
 #[serde(deny_unknown_fields)]

@@ -818,7 +818,7 @@ impl Repl {
         }
         let spec = &self.config.spec;
         let file = SaveFile {
-            shogun_lab_save: 1,
+            shogun_lab_save: crate::play::SAVE_FORMAT,
             ruleset: self.engine().rules.ruleset_name(),
             map: spec.map.clone(),
             rules: spec.rules.as_ref().map(|p| p.display().to_string()),
@@ -845,8 +845,16 @@ impl Repl {
         }
         let text = crate::files::read_text(path)?;
         let file = crate::rules::yaml::parse::<SaveFile>(path, &text).map_err(|d| d.to_string())?.value;
-        if file.shogun_lab_save != 1 {
-            return Err(format!("{}: save format {} is not known (this build reads format 1)", path.display(), file.shogun_lab_save));
+        match file.shogun_lab_save {
+            crate::play::SAVE_FORMAT => {}
+            1 => {
+                return Err(format!(
+                    "{}: save format 1 is from before the game's random draws were split into one stream per purpose: its seed deals another game in this build, so its decisions would not replay (play it on with the build that wrote it; this build reads format {})",
+                    path.display(),
+                    crate::play::SAVE_FORMAT
+                ));
+            }
+            n => return Err(format!("{}: save format {n} is not known (this build reads format {})", path.display(), crate::play::SAVE_FORMAT)),
         }
         let mut spec = self.config.spec.clone();
         let layout = spec.layout();

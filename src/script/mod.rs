@@ -404,7 +404,8 @@ impl Drop for Runtime {
 
 /// A tower written in Lua: `function(thrown, inside, random) -> landed, inside`.
 /// `thrown` and each level of `inside` map seat numbers (and `peasants`) to
-/// counts; `random(n)` draws 1..n from the game's generator.
+/// counts; `random(n)` draws 1..n from the throw's own generator (the
+/// tower's stream: core/rng.rs).
 struct LuaTower {
     name: String,
     levels: usize,

@@ -16,7 +16,7 @@ pub use simple::{Passthrough, Scripted, Stateless};
 
 use std::collections::BTreeMap;
 
-use crate::core::{GameRng, GameState, MAX_SEATS, Pile};
+use crate::core::{GameRng, GameState, MAX_SEATS, Pile, Purpose};
 use crate::rules::pack::TowerSpec;
 
 /// Model names [`build`] knows (plus `lua`, built by the script runtime).
@@ -163,9 +163,14 @@ fn describe(t: &[u32; MAX_SEATS + 1]) -> String {
 
 /// Throws `input` into the state's tower, honouring a forced outcome if one
 /// is queued (`GameState::forced_throws`). `setup`: the rules' setup throw.
+/// Each throw draws from a stream of its own (the tower's, at this stage of
+/// the game, this throw's index there; a forced throw takes its index too),
+/// so how many numbers one throw uses never shifts another's.
 pub fn throw_in(model: &dyn TowerModel, st: &mut GameState, input: Pile, setup: bool) -> Result<Pile, String> {
+    let stage = st.stage();
+    let mut rng = st.streams.next(Purpose::Tower, stage);
     let landed = if st.forced_throws.is_empty() {
-        throw_as(model, &mut st.tower, &mut st.tray, input, &mut st.rng, setup)?
+        throw_as(model, &mut st.tower, &mut st.tray, input, &mut rng, setup)?
     } else {
         let want = st.forced_throws.remove(0);
         force(model, &mut st.tower, &mut st.tray, input, want)?

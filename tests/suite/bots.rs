@@ -99,11 +99,11 @@ fn mcts_does_not_peek() {
         let plan = RandomBot::new(77).plan(&engine, &SeatView::new(&other, Seat::new(1)), Seat::new(1));
         assert_ne!(Some(&plan), st.players[1].plan.as_ref(), "the test needs a different plan");
         other.players[1].plan = Some(plan);
-        // And the hidden order of cards and the generator differ.
+        // And the hidden order of cards and the random streams' seed differ.
         let open = other.actions_revealed as usize;
         other.action_row[open..].reverse();
         other.event_deck.reverse();
-        other.rng = GameRng::seeded(12345);
+        other.streams.reseed(12345);
         assert_eq!(st.view(Some(Seat::new(0))), other.view(Some(Seat::new(0))), "the seat's view is the same");
         assert_eq!(decide(&other), before, "seed {seed}: the decision changed with hidden information");
     }

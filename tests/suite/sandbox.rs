@@ -488,7 +488,11 @@ fn refused_save(repl: &mut shogun_lab::repl::Repl, good: &std::path::Path, text:
 #[test]
 fn a_save_of_an_unknown_format_or_setup_does_not_load() {
     let (mut repl, good, text) = saved_game("saves", 20);
-    for (from, to, expected) in [("shogun_lab_save: 1", "shogun_lab_save: 2", "save format 2 is not known"), ("setup: preset", "setup: anything", "anything")] {
+    for (from, to, expected) in [
+        ("shogun_lab_save: 2", "shogun_lab_save: 3", "save format 3 is not known"),
+        ("shogun_lab_save: 2", "shogun_lab_save: 1", "save format 1 is from before the game's random draws were split"),
+        ("setup: preset", "setup: anything", "anything"),
+    ] {
         assert!(text.contains(from), "{text}");
         refused_save(&mut repl, &good, &text.replacen(from, to, 1), &[expected]);
     }

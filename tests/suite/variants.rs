@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use crate::common::*;
-use shogun_lab::core::{Choice, ProvinceId, Seat};
+use shogun_lab::core::{Choice, ProvinceId, Seat, SetupMode};
 use shogun_lab::engine::{Engine, EngineError};
 use shogun_lab::rules::{self, VariantArg};
 
@@ -460,4 +460,63 @@ fn a_province_lost_in_battle_voids_its_action_by_the_packs_rule() {
     let (slot, before, after) = play(&engine);
     assert!(slot.is_some(), "the variant's rule keeps the card on A's board");
     assert_eq!(after, before, "and the perform handler voids the action: A no longer holds the card");
+}
+
+/// What chance deals in a transcript: the year's events, each round's
+/// event, the action cards (open, then every card as it is carried out),
+/// the specials, the draft's cards.
+fn dealt(engine: &Engine, seed: u64, setup: SetupMode) -> (Vec<String>, String) {
+    let names: Vec<String> = ["greedy", "random", "greedy", "random"].map(String::from).to_vec();
+    let (text, _) = shogun_lab::transcript::transcript_with(engine, 4, seed, setup, &names).unwrap();
+    let keys = ["events of the year:", "event:", "action cards:", "specials:", "== action ", "open cards:", "draft:"];
+    let lines = text.lines().map(str::trim).filter(|l| keys.iter().any(|k| l.starts_with(k))).map(String::from).collect();
+    (lines, text)
+}
+
+/// Issue 21 item 4: each purpose draws from streams of its own, so games
+/// paired under another tower (another model, another number of draws
+/// per throw, cubes back to their owners) see the same events in the same
+/// order and the same cards dealt as base, though the battles differ.
+#[test]
+fn a_tower_variant_sees_the_same_events_and_cards_as_base() {
+    let base = engine_with(&[]);
+    let thirds = engine_with(&[]);
+    thirds.runtime().set_tower("thirds").unwrap();
+    let arms = [("no-tower-memory", engine_with(&["no-tower-memory"])), ("lua-tower", engine_with(&["lua-tower"])), ("--tower thirds", thirds)];
+    for setup in [SetupMode::Preset, SetupMode::Draft] {
+        for seed in [1, 2, 3] {
+            let (want, base_text) = dealt(&base, seed, setup);
+            // 2 years: 2 year lines, 6 rounds of (event, cards, specials, 10 actions).
+            assert!(want.len() >= 2 + 6 * 13, "{want:?}");
+            for (name, engine) in &arms {
+                let (got, text) = dealt(engine, seed, setup);
+                assert_eq!(got, want, "{name}, seed {seed}, {setup}: chance dealt differently");
+                assert_ne!(text, base_text, "{name}, seed {seed}: the tower made no difference, so this test shows nothing");
+            }
+        }
+    }
+}
+
+/// Issue 21 item 4: a variant that draws more from `game.random` (after
+/// the bids are ranked, and before every action) shifts no other draw:
+/// the tower's throws, the decks and the bids' tie-breaks stay as they
+/// were, and with them the whole game.
+#[test]
+fn extra_script_draws_leave_every_other_draw_unchanged() {
+    let lua = "local bids, perform = shogun.handlers.reveal_bids, shogun.handlers.perform_action\n\
+               shogun.replace(\"handler\", \"reveal_bids\", function(...)\n  bids(...)\n  game.random(6)\n  game.random(1000)\nend)\n\
+               shogun.replace(\"handler\", \"perform_action\", function(...)\n  game.random(3)\n  return perform(...)\nend)\n";
+    let dir = temp_variant("draws-more", "name: draws-more\ndescription: t\nsource: t\nextends: base\nlua: [v.lua]\n", Some(lua));
+    let more = Engine::new(load(&[(dir, arg("draws-more"))]).unwrap()).unwrap();
+    let base = engine_with(&[]);
+    for seed in [1, 4] {
+        let (want, base_text) = dealt(&base, seed, SetupMode::Preset);
+        let (got, text) = dealt(&more, seed, SetupMode::Preset);
+        assert_eq!(got, want, "seed {seed}");
+        let throws = |t: &str| t.lines().filter(|l| l.trim_start().starts_with("tower: in ")).map(String::from).collect::<Vec<_>>();
+        assert!(!throws(&base_text).is_empty(), "seed {seed}: no throws narrated");
+        assert_eq!(throws(&text), throws(&base_text), "seed {seed}: the tower's throws changed");
+        let game = |t: &str| t.lines().filter(|l| !l.starts_with("ruleset:")).map(String::from).collect::<Vec<_>>();
+        assert_eq!(game(&text), game(&base_text), "seed {seed}: the game changed");
+    }
 }

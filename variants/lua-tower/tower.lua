@@ -1,6 +1,6 @@
 -- A tower with a memory of one battle, written in Lua.
 -- thrown, inside[1], landed: {[seat] = cubes, peasants = n}.
--- random(n) draws 1..n from the game's generator.
+-- random(n) draws 1..n from this throw's own random stream.
 
 local stick = RULES.params["lua-tower"].stick
 

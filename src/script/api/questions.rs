@@ -1,5 +1,5 @@
 //! What a seat is asked and what the order of play depends on: questions
-//! (`ask`), revealed bids, the choosing order and the game's generator.
+//! (`ask`), revealed bids, the choosing order and `game.random` (the scripts' random stream).
 
 use std::ffi::c_int;
 use std::rc::Rc;
@@ -7,7 +7,7 @@ use std::rc::Rc;
 use mlua::{Lua, Table, ffi};
 
 use super::{MAX_DATA_VALUES, MAX_TEXT, reg, rt};
-use crate::core::{Ask, AskData, Card, Choice, ProvinceId, Seat};
+use crate::core::{Ask, AskData, Card, Choice, ProvinceId, Purpose, Seat};
 use crate::script::Shared;
 use crate::script::raw::{Key, LStr, RawArgs, RestInts, SPEC_KEYS, Spec, fast, fast_with_keys, message};
 
@@ -206,13 +206,15 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
             Ok(())
         })
     })?;
-    // A uniform integer 1..n from the game's generator.
+    // A uniform integer 1..n from the scripts' stream (each call its own
+    // draw at this step of the game: core/rng.rs).
     fast(lua, t, sh, "random", |host, n: i64| {
         host.with_state_mut("random", |_, st| {
             if !(1..=i64::from(u32::MAX)).contains(&n) {
                 return Err(rt(format!("game.random: n must be >= 1, got {n}")));
             }
-            Ok(i64::from(st.rng.below(n as u32)) + 1)
+            let stage = st.stage();
+            Ok(i64::from(st.streams.next(Purpose::Script, stage).below(n as u32)) + 1)
         })
     })?;
     positional(lua, t, sh)?;
