@@ -148,7 +148,8 @@ fn odds_and_province_for_a_planned_attack() {
 /// unplaced provinces and the plan's free actions.
 #[test]
 fn the_plan_assistant_keeps_the_books() {
-    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 3);
+    // Seed 1: castle is face up in the first round, taxes face down.
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 1);
     run(&mut r, &["next", "next", "next"]);
     let cost = |r: &Repl, id: &str| r.engine().rules.cards.actions.iter().find(|a| a.id == id).unwrap().cost;
     let row_name = |r: &Repl, k: usize| r.engine().rules.cards.actions[r.state().action_row[k] as usize].name.clone();
@@ -229,9 +230,10 @@ fn hot_seat_passes_the_keyboard_and_hides_the_last_players_secrets() {
 /// and an effect on the loss (issue 13, item 11).
 #[test]
 fn winter_forecast_reads_the_game_not_the_narration() {
+    // Seed 9: the first year's events include #1 and #9.
     let forecast = |rules: Option<std::path::PathBuf>, edits: &[&str]| -> String {
         let spec = GameSpec { map: "sun".into(), data: Some(root()), rules, ..GameSpec::default() };
-        let mut r = Repl::new(Config { spec, players: 4, seed: 31, seats: ["human", "greedy", "greedy", "greedy"].map(String::from).to_vec() }).unwrap();
+        let mut r = Repl::new(Config { spec, players: 4, seed: 9, seats: ["human", "greedy", "greedy", "greedy"].map(String::from).to_vec() }).unwrap();
         run(&mut r, &["next", "next", "next"]);
         run(&mut r, edits);
         r.exec("winter?").unwrap()

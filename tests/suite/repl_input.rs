@@ -3,11 +3,11 @@
 
 use crate::common::*;
 
-/// Seed 9, seat A human: planning, then A's turn-order choice (spaces 4
+/// Seed 7, seat A human: planning, then A's turn-order choice (spaces 4
 /// and 5 left), a move target, a count, then a deploy question with `pass`.
 #[test]
 fn numbers_are_option_numbers_and_bare_answers_are_accepted() {
-    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 9);
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 7);
     let out = run(&mut r, &["next", "next", "next", "plan auto", "plan done", "end"]);
     assert!(out.contains("A to decide: choose a turn-order space\n  1) space 4") && out.contains("\n  2) space 5"), "{out}");
     // `4` is option 4, which does not exist: refused, not read as space 4.
@@ -44,12 +44,12 @@ fn numbers_are_option_numbers_and_bare_answers_are_accepted() {
 /// say `done` and fail at the next battle with a Lua traceback.
 #[test]
 fn force_is_checked_against_what_can_be_thrown() {
-    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 3);
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 6);
     // Before the tower is loaded the next throw is the preload (7 a seat).
     let err = r.exec("force B=9 D=0").unwrap_err();
     assert!(err.contains("the tower's preload: at most 7"), "{err}");
     run(&mut r, &["next", "next", "next"]);
-    // Inside now: B 1, C 2, D 2, peasants 3; B's largest army is 5 (Kozuke), and a
+    // Inside now: B 1, C 1, D 1, peasants 1; B's largest army is 5 (Kozuke), and a
     // defender may throw 2 extra cubes (the castle event, the defence special).
     let before = r.state().clone();
     let err = r.exec("force B=10 D=0").unwrap_err();
@@ -68,13 +68,13 @@ fn force_is_checked_against_what_can_be_thrown() {
 }
 
 /// A force accepted when typed (it is under what any throw could land) may
-/// still be impossible at the throw that comes: `force B=9 D=0` at seed 1
-/// meets a neutral battle where 2 of B's cubes can land. The command that
+/// still be impossible at the throw that comes: `force B=9 D=0` at seed 5
+/// meets a throw (after D's choice) where only 2 of B's cubes can land. The command that
 /// reaches it fails with a clear message, no Lua traceback, and leaves
 /// everything as it was (issue 13, item 4).
 #[test]
 fn a_force_the_next_throw_cannot_honour_fails_cleanly_and_changes_nothing() {
-    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 1);
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 5);
     run(&mut r, &["next", "force B=9 D=0", "seat A greedy"]);
     let before = (r.state().clone(), r.game().cursor(), r.game().len(), r.lines().len(), r.prompt());
     let err = r.exec("end").unwrap_err();
@@ -158,7 +158,7 @@ fn lua_prints_returns_every_value_and_pretty_prints_tables() {
 /// counts a swap of two letters as one slip.
 #[test]
 fn completion_follows_the_command_and_the_question() {
-    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 9);
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 7);
     assert_eq!(r.completions("st"), ["status", "step"]);
     assert_eq!(r.completions("province Sa"), ["Sagami", "Sanuki"]);
     assert_eq!(r.completions("board b"), ["brown"]);
