@@ -1,7 +1,7 @@
 //! The board as a picture (`board --svg FILE` in the REPL, `shogun map
 //! --svg FILE`): each province at its map position (the map's `lon`/`lat`),
-//! land borders as lines and sea routes dashed, regions tinted and each
-//! province outlined in its region's colour, owners' colours, armies,
+//! land borders as lines and sea routes dashed, regions hatched (an angle
+//! of lines each, never a seat's colour), owners' colours, armies,
 //! buildings and unrest, and a legend. Written as SVG text: every province
 //! is one `<g class="province" data-province="NAME">` (what a browser test
 //! counts), with a tooltip saying everything about it.
@@ -31,6 +31,30 @@ fn colour(name: &str, fallback: usize) -> String {
     ];
     let lower = name.trim().to_ascii_lowercase();
     if WORDS.contains(&lower.as_str()) { lower } else { PALETTE[fallback % PALETTE.len()].to_string() }
+}
+
+/// The ink of outlines and region hatching: no seat's colour.
+const INK: &str = "#4a443a";
+
+/// Region `r`'s hatching: lines in the ink at an angle of its own (eight
+/// angles; beyond eight, the spacing differs too).
+fn hatch(r: usize) -> String {
+    const ANGLES: [f64; 8] = [45.0, -45.0, 0.0, 90.0, 22.5, -67.5, 67.5, -22.5];
+    let gap = 7.0 + 3.0 * (r / ANGLES.len()) as f64;
+    format!(
+        r#"<pattern id="region-{r}" patternUnits="userSpaceOnUse" width="{gap}" height="{gap}" patternTransform="rotate({})"><line x1="0" y1="0" x2="0" y2="{gap}" stroke="{INK}" stroke-width="2"/></pattern>"#,
+        ANGLES[r % ANGLES.len()]
+    )
+}
+
+/// Unrest's mark: a white diamond outlined in ink (a shape no owner's
+/// node has, in colours no seat has).
+fn unrest_badge(class: &str, x: f64, y: f64) -> String {
+    let class = if class.is_empty() { String::new() } else { format!(r#" class="{class}""#) };
+    format!(
+        r#"<rect{class} x="{:.1}" y="{y:.1}" width="11" height="11" transform="rotate(45 {x:.1} {y:.1}) translate(-5.5 -5.5)" fill="white" stroke="{INK}" stroke-width="1.5"/>"#,
+        x
+    )
 }
 
 /// Text made safe inside an SVG element or attribute.
@@ -99,12 +123,17 @@ impl Picture<'_> {
             m.provinces.len()
         );
         let _ = writeln!(out, r##"<rect width="100%" height="100%" fill="#f7f5ef"/>"##);
-        let region_colour: Vec<String> = m.regions.iter().enumerate().map(|(i, r)| colour(r, i)).collect();
-
-        // Regions: a tint around each province; a region's tints merge.
-        out.push_str("<g class=\"regions\" opacity=\"0.22\">\n");
+        // Regions: a hatched halo around each province, each region its own
+        // angle of lines in one neutral ink, so no region can be taken for
+        // an owner (the board's region colours are seat colours too); a
+        // region's halos merge.
+        out.push_str("<defs>\n");
+        for r in 0..m.regions.len() {
+            let _ = writeln!(out, "{}", hatch(r));
+        }
+        out.push_str("</defs>\n<g class=\"regions\" opacity=\"0.55\">\n");
         for (p, &(x, y)) in xy.iter().enumerate() {
-            let _ = writeln!(out, r#"<circle cx="{x:.1}" cy="{y:.1}" r="{:.0}" fill="{}"/>"#, NODE * 2.6, region_colour[m.provinces[p].region]);
+            let _ = writeln!(out, r#"<circle cx="{x:.1}" cy="{y:.1}" r="{:.0}" fill="url(#region-{})"/>"#, NODE * 2.6, m.provinces[p].region);
         }
         out.push_str("</g>\n");
 
@@ -124,9 +153,9 @@ impl Picture<'_> {
         out.push_str("</g>\n");
 
         for (p, &(x, y)) in xy.iter().enumerate() {
-            self.province(&mut out, ProvinceId::new(p), x, y, &region_colour);
+            self.province(&mut out, ProvinceId::new(p), x, y);
         }
-        self.legend(&mut out, map_w + 10.0, &region_colour);
+        self.legend(&mut out, map_w + 10.0);
         out.push_str("</svg>\n");
         Ok(out)
     }
@@ -138,7 +167,7 @@ impl Picture<'_> {
     /// One province: its node (owner's colour, region's outline), the
     /// armies (or, on the bare map, the tax) inside, unrest as a red badge,
     /// buildings as marks below, its name, and a tooltip.
-    fn province(&self, out: &mut String, p: ProvinceId, x: f64, y: f64, region_colour: &[String]) {
+    fn province(&self, out: &mut String, p: ProvinceId, x: f64, y: f64) {
         let e = self.rules;
         let info = e.map.at(p);
         let region = &e.map.regions[info.region];
@@ -183,7 +212,7 @@ impl Picture<'_> {
             (true, None) => "#fffdf7".to_string(),
         };
         let dash = if in_play { "" } else { r#" stroke-dasharray="3 3""# };
-        let _ = writeln!(out, r#"<circle cx="{x:.1}" cy="{y:.1}" r="{NODE}" fill="{fill}" stroke="{}" stroke-width="4"{dash}/>"#, region_colour[info.region]);
+        let _ = writeln!(out, r##"<circle cx="{x:.1}" cy="{y:.1}" r="{NODE}" fill="{fill}" stroke="{INK}" stroke-width="2.5"{dash}/>"##);
         // The number inside: armies on a position, the tax on the bare map.
         let inside = match piece {
             Some(pr) if in_play && pr.armies > 0 => pr.armies.to_string(),
@@ -199,10 +228,10 @@ impl Picture<'_> {
         }
         if let Some(pr) = piece.filter(|pr| pr.unrest > 0) {
             let (ux, uy) = (x + NODE * 0.95, y - NODE * 0.95);
-            let _ = writeln!(out, r##"<circle class="unrest" cx="{ux:.1}" cy="{uy:.1}" r="7.5" fill="#c0392b" stroke="white" stroke-width="1.5"/>"##);
+            let _ = writeln!(out, "{}", unrest_badge("unrest", ux, uy));
             let _ = writeln!(
                 out,
-                r#"<text x="{ux:.1}" y="{:.1}" text-anchor="middle" font-size="10" font-weight="bold" fill="white">{}</text>"#,
+                r#"<text x="{ux:.1}" y="{:.1}" text-anchor="middle" font-size="10" font-weight="bold" fill="{INK}">{}</text>"#,
                 uy + 3.5,
                 pr.unrest
             );
@@ -227,7 +256,7 @@ impl Picture<'_> {
     }
 
     /// The legend: title, who is who, the regions, the lines and marks.
-    fn legend(&self, out: &mut String, x0: f64, region_colour: &[String]) {
+    fn legend(&self, out: &mut String, x0: f64) {
         let e = self.rules;
         let m = &e.map;
         let mut y = 40.0;
@@ -257,14 +286,16 @@ impl Picture<'_> {
         line(out, &mut y, dot("#c9c6bf", "#333"), "out of play");
         y += 6.0;
         for (r, name) in m.regions.iter().enumerate() {
-            line(out, &mut y, dot(&region_colour[r], &region_colour[r]), &format!("{name} region (tint and outline)"));
+            let swatch =
+                format!(r#"<rect x="{:.1}" y="{{Y}}" width="18" height="14" transform="translate(0 -7)" fill="url(#region-{r})" stroke="{INK}"/>"#, x0 + 1.0);
+            line(out, &mut y, swatch, &format!("{name} region (hatching)"));
         }
         y += 6.0;
         let stroke = |c: &str, dash: &str| format!(r#"<line x1="{x0:.1}" y1="{{Y}}" x2="{:.1}" y2="{{Y}}" stroke="{c}" stroke-width="2"{dash}/>"#, x0 + 20.0);
         line(out, &mut y, stroke("#6b6455", ""), "land border");
         line(out, &mut y, stroke("#2f6fa3", r#" stroke-dasharray="7 5""#), "sea route");
         if self.state.is_some() {
-            line(out, &mut y, format!(r##"<circle cx="{:.1}" cy="{{Y}}" r="7" fill="#c0392b"/>"##, x0 + 10.0), "unrest (its level)");
+            line(out, &mut y, unrest_badge("", x0 + 10.0, -1.0).replace("-1.0", "{Y}"), "unrest (its level, in the diamond)");
             for b in &e.rules.components.buildings {
                 line(out, &mut y, String::new(), &format!("{}: {}", building_mark(&b.id), b.name));
             }

@@ -138,6 +138,20 @@ fn board_svg_shows_owners_armies_unrest_and_buildings() {
         let owner = st.provinces[p].owner.map(|s| r.engine().rules.seat_name(s).to_string()).unwrap_or_else(|| "neutral".into());
         assert!(svg.contains(&format!("data-province=\"{}\" data-region=\"{}\" data-owner=\"{owner}\"", info.name, r.engine().rules.map.regions[info.region])));
     }
+    // Issue 24 item 9: owners and regions cannot be confused. The seats'
+    // colours fill owners' nodes only: regions are hatched in one neutral
+    // ink, a pattern per region, and unrest is a white diamond.
+    let seat_colours: Vec<&str> = r.engine().rules.rules.seats.iter().map(|s| s.colour.as_str()).collect();
+    let regions = svg.split("<g class=\"regions\"").nth(1).unwrap().split("</g>").next().unwrap();
+    let defs = svg.split("<defs>").nth(1).unwrap().split("</defs>").next().unwrap();
+    for c in &seat_colours {
+        assert!(!regions.contains(&format!("\"{c}\"")) && !defs.contains(&format!("\"{c}\"")), "a seat's colour {c} in the regions: {regions}");
+    }
+    assert_eq!(defs.matches("<pattern id=\"region-").count(), r.engine().rules.map.regions.len());
+    assert!(regions.contains("fill=\"url(#region-"), "{regions}");
+    let badge = omi.split("class=\"unrest\"").nth(1).unwrap().split("/>").next().unwrap();
+    assert!(badge.contains("fill=\"white\"") && !seat_colours.iter().any(|c| badge.contains(&format!("\"{c}\""))), "{badge}");
+    assert!(!omi.contains("stroke=\"red\""), "Omi's node is outlined in ink, not its region's colour: {omi}");
     assert!(r.exec("board --svg").unwrap_err().contains("needs a file"));
     check_render(&file);
     let _ = std::fs::remove_dir_all(&dir);
