@@ -97,6 +97,31 @@ fn rice_short(engine: &Engine, view: &SeatView, seat: Seat) -> i64 {
     eat + loss - view.rice(seat)
 }
 
+/// How many extra cubes to throw into a battle (a count question of the
+/// pack's `extra_cubes` kind): the fewest whose chance, by the rules' odds,
+/// is within a point of what throwing every allowed cube gives, so a battle
+/// already won or lost costs no cubes. The question's data says the side:
+/// the defender's carries the attacker's extra cubes (`xa`); the attacked
+/// province is `to`, the attacking armies `n`.
+pub(super) fn extra_cubes(engine: &Engine, view: &SeatView, seat: Seat, options: &[Choice]) -> Choice {
+    let counts: Vec<i64> = options.iter().filter_map(|c| if let Choice::Count(n) = c { Some(i64::from(*n)) } else { None }).collect();
+    let data = view.ask().map(|a| &a.data);
+    let (Some(to), Some(n), Some(most)) = (move_data(view, "to"), data.and_then(|d| d.int("n")), counts.iter().copied().max()) else {
+        return *options.iter().max().unwrap();
+    };
+    let odds = win_table(engine);
+    let chance = |k: i64| -> f64 {
+        match data.and_then(|d| d.int("xa")) {
+            // Defending: the attacker's armies and extra cubes against ours.
+            Some(xa) => 1.0 - odds.win(n + xa, i64::from(view.province(to).armies) + k),
+            None => odds.win(n + k, defence(view, seat, to)),
+        }
+    };
+    let best = chance(most);
+    let k = counts.iter().copied().filter(|&k| chance(k) >= best - 0.01).min().unwrap_or(most);
+    Choice::Count(k as u32)
+}
+
 impl Bot for Greedy {
     fn boxed_clone(&self) -> Box<dyn Bot> {
         Box::new(self.clone())
@@ -189,9 +214,10 @@ impl Bot for Greedy {
 
     fn choose(&mut self, engine: &Engine, view: &SeatView, seat: Seat, kind: &str, options: &[Choice]) -> Choice {
         let provinces: Vec<ProvinceId> = options.iter().filter_map(|c| if let Choice::Province(p) = c { Some(*p) } else { None }).collect();
-        // The extra cubes the cards allow from its supply: all of them.
+        // The extra cubes the cards allow from its supply: as many as
+        // raise its chance in the battle by the rules' odds.
         if engine.rules.bots.extra_cubes.as_deref() == Some(kind) {
-            return *options.iter().max().unwrap();
+            return extra_cubes(engine, view, seat, options);
         }
         match kind {
             "move_target" if !provinces.is_empty() => {

@@ -104,6 +104,11 @@ fn fuzz_throws() {
 #[test]
 fn fuzz_repl() {
     fuzz(Target::Repl);
+    // The help's examples are among the seeds: `board --svg board.svg`
+    // once wrote its picture (and mutated names) into the working folder.
+    let cwd = std::env::current_dir().unwrap();
+    let written: Vec<_> = std::fs::read_dir(&cwd).unwrap().filter_map(|e| e.ok()).filter(|e| e.path().extension().is_some_and(|x| x == "svg")).collect();
+    assert!(written.is_empty(), "the REPL fuzz wrote into {}: {written:?}", cwd.display());
 }
 
 #[test]
