@@ -4,6 +4,7 @@
 //! the next human decision.
 
 use crate::common::*;
+use shogun_lab::bots;
 use shogun_lab::core::*;
 use shogun_lab::play::GameSpec;
 use shogun_lab::play::preview::{self, Preview};
@@ -315,4 +316,31 @@ fn extra_cubes_are_a_question_with_the_odds_either_way() {
     r.exec("view B").unwrap();
     let out = r.exec("options").unwrap();
     assert_eq!(out.matches("hold ").count(), 2, "the defender's chances to hold either way: {out}");
+}
+
+/// Issue 26: greedy (and the planner, which leaves this to it) decides the
+/// extra cubes by the rules' odds instead of always throwing them: a sure
+/// win costs no cube from the supply, a close battle gets every cube.
+#[test]
+fn greedy_throws_extra_cubes_only_where_they_raise_its_chance() {
+    let answer = |attackers: u16, defenders: u16| -> Choice {
+        let mut r = repl(&["human", "human", "greedy", "greedy"], 1);
+        run(&mut r, &["next", "next"]);
+        run(
+            &mut r,
+            &[
+                &format!("set Kozuke owner=B armies={defenders}"),
+                &format!("set Shinano owner=A armies={attackers}"),
+                "perform A attack_a Shinano special=attack",
+                "choose Kozuke",
+                &(attackers - 1).to_string(),
+            ],
+        );
+        let Legal::Choose { kind, options, .. } = r.engine().legal(r.state()) else { panic!("no question") };
+        assert_eq!((kind.as_str(), options.len()), ("extra_cubes", 2));
+        let Decision::Choose { choice, .. } = bots::decide(r.engine(), r.state(), A, &mut bots::Greedy::new(1)) else { panic!("a choice") };
+        choice
+    };
+    assert_eq!(answer(13, 1), Choice::Count(0), "12 armies against 1: the battle is won without the cube");
+    assert_eq!(answer(5, 4), Choice::Count(1), "4 against 4: the cube raises the chance");
 }
