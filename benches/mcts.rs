@@ -14,48 +14,17 @@ use std::time::Instant;
 use shogun_lab::bots::{self, Budget, Forbid, Mcts};
 use shogun_lab::core::*;
 use shogun_lab::engine::Engine;
-use shogun_lab::play::{Driver, Until, play_game};
+use shogun_lab::play::play_game;
 
-/// CPU time of this thread in seconds (Linux: /proc/thread-self/schedstat),
-/// so the figures mean something on a loaded machine; 0 elsewhere.
-fn cpu() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().and_then(|n| n.parse::<f64>().ok()))
-        .map(|ns| ns / 1e9)
-        .unwrap_or(0.0)
-}
-
-fn env(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
-}
+mod common;
+use common::{cpu, env, positions};
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let rules = shogun_lab::rules::load(&root.join("scripts/base"), &root.join("maps/sun.yaml")).expect("rules load");
     let engine = Engine::new(rules).expect("engine");
     engine.runtime().set_narration(false);
-    let greedy = vec!["greedy".to_string(); 4];
-    // The positions where seat A decides between more than one option.
-    let mut positions: Vec<GameState> = Vec::new();
-    let mut d = Driver::start(&engine, 4, 1, SetupMode::Preset, &greedy).expect("start");
-    let mut before = d.state.clone();
-    d.run(Until::End, |step, _| {
-        let seat_a = match step.decision {
-            Decision::Plan { seat, .. } | Decision::Choose { seat, .. } => *seat == Seat::new(0),
-            Decision::Chance => false,
-        };
-        let several = match engine.legal(&before) {
-            Legal::Choose { options, .. } => options.len() > 1,
-            Legal::Plan { .. } => true,
-            _ => false,
-        };
-        if seat_a && several {
-            positions.push(before.clone());
-        }
-        before = step.after.clone();
-    })
-    .expect("game");
+    let mut positions = positions(&engine, 1);
     positions.truncate(env("MCTS_BENCH_POSITIONS", 40));
     for budget in [100, 400] {
         let mut bot = Mcts::new(1, Budget::Iterations(budget), Forbid::default());
