@@ -165,7 +165,9 @@ fn script(repl: &mut Repl, keep_going: bool) -> Result<(), String> {
 fn interactive(repl: &mut Repl, color: bool) -> Result<(), String> {
     repl.colour = color;
     repl.width = Some(textwrap::termwidth());
-    let (bold, red, dim, reset) = if color { ("\x1b[1m", "\x1b[31m", "\x1b[2m", "\x1b[0m") } else { ("", "", "", "") };
+    let style = |s: anstyle::Style| if color { s.render().to_string() } else { String::new() };
+    let (bold, red, dim) = (style(anstyle::Style::new().bold()), style(anstyle::AnsiColor::Red.on_default()), style(anstyle::Style::new().dimmed()));
+    let reset = if color { anstyle::Reset.render().to_string() } else { String::new() };
     // Tab completes what all matches share; a second Tab lists them.
     let config = rustyline::Config::builder().completion_type(rustyline::CompletionType::List).build();
     let mut ed: Editor<ReplHelper, DefaultHistory> = Editor::with_config(config).map_err(|e| e.to_string())?;

@@ -4,6 +4,8 @@
 
 use std::fmt::Write as _;
 
+use anstyle::Style;
+
 use crate::core::*;
 use crate::engine::Engine;
 
@@ -279,22 +281,27 @@ pub fn order(engine: &Engine, st: &GameState) -> String {
     out
 }
 
-/// The terminal's colour for a colour named in the rules (`blue`), as an
-/// ANSI escape; a name it does not know is shown bold.
-fn ansi(colour: &str) -> &'static str {
-    match colour.trim().to_ascii_lowercase().as_str() {
-        "black" | "grey" | "gray" => "\x1b[90m",
-        "red" => "\x1b[31m",
-        "green" => "\x1b[32m",
-        "yellow" | "gold" => "\x1b[33m",
-        "blue" | "navy" => "\x1b[34m",
-        "purple" | "magenta" | "violet" | "pink" => "\x1b[35m",
-        "cyan" | "teal" => "\x1b[36m",
-        "white" => "\x1b[37m",
-        "orange" => "\x1b[38;5;208m",
-        "brown" => "\x1b[38;5;130m",
-        _ => "\x1b[1m",
-    }
+/// Neutral provinces at a terminal.
+const DIM: Style = Style::new().dimmed();
+
+/// The terminal's style for a colour named in the rules (`blue`); a name
+/// it does not know is shown bold.
+fn ansi(colour: &str) -> Style {
+    use anstyle::{Ansi256Color, AnsiColor};
+    let c: anstyle::Color = match colour.trim().to_ascii_lowercase().as_str() {
+        "black" | "grey" | "gray" => AnsiColor::BrightBlack.into(),
+        "red" => AnsiColor::Red.into(),
+        "green" => AnsiColor::Green.into(),
+        "yellow" | "gold" => AnsiColor::Yellow.into(),
+        "blue" | "navy" => AnsiColor::Blue.into(),
+        "purple" | "magenta" | "violet" | "pink" => AnsiColor::Magenta.into(),
+        "cyan" | "teal" => AnsiColor::Cyan.into(),
+        "white" => AnsiColor::White.into(),
+        "orange" => Ansi256Color(208).into(),
+        "brown" => Ansi256Color(130).into(),
+        _ => return Style::new().bold(),
+    };
+    Style::new().fg_color(Some(c))
 }
 
 /// `board compact [region]`: the board in a few lines a region, each
@@ -309,8 +316,11 @@ pub fn compact(engine: &Engine, st: &GameState, region: Option<&str>, colour: bo
     let paint = |text: String, seat: Option<Seat>| -> String {
         match (colour, seat) {
             (false, _) => text,
-            (true, Some(s)) => format!("{}{text}\x1b[0m", ansi(&engine.rules.rules.seats[s.index()].colour)),
-            (true, None) => format!("\x1b[2m{text}\x1b[0m"),
+            (true, Some(s)) => {
+                let style = ansi(&engine.rules.rules.seats[s.index()].colour);
+                format!("{}{text}{}", style.render(), style.render_reset())
+            }
+            (true, None) => format!("{}{text}{}", DIM.render(), DIM.render_reset()),
         }
     };
     let kinds = &engine.rules.rules.components.buildings;
