@@ -63,8 +63,9 @@ impl Target {
 /// The variants a `Variant` input may stand for (its first byte chooses).
 const VARIANTS: [&str; 6] = ["hard-winter", "income-before-revolt", "lua-tower", "merchant-guild", "no-tower-memory", "ro-events"];
 /// REPL commands a `Repl` input may not run (nor any line with `--svg`,
-/// which writes a picture): they touch files outside the scratch folder (`save`, `load`, `reload` are the `Save` target's), play
-/// hundreds of games (`lab`) or end the session.
+/// which writes a picture): they touch files outside the scratch folder
+/// (`save`, `load`, `reload` are the `Save` target's), play hundreds of
+/// games (`lab`) or end the session.
 const SKIPPED: [&str; 7] = ["save", "load", "reload", "lab", "quit", "exit", "q"];
 /// At most this many command lines per `Repl` input.
 const MAX_LINES: usize = 48;

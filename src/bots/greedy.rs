@@ -109,9 +109,9 @@ pub(super) fn extra_cubes(engine: &Engine, view: &SeatView, seat: Seat, options:
     let (Some(to), Some(n), Some(most)) = (move_data(view, "to"), data.and_then(|d| d.int("n")), counts.iter().copied().max()) else {
         return *options.iter().max().unwrap();
     };
-    let odds = win_table(engine);
+    let (odds, xa) = (win_table(engine), data.and_then(|d| d.int("xa")));
     let chance = |k: i64| -> f64 {
-        match data.and_then(|d| d.int("xa")) {
+        match xa {
             // Defending: the attacker's armies and extra cubes against ours.
             Some(xa) => 1.0 - odds.win(n + xa, i64::from(view.province(to).armies) + k),
             None => odds.win(n + k, defence(view, seat, to)),

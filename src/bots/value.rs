@@ -12,7 +12,7 @@
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
-use super::odds::{WinTable, win_table};
+use super::odds::win_table;
 use super::{ActionKind, action_kind};
 use crate::core::*;
 use crate::engine::Engine;
@@ -81,7 +81,8 @@ impl Weights {
 
     /// The weight `name` (0 for a name that is not one).
     pub fn get(&self, name: &str) -> f64 {
-        self.clone().slot(name).map_or(0.0, |w| *w)
+        let mut copy = *self;
+        copy.slot(name).map_or(0.0, |w| *w)
     }
 
     /// The options that give these weights to a planner, for those that
@@ -133,17 +134,11 @@ pub struct Valuer {
     pub board_only: bool,
     events: Vec<Event>,
     scratch: Option<GameState>,
-    /// The rules' battle odds (for `reach` and `exposure`).
-    odds: Rc<WinTable>,
-    /// Armies a move leaves behind, as the pack declares to the bots.
-    behind: i64,
 }
 
 impl Valuer {
     pub fn new(engine: &Engine, weights: Weights) -> Valuer {
-        let odds = win_table(engine);
-        let behind = engine.rules.bots.armies_left_behind;
-        Valuer { weights, units: Units::of(engine), board_only: false, events: Vec::new(), scratch: None, odds, behind }
+        Valuer { weights, units: Units::of(engine), board_only: false, events: Vec::new(), scratch: None }
     }
 
     /// What the rules' score handler would award each seat if the year
@@ -248,10 +243,11 @@ impl Valuer {
         let n = st.seats();
         let (mut reach, mut exposure) = (vec![0.0; n], vec![0.0; n]);
         let map = &engine.rules.map;
+        let (odds, behind) = (win_table(engine), engine.rules.bots.armies_left_behind);
         for (i, at) in st.provinces.iter().enumerate() {
             let Some(o) = at.owner else { continue };
             let p = ProvinceId::new(i);
-            let movable = i64::from(at.armies) - self.behind;
+            let movable = i64::from(at.armies) - behind;
             let (mut best_out, mut best_in) = (0.0f64, 0.0f64);
             for q in map.neighbours(p) {
                 if !st.in_play[q.index()] {
@@ -261,10 +257,10 @@ impl Valuer {
                 match there.owner {
                     Some(e) if e == o => {}
                     Some(_) => {
-                        best_out = best_out.max(self.odds.win(movable, i64::from(there.armies)));
-                        best_in = best_in.max(self.odds.win(i64::from(there.armies) - self.behind, i64::from(at.armies)));
+                        best_out = best_out.max(odds.win(movable, i64::from(there.armies)));
+                        best_in = best_in.max(odds.win(i64::from(there.armies) - behind, i64::from(at.armies)));
                     }
-                    None => best_out = best_out.max(self.odds.win(movable, 0)),
+                    None => best_out = best_out.max(odds.win(movable, 0)),
                 }
             }
             reach[o.index()] += best_out;

@@ -121,16 +121,14 @@ impl Collector {
                     self.carried_out();
                     self.turned = Some((*seat, *action));
                 }
-                Event::Tally { key, seat: Some(s), .. } if key.starts_with("skipped.") && self.turned.is_some_and(|(t, _)| t == *s) => {
-                    self.turned = None;
-                }
-                _ => {}
-            }
-            match e {
                 Event::Battle { kind, .. } => *self.rec.battles.entry(kind.clone()).or_insert(0) += 1,
                 Event::OwnerChange { .. } => self.rec.owner_changes += 1,
                 Event::Tally { key, seat, amount } => match seat {
                     Some(s) => {
+                        // The rules skipped the action card turned to last.
+                        if key.starts_with("skipped.") && self.turned.is_some_and(|(t, _)| t == *s) {
+                            self.turned = None;
+                        }
                         let v = self.rec.tallies.entry(key.clone()).or_insert_with(|| vec![0; self.seats]);
                         if let Some(x) = v.get_mut(s.index()) {
                             *x = x.saturating_add(*amount);
@@ -141,7 +139,7 @@ impl Collector {
                         *x = x.saturating_add(*amount);
                     }
                 },
-                Event::Heading(_) | Event::Note(_) | Event::Secret { .. } | Event::Throw { .. } | Event::Action { .. } => {}
+                Event::Heading(_) | Event::Note(_) | Event::Secret { .. } | Event::Throw { .. } => {}
             }
         }
         // An action card's events end with the decision that carries it

@@ -18,12 +18,12 @@ const MARGIN: f64 = 60.0;
 const LEGEND: f64 = 280.0;
 const NODE: f64 = 15.0;
 
-/// Colours for names the CSS colour words do not cover (a region or seat
+/// Colours for names the CSS colour words do not cover (a seat's colour
 /// named otherwise gets the next of these).
 const PALETTE: &[&str] = &["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
 
-/// A colour named in the rules or the map (`blue`, `brown`) as SVG knows
-/// it; a name that is no common colour word gets a palette colour.
+/// A seat's colour named in the rules (`blue`) as SVG knows it; a name
+/// that is no common colour word gets a palette colour.
 fn colour(name: &str, fallback: usize) -> String {
     const WORDS: &[&str] = &[
         "black", "blue", "brown", "cyan", "gold", "gray", "green", "grey", "magenta", "navy", "olive", "orange", "pink", "purple", "red", "silver", "teal",
@@ -48,12 +48,12 @@ fn hatch(r: usize) -> String {
 }
 
 /// Unrest's mark: a white diamond outlined in ink (a shape no owner's
-/// node has, in colours no seat has).
-fn unrest_badge(class: &str, x: f64, y: f64) -> String {
+/// node has, in colours no seat has), centred on `x` and `y` (the text of
+/// a number, or the legend's `{Y}` placeholder).
+fn unrest_badge(class: &str, x: f64, y: &str) -> String {
     let class = if class.is_empty() { String::new() } else { format!(r#" class="{class}""#) };
     format!(
-        r#"<rect{class} x="{:.1}" y="{y:.1}" width="11" height="11" transform="rotate(45 {x:.1} {y:.1}) translate(-5.5 -5.5)" fill="white" stroke="{INK}" stroke-width="1.5"/>"#,
-        x
+        r#"<rect{class} x="{x:.1}" y="{y}" width="11" height="11" transform="rotate(45 {x:.1} {y}) translate(-5.5 -5.5)" fill="white" stroke="{INK}" stroke-width="1.5"/>"#
     )
 }
 
@@ -228,7 +228,7 @@ impl Picture<'_> {
         }
         if let Some(pr) = piece.filter(|pr| pr.unrest > 0) {
             let (ux, uy) = (x + NODE * 0.95, y - NODE * 0.95);
-            let _ = writeln!(out, "{}", unrest_badge("unrest", ux, uy));
+            let _ = writeln!(out, "{}", unrest_badge("unrest", ux, &format!("{uy:.1}")));
             let _ = writeln!(
                 out,
                 r#"<text x="{ux:.1}" y="{:.1}" text-anchor="middle" font-size="10" font-weight="bold" fill="{INK}">{}</text>"#,
@@ -295,7 +295,7 @@ impl Picture<'_> {
         line(out, &mut y, stroke("#6b6455", ""), "land border");
         line(out, &mut y, stroke("#2f6fa3", r#" stroke-dasharray="7 5""#), "sea route");
         if self.state.is_some() {
-            line(out, &mut y, unrest_badge("", x0 + 10.0, -1.0).replace("-1.0", "{Y}"), "unrest (its level, in the diamond)");
+            line(out, &mut y, unrest_badge("", x0 + 10.0, "{Y}"), "unrest (its level, in the diamond)");
             for b in &e.rules.components.buildings {
                 line(out, &mut y, String::new(), &format!("{}: {}", building_mark(&b.id), b.name));
             }
