@@ -102,8 +102,9 @@ pub struct Header {
 #[serde(deny_unknown_fields)]
 pub struct ArmRules {
     pub hash: String,
-    /// The functions the arm's variants added or replaced: each record's
-    /// `rule_use` counts their calls in this order (the rule use).
+    /// The functions the arm's variants added or replaced, then the values
+    /// their overlays changed: each record's `rule_use` counts their calls
+    /// and reads in this order (the rule use).
     pub parts: Vec<crate::script::RulePart>,
     /// (file, SHA-256): `rules.yaml`, `cards.yaml`, `map sun.yaml`,
     /// `variant NAME`, `lua FILE`, in load order.
@@ -247,8 +248,8 @@ impl Lab {
         }
         let differ = conditions.iter().any(|c| c.bots.windows(2).any(|w| w[0] != w[1]));
         let range = s.range.unwrap_or((0, s.games));
-        // Which functions each arm's variants add or replace: known once
-        // its scripts have run.
+        // Which functions each arm's variants add or replace, which values
+        // they change: known once its scripts have run.
         let mut rules = Vec::new();
         for a in &arms {
             let e = Engine::with_options((*a.rules).clone(), a.tower.as_deref(), Limits::default()).map_err(|d| format!("arm `{}`: {d}", a.name))?;
@@ -612,7 +613,12 @@ pub fn check_record(h: &Header, r: &GameRecord) -> Result<(), String> {
         ));
     }
     if r.rule_use.len() != rules.parts.len() {
-        return Err(format!("`rule_use` has {} counts for the {} functions the header lists for arm {}", r.rule_use.len(), rules.parts.len(), r.arm));
+        return Err(format!(
+            "`rule_use` has {} counts for the {} parts (functions and values) the header lists for arm {}",
+            r.rule_use.len(),
+            rules.parts.len(),
+            r.arm
+        ));
     }
     if r.decisions > MAX_DECISIONS {
         return Err(format!("{} decisions: more than any game can have ({MAX_DECISIONS})", r.decisions));

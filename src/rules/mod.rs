@@ -12,6 +12,7 @@ pub mod yaml;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use map::Map;
 pub use pack::{CardsFile, RulesFile};
@@ -57,6 +58,18 @@ pub struct Rules {
     /// `lua NAME/collect.lua`). Names carry no folder, so two machines
     /// with the same files agree (the lab's provenance).
     pub sources: Vec<(String, String)>,
+    /// The pack's own data before the variants' overlays (`None` without
+    /// variants): what the values a variant changed are found against
+    /// (the lab's rule use).
+    pub base: Option<Arc<BaseData>>,
+}
+
+/// A pack's rules, cards and map as its files give them, before variants.
+#[derive(Debug)]
+pub struct BaseData {
+    pub rules: RulesFile,
+    pub cards: CardsFile,
+    pub map: Map,
 }
 
 /// The SHA-256 of `bytes` as 64 lowercase hex digits.
@@ -158,7 +171,10 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
     };
     let mut loaded = Vec::new();
     let mut variant_lua = Vec::new();
+    let mut base = None;
     if !variants.is_empty() {
+        base = Map::from_file(&map_file, &mut Diagnostics::default())
+            .map(|map| Arc::new(BaseData { rules: rules.value.clone(), cards: cards.value.clone(), map }));
         let (Some(rv), Some(cv), Some(mv)) =
             (value_of(&rules_path, &rt, &mut diags), value_of(&cards_path, &ct, &mut diags), value_of(map_path, &mt, &mut diags))
         else {
@@ -223,6 +239,7 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
         variants: loaded,
         warnings: diags.0,
         sources,
+        base,
     })
 }
 

@@ -8,9 +8,11 @@ use std::path::Path;
 use std::rc::Rc;
 
 use mlua::chunk::ChunkMode;
-use mlua::{Function, Lua, LuaSerdeExt, Table, Value};
+use mlua::{Function, Lua, Table, Value};
 
-use super::{EffectTables, Handlers, Keys, Limits, RulePart, Runtime, ScriptError, Shared, api, bytecode, error_without_nul, lock_helpers, sandbox, value};
+use super::{
+    EffectTables, Handlers, Keys, Limits, RulePart, Runtime, ScriptError, Shared, api, bytecode, error_without_nul, lock_helpers, sandbox, value, values,
+};
 use crate::rules::pack::Effect;
 use crate::rules::{Diagnostic, Diagnostics, Positions, Rules, Severity};
 
@@ -28,12 +30,18 @@ impl Runtime {
         if diags.has_errors() {
             return Err(diags);
         }
-        run_files(&lua, &rules, &shared, &prelude)?;
+        shared.loading.set(true);
+        let ran = run_files(&lua, &rules, &shared, &prelude);
+        shared.loading.set(false);
+        ran?;
         check_kept_state(&lua, &rules, &prelude, &mut diags);
         let registry = Registry::of(&prelude);
         // Warnings name the scripts' own functions, before they are wrapped.
         let warnings = unused(&rules, &registry);
-        count_calls(&lua, &shared, &prelude).map_err(|e| fatal(&rules.rules_path, format!("cannot set up the Lua runtime: {e}")))?;
+        let setup = |e: mlua::Error| fatal(&rules.rules_path, format!("cannot set up the Lua runtime: {e}"));
+        let kept = values::kept(&lua, &rules, &shared, &prelude, limits).map_err(setup)?;
+        count_calls(&lua, &shared, &prelude).map_err(setup)?;
+        values::finish(&rules, &shared, &prelude, kept).map_err(setup)?;
         check_names(&rules, &registry, &mut diags);
         let handlers = resolve_handlers(&rules, &registry, &mut diags);
         let Some(handlers) = handlers.filter(|_| !diags.has_errors()) else {
@@ -70,16 +78,14 @@ fn fatal_at(file: &Path, at: (usize, usize), message: String) -> Diagnostics {
 /// load: the frozen `RULES`, `CARDS` and `MAP`, the host API `game`, the
 /// card effects as read-only tables, `NARRATE` and `error`; then locks the
 /// builtins. Returns the prelude's table.
-fn globals(lua: &Lua, rules: &Rules, shared: &Rc<Shared>) -> mlua::Result<Table> {
+pub(super) fn globals(lua: &Lua, rules: &Rules, shared: &Rc<Shared>) -> mlua::Result<Table> {
     let prelude: Table = lua.load(include_str!("prelude.lua")).set_name("=prelude").set_mode(ChunkMode::Text).eval()?;
     let g = lua.globals();
-    let freeze: Function = prelude.get("freeze")?;
-    g.set("RULES", freeze.call::<Table>(lua.to_value(&rules.rules)?)?)?;
-    g.set("CARDS", freeze.call::<Table>(lua.to_value(&rules.cards)?)?)?;
-    g.set("MAP", freeze.call::<Table>(api::map_table(lua, rules)?)?)?;
+    let freeze = values::freeze_data(lua, rules, shared, &prelude)?;
     g.set("game", api::host_table(lua, shared)?)?;
     *shared.readonly_list.borrow_mut() = Some(prelude.get("readonly_list")?);
     *shared.effect_tables.borrow_mut() = EffectTables::frozen(lua, rules, &freeze)?;
+    values::size_counters(shared, &prelude)?;
     *shared.keys.borrow_mut() = Some(Keys::interned(lua)?);
     g.set("NARRATE", true)?;
     // SAFETY: `error_without_nul` follows the C API's rules (see there).
@@ -114,7 +120,7 @@ fn check_syntax(lua: &Lua, rules: &Rules, diags: &mut Diagnostics) {
 /// Runs the pack's files in order under the time limit (each one told
 /// which pack it belongs to and what it may override); the first that
 /// fails stops the load.
-fn run_files(lua: &Lua, rules: &Rules, shared: &Shared, prelude: &Table) -> Result<(), Diagnostics> {
+pub(super) fn run_files(lua: &Lua, rules: &Rules, shared: &Shared, prelude: &Table) -> Result<(), Diagnostics> {
     let set_loading: Function = prelude.get("set_loading").expect("prelude set_loading");
     for src in &rules.lua {
         if let Err(e) = set_loading.call::<()>((src.pack.as_str(), src.overrides.clone())) {
@@ -182,8 +188,10 @@ fn count_calls(lua: &Lua, shared: &Rc<Shared>, prelude: &Table) -> mlua::Result<
     })?;
     let wrap: Function = prelude.get("count_calls")?;
     let parts: Vec<Table> = wrap.call(bump)?;
-    let parts =
-        parts.iter().map(|t| Ok(RulePart { kind: t.get(1)?, name: t.get(2)?, variant: t.get(3)?, replaced: t.get(4)? })).collect::<mlua::Result<Vec<_>>>()?;
+    let parts = parts
+        .iter()
+        .map(|t| Ok(RulePart { kind: t.get(1)?, name: t.get(2)?, variant: t.get(3)?, replaced: t.get(4)?, uncounted: None }))
+        .collect::<mlua::Result<Vec<_>>>()?;
     *shared.rule_calls.borrow_mut() = vec![0; parts.len()];
     *shared.rule_parts.borrow_mut() = parts;
     Ok(())

@@ -17,6 +17,7 @@ mod lend;
 mod load;
 mod raw;
 mod value;
+mod values;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -199,6 +200,13 @@ pub(crate) struct Shared {
     /// Whether calls of `rule_parts` count now (the game's own decisions,
     /// not a bot's look-ahead).
     counting: Cell<bool>,
+    /// The values variants changed (see `values.rs`), after `rule_parts`
+    /// in the rule use, and their reads while counting was on.
+    value_parts: RefCell<Vec<RulePart>>,
+    value_reads: RefCell<Vec<u64>>,
+    /// Set while the pack's files load, and which value parts they read.
+    loading: Cell<bool>,
+    read_at_load: RefCell<Vec<bool>>,
 }
 
 /// A function a variant added or replaced, whose calls the lab counts.
@@ -209,8 +217,16 @@ pub struct RulePart {
     pub name: String,
     /// The variant that registered it last.
     pub variant: String,
-    /// Whether it replaced a function of that name (else it was added).
+    /// Whether it replaced a function of that name (else it was added);
+    /// of a value (kind `value`, named by its path as scripts read it,
+    /// `RULES.scoring.region_majority.castle`): whether the pack had it
+    /// (changed or removed) or the variants added it.
     pub replaced: bool,
+    /// Why the reads of this value are not (all) counted, where the engine
+    /// or the bots read it themselves: its count is then no evidence that
+    /// nobody read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncounted: Option<String>,
 }
 
 impl Shared {
@@ -238,6 +254,10 @@ impl Shared {
             rule_parts: RefCell::new(Vec::new()),
             rule_calls: RefCell::new(Vec::new()),
             counting: Cell::new(false),
+            value_parts: RefCell::new(Vec::new()),
+            value_reads: RefCell::new(Vec::new()),
+            loading: Cell::new(false),
+            read_at_load: RefCell::new(Vec::new()),
         }
     }
 
@@ -289,12 +309,47 @@ pub(crate) struct Keys {
 impl EffectTables {
     /// Every card effect and every effect always in force, as a table
     /// `freeze` made read-only.
+    /// With variants, each counts the reads of what they changed in it, as
+    /// the path `CARDS.events[9].effects[1]` (1-based, as scripts index)
+    /// or, where they added it whole, as the card or effect they added.
     fn frozen(lua: &Lua, rules: &Rules, freeze: &Function) -> mlua::Result<EffectTables> {
-        let table = |e: &crate::rules::pack::Effect| -> mlua::Result<Table> { freeze.call(lua.to_value(e)?) };
+        fn events(c: &crate::rules::CardsFile) -> Vec<&Vec<crate::rules::pack::Effect>> {
+            c.events.iter().map(|e| &e.effects).collect()
+        }
+        fn specials(c: &crate::rules::CardsFile) -> Vec<&Vec<crate::rules::pack::Effect>> {
+            c.specials.iter().map(|e| &e.effects).collect()
+        }
+        use crate::rules::pack::Effect;
+        let varied = rules.base.is_some();
+        // `base`: the pack's own effect at the same place; `at`: the path
+        // counted when there is none.
+        let table = |e: &Effect, base: Option<&Effect>, path: String, at: &str| -> mlua::Result<Table> {
+            match base {
+                _ if !varied => freeze.call(lua.to_value(e)?),
+                Some(b) => freeze.call((lua.to_value(e)?, lua.to_value(b)?, path)),
+                None => freeze.call((lua.to_value(e)?, "new", if at.is_empty() { path.as_str() } else { at })),
+            }
+        };
+        // Per card, its effects: the variants' and the pack's own.
+        let cards = |list: Vec<&Vec<Effect>>, base: Option<Vec<&Vec<Effect>>>, name: &str| -> mlua::Result<Vec<Vec<Table>>> {
+            let mut out = Vec::with_capacity(list.len());
+            for (i, effects) in list.into_iter().enumerate() {
+                let card = format!("CARDS.{name}[{}]", i + 1);
+                let bc = base.as_ref().and_then(|b| b.get(i));
+                let at = if bc.is_none() { card.as_str() } else { "" };
+                let effects = effects.iter().enumerate().map(|(j, e)| table(e, bc.and_then(|b| b.get(j)), format!("{card}.effects[{}]", j + 1), at));
+                out.push(effects.collect::<mlua::Result<_>>()?);
+            }
+            Ok(out)
+        };
+        let base = rules.base.as_deref();
+        let always = rules.rules.effects.iter().enumerate();
         Ok(EffectTables {
-            events: rules.cards.events.iter().map(|c| c.effects.iter().map(table).collect()).collect::<mlua::Result<_>>()?,
-            specials: rules.cards.specials.iter().map(|c| c.effects.iter().map(table).collect()).collect::<mlua::Result<_>>()?,
-            always: rules.rules.effects.iter().map(table).collect::<mlua::Result<_>>()?,
+            events: cards(events(&rules.cards), base.map(|b| events(&b.cards)), "events")?,
+            specials: cards(specials(&rules.cards), base.map(|b| specials(&b.cards)), "specials")?,
+            always: always
+                .map(|(j, e)| table(e, base.and_then(|b| b.rules.effects.get(j)), format!("RULES.effects[{}]", j + 1), ""))
+                .collect::<mlua::Result<_>>()?,
         })
     }
 }
@@ -527,6 +582,9 @@ impl Runtime {
         } else {
             Rc::from(crate::tower::build(spec).map_err(|e| format!("tower `{name}`: {e}"))?)
         };
+        let parts = values::tower_parts(&self.shared.value_parts.borrow(), name, name == rules.rules.tower.use_);
+        let model: Rc<dyn TowerModel> =
+            if parts.is_empty() { model } else { Rc::new(values::CountedTower { inner: model, parts, shared: Rc::downgrade(&self.shared) }) };
         *self.shared.tower.borrow_mut() = model;
         *self.tower_name.borrow_mut() = name.to_string();
         Ok(())
@@ -553,9 +611,12 @@ impl Runtime {
 
     /// Whether scripts narrate (transcripts) or stay quiet (bulk runs).
     /// The functions variants added or replaced, whose calls are counted
-    /// (`count_rule_use`, `take_rule_use`), in a fixed order.
+    /// (`count_rule_use`, `take_rule_use`), in a fixed order, then the
+    /// values their overlays changed, whose reads are counted.
     pub fn rule_parts(&self) -> Vec<RulePart> {
-        self.shared.rule_parts.borrow().clone()
+        let mut parts = self.shared.rule_parts.borrow().clone();
+        parts.extend(self.shared.value_parts.borrow().iter().cloned());
+        parts
     }
 
     /// Turns the counting of `rule_parts` calls on or off (on only around
@@ -565,12 +626,13 @@ impl Runtime {
         self.shared.counting.set(on);
     }
 
-    /// The calls of each of `rule_parts` counted since the last take; the
-    /// counts start again from 0.
+    /// The calls (or reads) of each of `rule_parts` counted since the
+    /// last take; the counts start again from 0.
     pub fn take_rule_use(&self) -> Vec<u64> {
         let mut calls = self.shared.rule_calls.borrow_mut();
-        let out = calls.clone();
-        calls.iter_mut().for_each(|c| *c = 0);
+        let mut reads = self.shared.value_reads.borrow_mut();
+        let out = calls.iter().chain(reads.iter()).copied().collect();
+        calls.iter_mut().chain(reads.iter_mut()).for_each(|c| *c = 0);
         out
     }
 

@@ -236,7 +236,7 @@ local function frozen_mt(real, newindex)
     __pairs = function() return spairs(real) end,
     __metatable = false,
   }
-  mt[FROZEN] = true
+  mt[FROZEN] = real
   return mt
 end
 
@@ -259,6 +259,115 @@ local function freeze(t)
   local real = {}
   for k, v in raw_next, t do real[k] = freeze(v) end
   return raw_setmetatable({}, frozen_mt(real))
+end
+
+-- The lab's rule use of values: the values a variant changed (RULES, CARDS,
+-- MAP and the card effects as its overlays left them, against the pack's
+-- own) sit in read-only tables that count the reads of those keys only,
+-- each as the part at its path (`RULES.scoring.region_majority.castle`);
+-- every other table reads as `freeze` makes it (no cost). `bump_value(i)`
+-- is the host's counter.
+local value_parts, value_index = {}, {}
+local bump_value = function() end
+-- `base` for a table the variants added whole, reached apart from its
+-- parent (a card effect from game.effects): every read of it counts.
+local NEW = {}
+local num_string = tostring
+-- Descriptive text, which no rule acts on: a change to it is not counted.
+local DISPLAY = { name = true, text = true, title = true, description = true, provenance = true }
+
+local function value_part(path, replaced)
+  local i = value_index[path]
+  if i == nil then
+    i = #value_parts + 1
+    value_index[path] = i
+    value_parts[i] = { path, replaced }
+  end
+  return i
+end
+
+local function key_path(path, k)
+  if raw_type(k) == "number" then return path .. "[" .. num_string(k) .. "]" end
+  return path .. "." .. num_string(k)
+end
+
+local function counted_pairs(real, counted)
+  local keys, n = sorted_keys(real), 0
+  return function()
+    n = n + 1
+    local k = keys[n]
+    if k ~= nil then
+      local i = counted[k]
+      if i ~= nil then bump_value(i) end
+      return k, real[k]
+    end
+  end
+end
+
+local function counted_mt(real, counted)
+  local mt = frozen_mt(real)
+  mt.__index = function(_, k)
+    local i = counted[k]
+    if i ~= nil then bump_value(i) end
+    return real[k]
+  end
+  mt.__pairs = function() return counted_pairs(real, counted) end
+  return mt
+end
+
+-- `freeze(t)`, counting the reads of what differs from `base` (the same
+-- data before the variants) down to the leaves: a changed or added key
+-- counts at its path, a removed one too (it reads nil). `skip`: paths not
+-- to count (a variant's own options, for its scripts).
+local function freeze_diff(t, base, path, skip)
+  if raw_type(t) ~= "table" then return t end
+  local real, counted, any = {}, {}, false
+  if base == NEW then
+    local i = value_part(path, false)
+    for k, v in raw_next, t do
+      real[k] = freeze(v)
+      counted[k] = i
+    end
+    return raw_setmetatable({}, counted_mt(real, counted))
+  end
+  -- In key order: the parts are numbered as they are met, the same in
+  -- every VM.
+  for _, k in ipairs(sorted_keys(t)) do
+    local v, b, kp = t[k], base[k], key_path(path, k)
+    if raw_type(v) == "table" and raw_type(b) == "table" then
+      real[k] = freeze_diff(v, b, kp, skip)
+    else
+      real[k] = freeze(v)
+      if v ~= b and not skip[kp] and not DISPLAY[k] then
+        counted[k] = value_part(kp, b ~= nil)
+        any = true
+      end
+    end
+  end
+  for _, k in ipairs(sorted_keys(base)) do
+    if t[k] == nil and not DISPLAY[k] then
+      counted[k] = value_part(key_path(path, k), true)
+      any = true
+    end
+  end
+  return raw_setmetatable({}, any and counted_mt(real, counted) or frozen_mt(real))
+end
+
+-- `freeze(t)` when `base` is nil, else `freeze_diff`; `base` may be the
+-- string "new" (see NEW).
+local function freeze_changes(t, base, path, skip)
+  if base == nil then return freeze(t) end
+  return freeze_diff(t, base == "new" and NEW or base, path, skip or {})
+end
+
+local function set_value_bump(bump)
+  bump_value = bump
+end
+
+-- The value parts so far, as { path, replaced } in the order of their
+-- counters.
+local function value_list()
+  return value_parts
 end
 
 -- Finalizers and weak tables would let the garbage collector's timing
@@ -339,7 +448,7 @@ local function lock_table(t, ctx, newindex)
   ctx.seen[t] = true
   local mt = ctx.getmt(t)
   if mt ~= nil and raw_get(mt, FROZEN) then
-    ctx.reals[t] = raw_get(mt, "__index")
+    ctx.reals[t] = raw_get(mt, FROZEN)
     return ctx.reals[t]
   end
   local real = {}
@@ -432,6 +541,7 @@ local function lock_builtins(upvalue, getmt, setmt)
   end
   string_mt.__index = ctx.reals[string_lib]
   builtin = ctx.seen
+  builtin[bump_value] = true
   builtin[(ipairs({}))] = true -- ipairs' iterator: stateless, made by every call
 end
 
@@ -463,7 +573,7 @@ local function stateful_values(upvalue, getmt, describe)
     else
       local mt = getmt(v)
       local contents = v
-      if mt ~= nil and raw_get(mt, FROZEN) then contents = raw_get(mt, "__index") end
+      if mt ~= nil and raw_get(mt, FROZEN) then contents = raw_get(mt, FROZEN) end
       if mt ~= nil then walk(mt, where, place) end
       for k, x in raw_next, contents do
         if is_callable(k) then walk(k, where, place) end
@@ -539,6 +649,103 @@ local function count_calls(bump)
   return parts
 end
 
+-- What each function the pack registered or made global keeps from its
+-- files' loading, as text: the plain values its upvalues reach (tables in
+-- key order; the builtins, the globals table and read-only data left out:
+-- reads of that data are counted where they happen). Two loads of the same
+-- files whose texts differ for a function: it keeps a value that differs
+-- between them. A global table gets its own entry (`table/NAME`).
+local function fingerprints(upvalue, getmt)
+  local function print_of(root)
+    local out, seen, n = {}, {}, 0
+    local function walk(v)
+      local ty = raw_type(v)
+      if ty == "userdata" or ty == "thread" then
+        out[#out + 1] = ty
+        return
+      elseif ty ~= "table" and ty ~= "function" then
+        out[#out + 1] = ty .. ":" .. num_string(v)
+        return
+      elseif builtin[v] then
+        out[#out + 1] = "b"
+        return
+      elseif seen[v] then
+        out[#out + 1] = "@" .. seen[v]
+        return
+      end
+      n = n + 1
+      seen[v] = n
+      if ty == "function" then
+        out[#out + 1] = "f("
+        local i = 1
+        while true do
+          local ok, up = upvalue(v, i)
+          if not ok then break end
+          walk(up)
+          i = i + 1
+        end
+      else
+        local mt = getmt(v)
+        if mt ~= nil and raw_get(mt, FROZEN) then
+          out[#out + 1] = "r"
+          return
+        end
+        out[#out + 1] = "{"
+        local keys, other = {}, 0
+        for k in raw_next, v do
+          local tk = raw_type(k)
+          if tk == "string" or tk == "number" then keys[#keys + 1] = k else other = other + 1 end
+        end
+        table.sort(keys, key_less)
+        for _, k in ipairs(keys) do
+          walk(k)
+          walk(v[k])
+        end
+        out[#out + 1] = "+" .. other
+      end
+      out[#out + 1] = ")"
+    end
+    walk(root)
+    return table.concat(out, " ")
+  end
+  local prints = {}
+  for _, kind in ipairs({ "actions", "continuations", "handlers", "modifiers", "towers" }) do
+    for name, fn in raw_next, registry[kind] do prints[kind .. "/" .. name] = print_of(fn) end
+  end
+  for name, v in raw_next, G do
+    if raw_type(name) == "string" and not builtin[v] then
+      if raw_type(v) == "function" then
+        prints["global/" .. name] = print_of(v)
+      elseif raw_type(v) == "table" then
+        prints["table/" .. name] = print_of(v)
+      end
+    end
+  end
+  return prints
+end
+
+-- Wraps the registered or global functions named `kind/name` in `keys` so
+-- that each call first counts a read of every value part in `parts`: the
+-- functions keep values read while the files loaded (see fingerprints).
+-- Called after count_calls, before the seal.
+local function count_kept(keys, parts)
+  local function wrap(fn)
+    return function(...)
+      for j = 1, #parts do bump_value(parts[j]) end
+      return fn(...)
+    end
+  end
+  for _, key in ipairs(keys) do
+    local at = raw_find(key, "/", 1, true)
+    local kind, name = key:sub(1, at - 1), key:sub(at + 1)
+    if kind == "global" then
+      raw_set(G, name, wrap(raw_get(G, name)))
+    elseif registry[kind] ~= nil and registry[kind][name] ~= nil then
+      registry[kind][name] = wrap(registry[kind][name])
+    end
+  end
+end
+
 local function set_loading(name, overrides)
   local set = {}
   for _, o in ipairs(overrides) do set[o] = true end
@@ -558,4 +765,6 @@ local function readonly_list(t)
 end
 
 return { registry = registry, seal = seal, lock_builtins = lock_builtins, freeze = freeze, set_loading = set_loading,
-  readonly_list = readonly_list, stateful_values = stateful_values, count_calls = count_calls }
+  readonly_list = readonly_list, stateful_values = stateful_values, count_calls = count_calls,
+  freeze_changes = freeze_changes, set_value_bump = set_value_bump, value_list = value_list, fingerprints = fingerprints,
+  count_kept = count_kept }

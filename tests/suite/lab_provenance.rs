@@ -19,10 +19,12 @@ fn data_dir(name: &str) -> PathBuf {
     std::os::unix::fs::symlink(root.join("maps"), dir.join("maps")).unwrap();
     std::os::unix::fs::symlink(root.join("scripts"), dir.join("scripts")).unwrap();
     std::fs::copy(root.join("variants/hard-winter/variant.yaml"), dir.join("variants/hard-winter/variant.yaml")).unwrap();
-    for v in ["wide-numbers", "never-called"] {
+    for v in ["wide-numbers", "never-called", "unused-tower"] {
         std::os::unix::fs::symlink(root.join("tests/fixtures/variants").join(v), dir.join("variants").join(v)).unwrap();
     }
-    std::os::unix::fs::symlink(root.join("variants/income-before-revolt"), dir.join("variants/income-before-revolt")).unwrap();
+    for v in ["income-before-revolt", "castle-majority", "ro-events"] {
+        std::os::unix::fs::symlink(root.join("variants").join(v), dir.join("variants").join(v)).unwrap();
+    }
     dir
 }
 
@@ -279,4 +281,73 @@ fn a_rule_that_never_runs_is_reported_as_unexercised() {
     assert_eq!(counted as u64, k);
     assert!(records[1..].iter().filter(|r| r["arm"] == 1).all(|r| r["rule_use"].as_array().unwrap().is_empty()));
     assert!(shogun(&["lab", "merge", &f]).status.success());
+}
+
+/// The verdict's lines, as text.
+fn verdict_of(c: &Value) -> Vec<String> {
+    c["pairs"][0]["verdict"].as_array().unwrap().iter().map(|l| l.as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn a_changed_value_nobody_reads_is_reported_as_never_read() {
+    let data = data_dir("value-unread");
+    // YAML alone: the `thirds` tower edited, while the games use another.
+    let r = lab_json(&data, &["--variant", "unused-tower", "--against", "--games", "20"]);
+    let c = &r["conditions"][0];
+    let u = &c["arms"][0]["rule_use"];
+    assert_eq!(u["games_in_play"], 0, "{u}");
+    assert_eq!(u["parts"].as_array().unwrap().len(), 1, "only the edited value: {u}");
+    let p = &u["parts"][0];
+    assert_eq!((p["kind"].as_str(), p["name"].as_str(), p["replaced"].as_bool()), (Some("value"), Some("RULES.towers.thirds.params.pass"), Some(true)));
+    assert_eq!(p["games_called"], 0);
+    assert!(p.get("uncounted").is_none(), "the scripts and the tower in use are counted: {p}");
+    let verdict = verdict_of(c);
+    assert!(verdict[0].contains("the rule came into play in 0 of 20 games"), "{verdict:?}");
+    assert!(verdict[0].contains("never read: value `RULES.towers.thirds.params.pass` (changed)"), "{verdict:?}");
+    assert!(verdict.iter().any(|l| l.contains("as they must be when the rule never runs")), "{verdict:?}");
+    assert!(!verdict.iter().any(|l| l.contains("no difference at all")), "{verdict:?}");
+    // Played on that tower, the value is read at every throw.
+    let r = lab_json(&data, &["--variant", "unused-tower", "--against", "--games", "10", "--tower", "thirds"]);
+    let u = &r["conditions"][0]["arms"][0]["rule_use"];
+    assert_eq!(u["games_in_play"], 10, "{u}");
+    assert!(u["parts"][0]["calls_per_game"].as_f64().unwrap() > 10.0, "{u}");
+}
+
+#[test]
+fn a_changed_value_the_rules_read_is_counted_in_the_records() {
+    let data = data_dir("value-read");
+    // castle-majority changes one scoring number, which the base pack reads
+    // while its files load and keeps: the calls of what keeps it count.
+    let f = data.join("cm.jsonl").display().to_string();
+    let r = lab_json(&data, &["--variant", "castle-majority", "--against", "--games", "20", "--jsonl", &f]);
+    let c = &r["conditions"][0];
+    let u = &c["arms"][0]["rule_use"];
+    assert_eq!((u["games_in_play"].as_u64(), u["games"].as_u64()), (Some(20), Some(20)), "{u}");
+    assert_eq!(u["parts"].as_array().unwrap().len(), 1, "{u}");
+    let p = &u["parts"][0];
+    assert_eq!((p["kind"].as_str(), p["name"].as_str()), (Some("value"), Some("RULES.scoring.region_majority.castle")));
+    assert_eq!(p["share_of_games"], 1.0, "read at every scoring: {p}");
+    assert!(p["calls_per_game"].as_f64().unwrap() >= 2.0, "two scorings a game at least: {p}");
+    // Read in every game: nothing said in front of the verdict.
+    assert!(!verdict_of(c)[0].contains("castle-majority:"), "{:?}", verdict_of(c));
+    // The header lists the value; every record counts it; merge checks both.
+    let records = lines(&f);
+    assert_eq!(records[0]["lab"]["rules"][0]["parts"][0]["name"], "RULES.scoring.region_majority.castle");
+    assert!(records[1..].iter().filter(|r| r["arm"] == 0).all(|r| r["rule_use"].as_array().unwrap().len() == 1 && r["rule_use"][0].as_u64() > Some(0)));
+    assert!(shogun(&["lab", "merge", &f]).status.success());
+    let mut short = records.clone();
+    short[1]["rule_use"] = serde_json::json!([]);
+    let g = write(&data.join("cm-short.jsonl"), &short);
+    assert!(merge_error(&[g]).contains("parts (functions and values) the header lists"));
+    // ro-events edits two event cards' modifiers (and their names and
+    // texts, which are not counted): read only in the games where a player
+    // collects under those events.
+    let r = lab_json(&data, &["--variant", "ro-events", "--against", "--games", "20"]);
+    let c = &r["conditions"][0];
+    let u = &c["arms"][0]["rule_use"];
+    let names: Vec<&str> = u["parts"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["CARDS.events[9].effects[1].modifier", "CARDS.events[11].effects[1].modifier"]);
+    let k = u["games_in_play"].as_u64().unwrap();
+    assert!(k > 0 && k < 20, "{u}");
+    assert!(verdict_of(c).iter().any(|l| l.contains("the changed value `CARDS.events[9].effects[1].modifier` was read in ")), "{:?}", verdict_of(c));
 }
