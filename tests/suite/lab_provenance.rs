@@ -19,7 +19,7 @@ fn data_dir(name: &str) -> PathBuf {
     std::os::unix::fs::symlink(root.join("maps"), dir.join("maps")).unwrap();
     std::os::unix::fs::symlink(root.join("scripts"), dir.join("scripts")).unwrap();
     std::fs::copy(root.join("variants/hard-winter/variant.yaml"), dir.join("variants/hard-winter/variant.yaml")).unwrap();
-    for v in ["wide-numbers", "never-called", "unused-tower"] {
+    for v in ["wide-numbers", "never-called", "unused-tower", "engine-limit"] {
         std::os::unix::fs::symlink(root.join("tests/fixtures/variants").join(v), dir.join("variants").join(v)).unwrap();
     }
     for v in ["income-before-revolt", "castle-majority", "ro-events"] {
@@ -306,6 +306,15 @@ fn a_changed_value_nobody_reads_is_reported_as_never_read() {
     assert!(verdict[0].contains("never read: value `RULES.towers.thirds.params.pass` (changed)"), "{verdict:?}");
     assert!(verdict.iter().any(|l| l.contains("as they must be when the rule never runs")), "{verdict:?}");
     assert!(!verdict.iter().any(|l| l.contains("no difference at all")), "{verdict:?}");
+    // A value only the engine reads: not counted, so no claim either way.
+    let r = lab_json(&data, &["--variant", "engine-limit", "--against", "--games", "10"]);
+    let c = &r["conditions"][0];
+    let p = &c["arms"][0]["rule_use"]["parts"][0];
+    assert_eq!(p["name"], "RULES.limits.decisions_per_game");
+    assert!(p["uncounted"].as_str().unwrap().contains("engine"), "{p}");
+    let verdict = verdict_of(c);
+    assert!(verdict[0].contains("whether the rule came into play is not known"), "{verdict:?}");
+    assert!(!verdict.iter().any(|l| l.contains("came into play in 0 of")), "{verdict:?}");
     // Played on that tower, the value is read at every throw.
     let r = lab_json(&data, &["--variant", "unused-tower", "--against", "--games", "10", "--tower", "thirds"]);
     let u = &r["conditions"][0]["arms"][0]["rule_use"];
