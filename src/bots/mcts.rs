@@ -286,7 +286,9 @@ pub fn determinize(engine: &Engine, view: &GameState, seat: Seat, rng: &mut Game
     if let Some(d) = &mut w.draft {
         rng.shuffle(&mut d.deck);
     }
-    sample_levels(engine, &mut w, rng);
+    // What a seat's view keeps of the tower is its contents by colour.
+    crate::tower::sample_levels(engine.tower().as_ref(), &mut w.tower, rng);
+    w.seen_by = None;
     for s in Seat::all(w.seats()) {
         if s != seat && w.players[s.index()].plan.is_some() {
             let plan = Greedy::new(0).plan(engine, &SeatView::new(&w, s), s);
@@ -294,48 +296,6 @@ pub fn determinize(engine: &Engine, view: &GameState, seat: Seat, rng: &mut Game
         }
     }
     w
-}
-
-/// Throws the rules' tower model is given to settle a sampled tower.
-const SETTLING_THROWS: usize = 32;
-
-/// The tower's levels drawn again from what a seat knows of them: how many
-/// cubes of each colour are inside (every throw in and out is seen), not
-/// on which level. The cubes are thrown into an empty tower of the rules'
-/// model, as the preload throws them; what lands is thrown again (what
-/// sticks may come loose and land too) until all are inside, and the few
-/// still out after `SETTLING_THROWS` throws go to a level at random. A
-/// model that keeps nothing inside, or one level, has nothing to draw.
-fn sample_levels(engine: &Engine, w: &mut GameState, rng: &mut GameRng) {
-    let model = engine.tower();
-    let levels = model.levels();
-    let mut left = Pile::default();
-    w.tower.iter().for_each(|l| left.add(l));
-    if levels <= 1 || !model.keeps() || left.is_empty() {
-        return;
-    }
-    let mut inside = vec![Pile::default(); levels];
-    for _ in 0..SETTLING_THROWS {
-        if left.is_empty() {
-            break;
-        }
-        let before = left.total() + inside.iter().map(Pile::total).sum::<u32>();
-        let mut trial = inside.clone();
-        match model.throw(&mut trial, left, rng) {
-            // Only a throw that conserves the cubes counts.
-            Ok(landed) if landed.total() + trial.iter().map(Pile::total).sum::<u32>() == before => {
-                inside = trial;
-                left = landed;
-            }
-            _ => break,
-        }
-    }
-    for colour in (0..MAX_SEATS).map(Some).chain(std::iter::once(None)) {
-        for _ in 0..left.get(colour) {
-            *inside[rng.below(levels as u32) as usize].get_mut(colour) += 1;
-        }
-    }
-    w.tower = inside;
 }
 
 /// Applies `first` to the world, plays greedy to the end of the year (or

@@ -4,9 +4,11 @@
 
 pub mod rng;
 pub mod state;
+pub mod view;
 
 pub use rng::{GameRng, Purpose, Stage, Streams};
 pub use state::*;
+pub use view::{SeatView, may_read};
 
 /// Capacity of the fixed per-seat arrays (the rules pack sets the real
 /// player range, which must fit in it).

@@ -343,6 +343,11 @@ pub struct GameState {
     /// Decisions applied so far (bounded by the rules' `limits`).
     #[serde(default)]
     pub decisions: u32,
+    /// Whose view this state is (`GameState::view`, core/view.rs): `None`
+    /// for the game itself (the god view, what saves keep). A seat's view
+    /// holds the tower's contents, not its levels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seen_by: Option<Seat>,
 }
 
 impl GameState {
@@ -397,99 +402,12 @@ impl GameState {
         u32::from(self.peasants) + self.tower.iter().map(|l| u32::from(l.peasants)).sum::<u32>() + u32::from(self.tray.peasants)
     }
 
-    /// What `seat` may know (`None`: what every seat may know). Other seats'
-    /// plans (a placeholder shows that one was made), face-down action
-    /// cards, the event deck's order, the random streams' seed and the data of another
-    /// seat's pending question are hidden.
-    pub fn view(&self, seat: Option<Seat>) -> GameState {
-        let mut v = self.clone();
-        for (s, p) in v.players.iter_mut().enumerate() {
-            if Some(Seat::new(s)) != seat
-                && let Some(plan) = &mut p.plan
-            {
-                *plan = Plan { slots: vec![None; plan.slots.len()], bid: None };
-            }
-        }
-        let hidden = v.action_row.len().saturating_sub(v.actions_revealed as usize);
-        let mut rest: Vec<u8> = v.action_row.split_off(v.actions_revealed as usize);
-        rest.sort_unstable();
-        debug_assert_eq!(rest.len(), hidden);
-        v.action_row.extend(rest);
-        v.event_deck.sort_unstable();
-        if let Some(d) = &mut v.draft {
-            d.deck.sort_unstable();
-        }
-        v.streams.hide();
-        if let Some(ask) = &v.ask
-            && Some(ask.seat) != seat
-        {
-            v.ask = Some(Ask { data: AskData::default(), ..ask.clone() });
-        }
-        v
-    }
-}
-
-/// What one seat may know, borrowed from the state: bots decide from this.
-/// The public parts (the board, supplies, counts) are read in place; the
-/// redacted copy (`GameState::view`) is made only if a bot asks for it.
-pub struct SeatView<'a> {
-    st: &'a GameState,
-    seat: Seat,
-    copy: std::cell::OnceCell<GameState>,
-}
-
-impl<'a> SeatView<'a> {
-    pub fn new(st: &'a GameState, seat: Seat) -> SeatView<'a> {
-        SeatView { st, seat, copy: std::cell::OnceCell::new() }
-    }
-    /// The seat whose view this is.
-    pub fn seat(&self) -> Seat {
-        self.seat
-    }
-    pub fn seats(&self) -> usize {
-        self.st.seats()
-    }
-    pub fn provinces(&self) -> &'a [ProvinceState] {
-        &self.st.provinces
-    }
-    pub fn province(&self, p: ProvinceId) -> &'a ProvinceState {
-        &self.st.provinces[p.index()]
-    }
-    /// Whether a province is on the board in this game (player count).
-    pub fn in_play(&self, p: ProvinceId) -> bool {
-        self.st.in_play[p.index()]
-    }
-    /// Buildings in the supply, by kind.
-    pub fn buildings(&self) -> &'a [u16] {
-        &self.st.buildings
-    }
-    pub fn provinces_of(&self, seat: Seat) -> impl Iterator<Item = ProvinceId> + 'a {
-        self.st.provinces_of(seat)
-    }
-    pub fn supply(&self, seat: Seat) -> u16 {
-        self.st.players[seat.index()].supply
-    }
-    pub fn chests(&self, seat: Seat) -> i64 {
-        self.st.players[seat.index()].chests
-    }
-    pub fn rice(&self, seat: Seat) -> i64 {
-        self.st.players[seat.index()].rice
-    }
-    pub fn points(&self, seat: Seat) -> i64 {
-        self.st.players[seat.index()].points
-    }
-    /// The year's face-up events not yet used.
-    pub fn year_events(&self) -> &'a [u8] {
-        &self.st.year_events
-    }
-    /// The question put to this seat, if one is.
-    pub fn ask(&self) -> Option<&'a Ask> {
-        self.st.ask.as_ref().filter(|a| a.seat == self.seat)
-    }
-    /// Everything the seat may know, as a state (`GameState::view`, made
-    /// on first use).
-    pub fn state(&self) -> &GameState {
-        self.copy.get_or_init(|| self.st.view(Some(self.seat)))
+    /// The cubes inside the tower by colour, whatever their level: what
+    /// every seat knows of the tower (every throw in and out is seen).
+    pub fn tower_contents(&self) -> Pile {
+        let mut all = Pile::default();
+        self.tower.iter().for_each(|l| all.add(l));
+        all
     }
 }
 
@@ -512,15 +430,6 @@ impl Holdings for GameState {
     }
     fn chests_of(&self, seat: Seat) -> i64 {
         self.players[seat.index()].chests
-    }
-}
-
-impl Holdings for SeatView<'_> {
-    fn province_states(&self) -> &[ProvinceState] {
-        self.st.provinces.as_slice()
-    }
-    fn chests_of(&self, seat: Seat) -> i64 {
-        self.st.players[seat.index()].chests
     }
 }
 
@@ -685,6 +594,7 @@ impl Clone for GameState {
             draft,
             streams,
             decisions,
+            seen_by,
         } = self;
         GameState {
             players: players.clone(),
@@ -712,6 +622,7 @@ impl Clone for GameState {
             draft: draft.clone(),
             streams: streams.clone(),
             decisions: *decisions,
+            seen_by: *seen_by,
         }
     }
     fn clone_from(&mut self, source: &Self) {
@@ -741,6 +652,7 @@ impl Clone for GameState {
             draft,
             streams,
             decisions,
+            seen_by,
         } = source;
         self.players.clone_from(players);
         self.provinces.clone_from(provinces);
@@ -767,6 +679,7 @@ impl Clone for GameState {
         self.draft.clone_from(draft);
         self.streams.clone_from(streams);
         self.decisions = *decisions;
+        self.seen_by = *seen_by;
     }
 }
 

@@ -238,6 +238,7 @@ impl Engine {
             draft: None,
             streams: Streams::new(seed),
             decisions: 0,
+            seen_by: None,
         })
     }
 

@@ -132,16 +132,18 @@ pub struct SeatChances {
 }
 
 /// The chances of `b` for its seat (`b.attacker`, the one deciding),
-/// thrown from the tower and tray of `known`. `levels_known`: the god view
-/// sees the levels; a seat knows only how many cubes of each colour are
-/// inside (see `chances_from`).
+/// thrown from the tower and tray of `known`. The god view sees the
+/// levels; a seat's view (`GameState::view`) holds only how many cubes of
+/// each colour are inside, and the levels are drawn from those counts
+/// (see `chances_from`).
 ///
 /// One number per position: the simulation's generator is seeded from
 /// what decides the battle (the tower's contents and tray, what is
 /// thrown, the kind, unrest, who fights), never from the move count, so
 /// the same battle shows the same odds in every menu until the tower
 /// changes.
-pub fn chances(engine: &Engine, known: &GameState, b: &Battle, levels_known: bool) -> Result<SeatChances, String> {
+pub fn chances(engine: &Engine, known: &GameState, b: &Battle) -> Result<SeatChances, String> {
+    let levels_known = known.levels_known();
     let rt = engine.runtime();
     // The rules' verdict is from the attacker's side. A seat defending its
     // own province against peasants (a revolt) throws as the defender: the

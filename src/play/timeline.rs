@@ -198,17 +198,13 @@ impl Game {
     /// and `entry_seen`.
     pub fn lines_seen(&self, from: usize, viewer: Option<Seat>) -> Vec<&str> {
         let from = from.min(self.cursor + 1);
-        self.moments[from..=self.cursor]
-            .iter()
-            .flat_map(|m| m.lines.iter())
-            .filter(|l| viewer.is_none() || l.only.is_none() || l.only == viewer)
-            .map(|l| l.text.as_str())
-            .collect()
+        self.moments[from..=self.cursor].iter().flat_map(|m| m.lines.iter()).filter(|l| may_read(viewer, l.only)).map(|l| l.text.as_str()).collect()
     }
 
     /// The seat's view of entry `i` (1-based) of the history: another
     /// seat's plan shows only the cards turned face up by now (each when
-    /// its action is carried out, the bid at the reveal).
+    /// its action is carried out, the bid at the reveal: the rule of the
+    /// seat's view, `GameState::face_up`).
     pub fn entry_seen(&self, i: usize, viewer: Option<Seat>) -> String {
         let Some((entry, _)) = self.moments.get(i).and_then(|m| m.entry.as_ref()) else { return String::new() };
         self.seen(entry, &self.moments[i].state, viewer)
@@ -224,13 +220,13 @@ impl Game {
         let mut shown = Plan { slots: vec![None; plan.slots.len()], bid: None };
         let mut hidden = 0;
         for (a, slot) in plan.slots.iter().enumerate() {
-            if slot.is_some() && face_up(self.state(), then, seat, Some(a)) {
+            if slot.is_some() && self.state().face_up((then.year, then.season), seat, Some(a)) {
                 shown.slots[a] = *slot;
             } else if slot.is_some() {
                 hidden += 1;
             }
         }
-        if plan.bid.is_some() && face_up(self.state(), then, seat, None) {
+        if plan.bid.is_some() && self.state().face_up((then.year, then.season), seat, None) {
             shown.bid = plan.bid;
         } else if plan.bid.is_some() {
             hidden += 1;
@@ -483,25 +479,4 @@ pub struct Replayed {
 /// Lines anyone may read.
 fn public(text: &str) -> Vec<Line> {
     text.lines().map(|t| Line { text: t.to_string(), only: None }).collect()
-}
-
-/// Whether `seat`'s card for `action` (`None`: its bid), placed in the
-/// round of `then`, is face up in the position `now`: every card of a
-/// past round is; in the round itself, the bid from the reveal on and an
-/// action's card once that action has come to the seat.
-fn face_up(now: &GameState, then: &GameState, seat: Seat, action: Option<usize>) -> bool {
-    if (now.year, now.season) != (then.year, then.season) {
-        return (now.year, now.season) > (then.year, then.season);
-    }
-    match (now.phase, action) {
-        (Phase::Planning | Phase::Reveal, _) => false,
-        (Phase::ChooseSpace { .. }, None) | (Phase::Actions { .. }, None) => true,
-        (Phase::ChooseSpace { .. }, Some(_)) => false,
-        (Phase::Actions { card, turn }, Some(a)) => {
-            let pos = now.action_row.iter().position(|&x| x as usize == a).unwrap_or(usize::MAX);
-            let at = now.turn_order.iter().position(|&s| s == seat).unwrap_or(usize::MAX);
-            pos < card as usize || (pos == card as usize && at < turn as usize)
-        }
-        _ => true,
-    }
 }

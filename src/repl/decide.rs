@@ -29,15 +29,6 @@ impl Repl {
         }
     }
 
-    /// What the viewer knows: the seat's view, or everything (god view).
-    /// The second value: whether the tower's levels may be read.
-    pub(super) fn known(&self) -> (GameState, bool) {
-        match self.viewer {
-            Viewer::God => (self.state().clone(), true),
-            Viewer::Seat(s) => (self.state().view(Some(s)), false),
-        }
-    }
-
     /// The options of the pending question, numbered, each with what it
     /// means when the viewer may know it (the asking seat, or god view).
     pub(super) fn option_lines(&self, options: &[Choice]) -> Vec<String> {
@@ -48,13 +39,13 @@ impl Repl {
             _ => None,
         };
         let may_know = self.viewer == Viewer::God || asking.is_some_and(|a| self.viewer == Viewer::Seat(a));
-        let (known, levels) = self.known();
+        let known = self.viewed();
         options
             .iter()
             .enumerate()
             .map(|(i, o)| {
                 let name = e.choice_name(*o);
-                let more = if may_know { self.option_detail(&known, levels, *o) } else { None };
+                let more = if may_know { self.option_detail(&known, *o) } else { None };
                 match more {
                     Some(m) => format!("{}) {name}: {m}", i + 1),
                     None => format!("{}) {name}", i + 1),
@@ -64,7 +55,7 @@ impl Repl {
     }
 
     /// What one option means, if there is more to say than its name.
-    fn option_detail(&self, known: &GameState, levels: bool, o: Choice) -> Option<String> {
+    fn option_detail(&self, known: &GameState, o: Choice) -> Option<String> {
         let e = &self.game.engine;
         match o {
             Choice::Space(k) => {
@@ -77,13 +68,13 @@ impl Repl {
                 let preview = preview::answer(e, known, o, None).ok();
                 let again = |st: &GameState| preview::answer(e, st, o, None).ok();
                 Some(match preview {
-                    Some(Preview::Battle(b)) => format!("{about}; {}", self.battle_text(known, levels, &b, &again)),
+                    Some(Preview::Battle(b)) => format!("{about}; {}", self.battle_text(known, &b, &again)),
                     Some(Preview::Quiet) => format!("{about}; no battle"),
                     None => about,
                 })
             }
             Choice::Count(n) => match preview::answer(e, known, o, Some(n)).ok()? {
-                Preview::Battle(b) => Some(self.battle_text(known, levels, &b, &|st: &GameState| preview::answer(e, st, o, Some(n)).ok())),
+                Preview::Battle(b) => Some(self.battle_text(known, &b, &|st: &GameState| preview::answer(e, st, o, Some(n)).ok())),
                 Preview::Quiet => None,
             },
             _ => None,
@@ -93,7 +84,7 @@ impl Repl {
     /// A battle as the rules set it up, with the deciding seat's chances
     /// from the tower's contents and tray now. `again` sets the same
     /// battle up on another position (to tell which cards change it).
-    fn battle_text(&self, known: &GameState, levels: bool, b: &Battle, again: &Again) -> String {
+    fn battle_text(&self, known: &GameState, b: &Battle, again: &Again) -> String {
         let e = &self.game.engine;
         let n = self.notation();
         let mut s = format!("{} battle: {} throws {}", b.kind, n.seat_name(b.attacker), b.thrown.seats[b.attacker.index()]);
@@ -119,7 +110,7 @@ impl Repl {
         if !in_force.is_empty() {
             s.push_str(&format!(" [in force: {}]", in_force.join("; ")));
         }
-        match preview::chances(e, known, b, levels) {
+        match preview::chances(e, known, b) {
             Ok(c) => {
                 // The seat's own side: taking the province, or holding its
                 // own (a revolt, whose chances are the seat's already, or an
@@ -188,7 +179,7 @@ impl Repl {
         }
         let me = self.me().ok_or("odds: whose attack? view a seat first (`view A`)")?;
         let e = &self.game.engine;
-        let (known, levels) = self.known();
+        let known = self.viewed();
         let m = &e.rules.map;
         let plan = self.drafts.get(me.index()).cloned().flatten().filter(|_| self.draft_is_current(me)).or_else(|| known.players[me.index()].plan.clone());
         // Sources: the one given, else the plan's provinces next to the
@@ -227,10 +218,13 @@ impl Repl {
                     } else {
                         ""
                     };
-                    let secret =
-                        if levels { "" } else { "\n  (the tower's cubes counted as a player can, by colour; their levels are hidden and spread at random)" };
+                    let secret = if known.levels_known() {
+                        ""
+                    } else {
+                        "\n  (the tower's cubes counted as a player can, by colour; their levels are hidden and drawn from the counts)"
+                    };
                     let again = |st: &GameState| preview::staged_move(e, st, me, src, to, count, &actions).ok();
-                    return Ok(format!("{head}:\n  {}{note}{secret}", self.battle_text(&known, levels, &b, &again)));
+                    return Ok(format!("{head}:\n  {}{note}{secret}", self.battle_text(&known, &b, &again)));
                 }
                 Ok(Preview::Quiet) => return Ok(format!("{} into {}: no battle (a move)", name(src), name(to))),
                 Err(err) => why.push(format!("from {}: {err}", name(src))),

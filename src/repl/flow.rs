@@ -227,7 +227,7 @@ impl Repl {
     /// seat's revolts, take their first option).
     pub(super) fn winter_forecast(&self) -> Result<String, String> {
         let e = &self.game.engine;
-        let (known, _) = self.known();
+        let known = self.viewed();
         if matches!(known.phase, Phase::Setup | Phase::Draft | Phase::Preload | Phase::GameOver) {
             return Err("winter?: no winter to forecast now".into());
         }

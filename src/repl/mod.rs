@@ -360,11 +360,10 @@ impl Repl {
         }
     }
 
-    fn viewed(&self) -> (GameState, bool, Option<Seat>) {
-        match self.viewer {
-            Viewer::God => (self.state().clone(), true, None),
-            Viewer::Seat(s) => (self.state().view(Some(s)), false, Some(s)),
-        }
+    /// The game as the viewer may see it (`GameState::view`, the one
+    /// place a seat's view is made; the god view is the state itself).
+    pub(super) fn viewed(&self) -> GameState {
+        self.state().view(self.eyes())
     }
 
     /// Runs one command line; returns what to print. In hot-seat play the
@@ -455,7 +454,7 @@ impl Repl {
             "lab" => self.lab(&args),
             "lua" if rest.is_empty() => Err("lua what? e.g. lua return game.chests(1)".into()),
             "lua" => {
-                let (st, _, _) = self.viewed();
+                let st = self.viewed();
                 self.game.engine.runtime().eval_repl(&st, rest).map_err(|e| e.to_string())
             }
             "set" | "force" | "perform" => {
@@ -482,26 +481,23 @@ impl Repl {
     /// `province`, `player`, `tower`, `events`, `actions`, `order`, `log`.
     fn look(&self, cmd: &str, rest: &str, args: &[&str]) -> Result<String, String> {
         let engine = &self.game.engine;
+        let st = self.viewed();
         match cmd {
             "province" | "p" => {
                 let p = self.notation().province(rest).map_err(|e| e.to_string())?;
-                Ok(views::province(engine, self.state(), p))
+                Ok(views::province(engine, &st, p))
             }
             "player" => {
-                let (st, god, viewer) = self.viewed();
                 let seats: Vec<Seat> = match args.first() {
                     Some(s) => vec![self.notation().seat(s).map_err(|e| e.to_string())?],
                     None => Seat::all(st.seats()).collect(),
                 };
-                Ok(seats.iter().map(|&s| views::player(engine, &st, s, god, viewer)).collect::<Vec<_>>().join("\n"))
+                Ok(seats.iter().map(|&s| views::player(engine, &st, s)).collect::<Vec<_>>().join("\n"))
             }
-            "tower" => {
-                let (st, god, _) = self.viewed();
-                Ok(views::tower(engine, &st, god))
-            }
-            "events" => Ok(views::events(engine, self.state())),
-            "actions" => Ok(views::actions(engine, &self.viewed().0)),
-            "order" => Ok(views::order(engine, self.state())),
+            "tower" => Ok(views::tower(engine, &st)),
+            "events" => Ok(views::events(engine, &st)),
+            "actions" => Ok(views::actions(engine, &st)),
+            "order" => Ok(views::order(engine, &st)),
             _ => {
                 let n = args.first().map(|a| a.parse::<usize>().map_err(|_| format!("log takes a number, not `{a}`"))).transpose()?.unwrap_or(30);
                 let lines = self.lines();
@@ -561,7 +557,7 @@ impl Repl {
 
     /// `board [region]`, `board --svg FILE`.
     fn board(&self, args: &[&str]) -> Result<String, String> {
-        let (st, _, _) = self.viewed();
+        let st = self.viewed();
         match args {
             ["--svg"] => Err("board --svg needs a file to write, e.g. board --svg board.svg".into()),
             ["--svg", file] => {
@@ -932,10 +928,7 @@ impl Repl {
         // What differs at the first diverging entry: the old and the new
         // position after it, both as the viewer may see them.
         let what = match (replayed.diverged.and_then(|k| old.state_after(k)), replayed.diverged.and_then(|k| self.game.state_after(k))) {
-            (Some(a), Some(b)) => {
-                let see = |st: &GameState| if let Some(v) = self.eyes() { st.view(Some(v)) } else { st.clone() };
-                views::differences(&self.game.engine, &see(a), &see(b))
-            }
+            (Some(a), Some(b)) => views::differences(&self.game.engine, &a.view(self.eyes()), &b.view(self.eyes())),
             _ => Vec::new(),
         };
         let report = self.game.replay_report(&replayed, self.eyes(), &what);

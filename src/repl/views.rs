@@ -138,7 +138,9 @@ pub fn province(engine: &Engine, st: &GameState, p: ProvinceId) -> String {
     )
 }
 
-pub fn player(engine: &Engine, st: &GameState, s: Seat, god: bool, viewer: Option<Seat>) -> String {
+/// A seat's holdings and plan as `st` shows them: in a seat's view
+/// (`GameState::view`) another seat's plan holds only its face-up cards.
+pub fn player(engine: &Engine, st: &GameState, s: Seat) -> String {
     let p = &st.players[s.index()];
     let provinces: Vec<String> = st.provinces_of(s).map(|q| format!("{} {}", engine.rules.province_name(q), st.provinces[q.index()].armies)).collect();
     let special = st.special_of(s).map(|c| engine.rules.cards.specials[c as usize].name.clone()).unwrap_or_else(|| "-".into());
@@ -155,8 +157,11 @@ pub fn player(engine: &Engine, st: &GameState, s: Seat, god: bool, viewer: Optio
         provinces.join(", ")
     );
     match &p.plan {
-        Some(plan) if god || viewer == Some(s) => {
+        Some(plan) if st.seen_by.is_none_or(|v| v == s) => {
             let _ = write!(out, "\n  plan: {}", plan_text(engine, plan));
+        }
+        Some(plan) if plan.slots.iter().any(Option::is_some) || plan.bid.is_some() => {
+            let _ = write!(out, "\n  plan (the cards turned up; the rest face down): {}", plan_text(engine, plan));
         }
         Some(_) => out.push_str("\n  plan: made (secret)"),
         None => {}
@@ -182,7 +187,9 @@ pub fn plan_text(engine: &Engine, plan: &Plan) -> String {
     format!("{}; bid {bid}", parts.join(", "))
 }
 
-pub fn tower(engine: &Engine, st: &GameState, god: bool) -> String {
+/// The tower as `st` shows it: its levels in the god view, its contents
+/// by colour in a seat's view (which holds no levels).
+pub fn tower(engine: &Engine, st: &GameState) -> String {
     let pile = |p: &Pile| -> String {
         let mut v: Vec<String> =
             (0..st.seats()).filter(|&s| p.seats[s] > 0).map(|s| format!("{} {}", engine.rules.seat_name(Seat::new(s)), p.seats[s])).collect();
@@ -192,16 +199,12 @@ pub fn tower(engine: &Engine, st: &GameState, god: bool) -> String {
         if v.is_empty() { "empty".into() } else { v.join(", ") }
     };
     let mut out = format!("tower `{}`\n", engine.runtime().tower_name());
-    if god {
+    if st.levels_known() {
         for (i, l) in st.tower.iter().enumerate() {
             let _ = writeln!(out, "  level {}: {}", i + 1, pile(l));
         }
     } else {
-        let mut all = Pile::default();
-        for l in &st.tower {
-            all.add(l);
-        }
-        let _ = writeln!(out, "  inside (known from the counts): {}", pile(&all));
+        let _ = writeln!(out, "  inside (known from the counts): {}", pile(&st.tower_contents()));
     }
     let _ = write!(out, "  tray: {}", pile(&st.tray));
     if !st.forced_throws.is_empty() {

@@ -117,6 +117,48 @@ fn regroup(inside: &mut Vec<Pile>, levels: usize) -> Pile {
     }
 }
 
+/// Throws the model is given to settle a sampled tower.
+const SETTLING_THROWS: usize = 32;
+
+/// The tower's levels drawn from what a seat knows of them: how many cubes
+/// of each colour are inside (every throw in and out is seen), not on
+/// which level (a seat's view, `GameState::view`, keeps only that). The
+/// cubes of `inside` are thrown into an empty tower of `model`, as the
+/// preload throws them; what lands is thrown again (what sticks may come
+/// loose and land too) until all are inside, and the few still out after
+/// `SETTLING_THROWS` throws go to a level at random. A model that keeps
+/// nothing inside, or has one level, has nothing to draw: `inside` stays.
+pub fn sample_levels(model: &dyn TowerModel, inside: &mut Vec<Pile>, rng: &mut GameRng) {
+    let levels = model.levels();
+    let mut left = Pile::default();
+    inside.iter().for_each(|l| left.add(l));
+    if levels <= 1 || !model.keeps() || left.is_empty() {
+        return;
+    }
+    let mut drawn = vec![Pile::default(); levels];
+    for _ in 0..SETTLING_THROWS {
+        if left.is_empty() {
+            break;
+        }
+        let before = left.total() + drawn.iter().map(Pile::total).sum::<u32>();
+        let mut trial = drawn.clone();
+        match model.throw(&mut trial, left, rng) {
+            // Only a throw that conserves the cubes counts.
+            Ok(landed) if landed.total() + trial.iter().map(Pile::total).sum::<u32>() == before => {
+                drawn = trial;
+                left = landed;
+            }
+            _ => break,
+        }
+    }
+    for colour in (0..MAX_SEATS).map(Some).chain(std::iter::once(None)) {
+        for _ in 0..left.get(colour) {
+            *drawn[rng.below(levels as u32) as usize].get_mut(colour) += 1;
+        }
+    }
+    *inside = drawn;
+}
+
 /// Throws `input` plus everything in the tray; the tray then holds what
 /// landed. Checks that no cube was created or lost, whatever the model.
 pub fn throw(model: &dyn TowerModel, inside: &mut Vec<Pile>, tray: &mut Pile, input: Pile, rng: &mut GameRng) -> Result<Pile, String> {

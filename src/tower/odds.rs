@@ -223,8 +223,8 @@ pub struct Chances {
 ///
 /// `levels_known: false` is what a player knows: how many cubes of each
 /// colour are inside (every piece is public, so they can be counted) but
-/// not on which level; each trial then spreads them over the levels at
-/// random.
+/// not on which level; each trial then draws the levels from the counts
+/// (`tower::sample_levels`, as `mcts` draws its worlds).
 #[derive(Clone, Copy, Debug)]
 pub struct Position<'a> {
     pub inside: &'a [Pile],
@@ -246,19 +246,11 @@ pub fn chances_from(
 ) -> Result<Chances, String> {
     let Position { inside, tray, levels_known } = at;
     let mut rng = GameRng::seeded(seed);
-    let mut all = Pile::default();
-    inside.iter().for_each(|l| all.add(l));
-    let levels = inside.len().max(1);
     let (mut aw, mut tie, mut dw) = (0u64, 0u64, 0u64);
     for _ in 0..trials {
         let mut now = inside.to_vec();
-        if !levels_known && levels > 1 {
-            now = vec![Pile::default(); levels];
-            for colour in (0..crate::core::MAX_SEATS).map(Some).chain(std::iter::once(None)) {
-                for _ in 0..all.get(colour) {
-                    *now[rng.below(levels as u32) as usize].get_mut(colour) += 1;
-                }
-            }
+        if !levels_known {
+            super::sample_levels(model, &mut now, &mut rng);
         }
         let mut tr = tray;
         let landed = throw(model, &mut now, &mut tr, input, &mut rng)?;

@@ -22,6 +22,7 @@ mod repl_input;
 mod repl_issue24;
 mod rule_examples;
 mod sandbox;
+mod seat_view;
 mod simulation;
 mod towers;
 mod transcripts;

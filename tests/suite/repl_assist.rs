@@ -77,7 +77,7 @@ fn decisions_show_specials_targets_and_odds_from_the_tower_now() {
                 }
                 // The chance shown is the one from the tower and tray now.
                 let Preview::Battle(b) = preview::answer(r.engine(), &known, *o, None).unwrap() else { panic!("{line}") };
-                let now = preview::chances(r.engine(), &known, &b, false).unwrap();
+                let now = preview::chances(r.engine(), &known, &b).unwrap();
                 assert!(line.contains(&format!("win {:.0}%", 100.0 * now.win.p)), "{line}");
                 let mut empty = known.clone();
                 let mut back = Pile::default();
@@ -86,7 +86,7 @@ fn decisions_show_specials_targets_and_odds_from_the_tower_now() {
                     *l = Pile::default();
                 }
                 assert!(back.total() > 0, "the tower holds cubes from the preload");
-                let before = preview::chances(r.engine(), &empty, &b, false).unwrap();
+                let before = preview::chances(r.engine(), &empty, &b).unwrap();
                 assert_ne!(now.win, before.win, "the odds depend on the tower's contents");
             }
         }
@@ -94,18 +94,18 @@ fn decisions_show_specials_targets_and_odds_from_the_tower_now() {
     assert!(battles > 0, "{out}");
 
     // A seat's odds use the cubes inside by colour only: moving cubes
-    // between hidden levels changes nothing.
+    // between hidden levels of the game itself changes nothing.
     let Choice::Province(p) = options[1] else { panic!() };
     let Preview::Battle(b) = preview::answer(r.engine(), &known, options[1], None).unwrap() else { panic!("{p}") };
-    let mut regrouped = known.clone();
-    let mut all = Pile::default();
-    regrouped.tower.iter().for_each(|l| all.add(l));
+    let mut regrouped = r.state().clone();
+    let all = regrouped.tower_contents();
     for l in regrouped.tower.iter_mut() {
         *l = Pile::default();
     }
-    regrouped.tower[0] = all;
-    let a = preview::chances(r.engine(), &known, &b, false).unwrap();
-    let c = preview::chances(r.engine(), &regrouped, &b, false).unwrap();
+    *regrouped.tower.last_mut().unwrap() = all;
+    assert_ne!(regrouped.tower, r.state().tower, "the levels differ");
+    let a = preview::chances(r.engine(), &known, &b).unwrap();
+    let c = preview::chances(r.engine(), &regrouped.view(Some(A)), &b).unwrap();
     assert_eq!(a.win, c.win);
     // (The spreading draws only from the totals.)
     let model = r.engine().tower();

@@ -37,17 +37,32 @@ fn check_everything(engine: &Engine, st: &GameState) {
 }
 
 fn check_views(st: &GameState) {
-    // A seat's view never shows another seat's plan.
-    for seat in 0..st.seats() {
-        let v = st.view(Some(Seat::new(seat)));
+    let round = (st.year, st.season);
+    for seat in Seat::all(st.seats()) {
+        let v = st.view(Some(seat));
+        // No tower levels: the cubes inside, by colour, all on the top level.
+        assert!(!v.levels_known() && st.levels_known());
+        assert_eq!(v.tower_contents(), st.tower_contents());
+        assert!(v.tower.iter().skip(1).all(Pile::is_empty), "seat {seat} sees the tower's levels");
+        // Another seat's plan shows only its face-up cards: nothing while
+        // plans are made and revealed.
         for (s, p) in v.players.iter().enumerate() {
-            if s != seat
-                && let Some(plan) = &p.plan
-            {
-                assert!(plan.slots.iter().all(|c| c.is_none()) && plan.bid.is_none(), "seat {seat} sees seat {s}'s plan");
+            let (owner, real) = (Seat::new(s), &st.players[s].plan);
+            if owner == seat {
+                assert_eq!(&p.plan, real);
+                continue;
             }
+            let (Some(seen), Some(real)) = (&p.plan, real) else { continue };
+            if matches!(st.phase, Phase::Planning | Phase::Reveal) {
+                assert!(seen.slots.iter().all(Option::is_none) && seen.bid.is_none(), "seat {seat} sees seat {s}'s plan");
+            }
+            for (a, (x, y)) in seen.slots.iter().zip(&real.slots).enumerate() {
+                assert_eq!(*x, if st.face_up(round, owner, Some(a)) { *y } else { None }, "seat {seat}, seat {s}'s card for action {a}");
+            }
+            assert_eq!(seen.bid, if st.face_up(round, owner, None) { real.bid } else { None });
         }
-        assert_eq!(v.players[seat].plan, st.players[seat].plan);
+        // Seeing is idempotent.
+        assert_eq!(v.view(Some(seat)), v);
     }
 }
 
