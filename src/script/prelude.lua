@@ -403,9 +403,18 @@ local script_tostring = tostring
 
 -- string.format without addresses: `%p` is refused and `%s` of a table or
 -- function shows what tostring shows.
+-- Formats found free of `%p`, remembered (a pure cache: what it holds
+-- depends only on the formats, never on when they were seen; at most
+-- MAX_CHECKED_FORMATS, after which formats are checked every time).
+local checked_formats, checked_count, MAX_CHECKED_FORMATS = {}, 0, 4096
 function string.format(fmt, ...)
-  if raw_type(fmt) == "string" and raw_find(fmt, "%", 1, true) and raw_find((raw_gsub(fmt, "%%%%", "")), "%%[-+ #0-9.]*p") then
-    error("string.format: %p (an address) is not allowed in rule scripts", 2)
+  if raw_type(fmt) == "string" and not checked_formats[fmt] then
+    if raw_find(fmt, "%", 1, true) and raw_find((raw_gsub(fmt, "%%%%", "")), "%%[-+ #0-9.]*p") then
+      error("string.format: %p (an address) is not allowed in rule scripts", 2)
+    end
+    if checked_count < MAX_CHECKED_FORMATS then
+      checked_formats[fmt], checked_count = true, checked_count + 1
+    end
   end
   local n = raw_select("#", ...)
   for i = 1, n do
@@ -428,7 +437,7 @@ string_mt.__metatable = false
 
 -- The runtime's own tables: changed only by its functions, which refuse
 -- once the pack is sealed. Locking walks their contents, not them.
-local internal = { registry, owner, replaced, guarded }
+local internal = { registry, owner, replaced, guarded, checked_formats }
 for _, t in ipairs({ registry, owner, replaced, guarded }) do
   for _, sub in raw_next, t do internal[#internal + 1] = sub end
 end
