@@ -8,7 +8,6 @@
 //! bound every call.
 
 mod api;
-mod asked;
 mod bytecode;
 mod eval;
 mod guard;
@@ -190,9 +189,6 @@ pub(crate) struct Shared {
     raw_bodies: RefCell<Vec<Box<raw::RawFn>>>,
     /// game.effects' answers by (hook, event, special, action).
     effects_cache_raw: RefCell<Option<raw::EffectsCache>>,
-    /// The table a question was asked with, until its call returns (see
-    /// `asked.rs`).
-    asked: asked::Asked,
     /// The functions variants added or replaced (the lab's rule use).
     rule_parts: RefCell<Vec<RulePart>>,
     /// Calls of each of `rule_parts` while counting was on.
@@ -249,7 +245,6 @@ impl Shared {
             keys: RefCell::new(None),
             raw_bodies: RefCell::new(Vec::new()),
             effects_cache_raw: RefCell::new(None),
-            asked: asked::Asked::new(),
             rules,
             rule_parts: RefCell::new(Vec::new()),
             rule_calls: RefCell::new(Vec::new()),
@@ -671,22 +666,16 @@ impl Runtime {
         f: &Function,
         call: impl FnOnce() -> mlua::Result<()>,
     ) -> Result<CallResult, ScriptError> {
-        let result = self.shared.asked.ready(&self.lua).and_then(|()| {
+        let result = {
             let _lent = Lend::new(&self.shared, state);
             self.shared.guarded(call)
-        });
-        let mut ask = {
+        };
+        let ask = {
             let mut scratch = self.shared.scratch.borrow_mut();
             events.append(&mut scratch.events);
             scratch.ask.take()
         };
-        // The question's table as the call left it (read even after an
-        // error, which empties its slot).
-        let data = self.shared.asked.take(&self.lua);
         result.map_err(|e| ScriptError::from_lua(&e).or_in(f))?;
-        if let (Some(ask), Some(data)) = (&mut ask, data) {
-            ask.data = data.map_err(|message| ScriptError { file: String::new(), line: 0, message, traceback: String::new() })?.into();
-        }
         Ok(CallResult { ask })
     }
 

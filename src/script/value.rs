@@ -2,7 +2,7 @@
 //! its continuation (nil, booleans, numbers, strings, lists and
 //! string-keyed maps).
 //!
-//! All of it works on the Lua stack directly: `check` and `read` from a
+//! All of it works on the Lua stack directly: `read` from a
 //! host function's own stack (`game.ask`), `push` inside the continuation's
 //! call (`Continue`). Going through mlua values cost a protected call and
 //! a reference slot per table and string.
@@ -71,12 +71,9 @@ unsafe fn string_at<'a>(state: *mut ffi::lua_State, idx: c_int) -> Result<&'a st
     std::str::from_utf8(bytes).map_err(|_| Bad::NotUtf8)
 }
 
-/// What a traversal of plain data makes of it: JSON (`read`), or only its
-/// size (`check`, which builds nothing). One traversal serves both, so
-/// both accept and refuse exactly the same data with the same messages.
+/// What a traversal of plain data makes of it (JSON: `read`).
 pub(super) trait Sink: Sized {
-    /// What the traversal keeps besides the values (`check`: whether the
-    /// data may be held as the script's own table).
+    /// What the traversal keeps besides the values.
     type Ctx;
     type List;
     type Map;
@@ -140,88 +137,6 @@ impl Sink for Json {
     unsafe fn table(_: &mut (), _: *mut ffi::lua_State, _: c_int) {}
 }
 
-/// The size of plain data and whether it may be held as the script's own
-/// table (see `check`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Checked {
-    /// How many values it holds (itself included).
-    pub(super) values: usize,
-    /// Whether it is a table that can be kept as it is: no table in it has
-    /// a metatable, and none appears twice (JSON would make two copies).
-    pub(super) own: bool,
-}
-
-/// Tables `check` tells apart; data with more is kept as JSON.
-pub(super) const SHAPE_TABLES: usize = 16;
-
-/// What `check` keeps while it walks: the tables met so far.
-pub(super) struct Shape {
-    tables: [*const std::ffi::c_void; SHAPE_TABLES],
-    n: usize,
-    own: bool,
-}
-
-impl Sink for usize {
-    type Ctx = Shape;
-    type List = usize;
-    type Map = usize;
-    const BUILDS: bool = false;
-    fn null() -> usize {
-        1
-    }
-    fn boolean(_: bool) -> usize {
-        1
-    }
-    fn integer(_: i64) -> usize {
-        1
-    }
-    fn float(_: Number) -> usize {
-        1
-    }
-    fn string(_: &str) -> usize {
-        1
-    }
-    fn list(_: usize) -> usize {
-        1
-    }
-    fn item(list: &mut usize, _: usize, v: usize) {
-        *list += v;
-    }
-    fn end_list(list: usize) -> usize {
-        list
-    }
-    fn map() -> usize {
-        1
-    }
-    fn entry(map: &mut usize, _: &str, v: usize) {
-        *map += v;
-    }
-    fn end_map(map: usize, _: bool) -> usize {
-        map
-    }
-    unsafe fn table(ctx: &mut Shape, state: *mut ffi::lua_State, idx: c_int) {
-        if !ctx.own {
-            return;
-        }
-        // SAFETY: `idx` is a table (see the trait); lua_getmetatable pushes
-        // only when there is one, and that one is popped.
-        unsafe {
-            if ffi::lua_getmetatable(state, idx) != 0 {
-                ffi::lua_settop(state, -2);
-                ctx.own = false;
-                return;
-            }
-            let p = ffi::lua_topointer(state, idx);
-            if ctx.n == SHAPE_TABLES || ctx.tables[..ctx.n].contains(&p) {
-                ctx.own = false;
-            } else {
-                ctx.tables[ctx.n] = p;
-                ctx.n += 1;
-            }
-        }
-    }
-}
-
 /// The value at stack index `idx` (absolute) as JSON. Tables with keys
 /// 1..n become lists, tables with string keys maps; anything else
 /// (functions, mixed keys) is refused, as is data of more than
@@ -230,18 +145,6 @@ impl Sink for usize {
 pub(super) unsafe fn read(state: *mut ffi::lua_State, idx: c_int, depth: usize) -> mlua::Result<Json> {
     // SAFETY: the caller's index (see `walk`).
     unsafe { traverse::<Json>(&mut (), state, idx, depth) }.map_err(Bad::error)
-}
-
-/// Checks the value at `idx` as `read` does, with the same errors, and
-/// counts its values, without building anything. Raises no Lua error and
-/// leaves the stack as it found it.
-pub(super) unsafe fn check(state: *mut ffi::lua_State, idx: c_int) -> mlua::Result<Checked> {
-    let mut shape = Shape { tables: [std::ptr::null(); SHAPE_TABLES], n: 0, own: true };
-    // SAFETY: the caller's index (see `walk`).
-    let values = unsafe { traverse::<usize>(&mut shape, state, idx, 0) }.map_err(Bad::error)?;
-    // SAFETY: as above; lua_type only reads.
-    let own = shape.own && unsafe { ffi::lua_type(state, idx) } == ffi::LUA_TTABLE;
-    Ok(Checked { values, own })
 }
 
 /// How a traversal goes: the values visited so far (a table named twice
@@ -637,13 +540,13 @@ unsafe fn push(state: *mut ffi::lua_State, v: &Json) -> bool {
 mod tests {
     use super::*;
 
-    /// What `f` (`read` or `check`) makes of the value a chunk returns;
+    /// What `f` (`read`) makes of the value a chunk returns;
     /// it must leave the stack as it found it.
     fn on_value<T>(code: &str, f: impl FnOnce(*mut ffi::lua_State, c_int) -> mlua::Result<T>) -> Result<T, String> {
         let lua = Lua::new();
         let v: Value = lua.load(code).eval().unwrap();
         let mut out = None;
-        // SAFETY: `read` and `check` raise nothing.
+        // SAFETY: `read` raises nothing.
         unsafe {
             lua.exec_raw::<()>(v, |l| {
                 let top = ffi::lua_gettop(l);
@@ -658,71 +561,6 @@ mod tests {
     fn read_of(code: &str) -> Result<String, String> {
         // SAFETY: see `on_value`.
         on_value(code, |l, at| unsafe { read(l, at, 0) }).map(|j| j.to_string())
-    }
-
-    fn check_of(code: &str) -> Result<Checked, String> {
-        // SAFETY: see `on_value`.
-        on_value(code, |l, at| unsafe { check(l, at) })
-    }
-
-    fn json_values(v: &Json) -> usize {
-        match v {
-            Json::Array(a) => 1 + a.iter().map(json_values).sum::<usize>(),
-            Json::Object(m) => 1 + m.values().map(json_values).sum::<usize>(),
-            _ => 1,
-        }
-    }
-
-    /// `check` accepts what `read` accepts, refuses with the same message,
-    /// and counts the values of the JSON `read` makes.
-    #[test]
-    fn check_answers_as_read_does_without_building() {
-        let deep = format!("return {}1{}", "{".repeat(20), "}".repeat(20));
-        for code in [
-            "return nil",
-            "return 3",
-            "return 'x'",
-            "return {3, 1, 2}",
-            "return {from = 3, n = 2}",
-            "return {}",
-            "return {[2] = 'b', [1] = 'a'}",
-            "return {queue = {{seat = 1, provinces = {4, 5}, extra = 0.5}}, ok = true}",
-            "local t = {} for i = 1, 3000 do t[i] = {i} end return t",
-            "return {1, 2, x = 3}",
-            "return {x = 1, [1] = 2}",
-            "return {[1] = 1, [3] = 3}",
-            "return {[1.5] = 1}",
-            "local t = {} for i = 0, 50 do t[1 << i] = i end return t",
-            "return {1, function() end}",
-            "return {a = {b = 0/0}}",
-            r"return {a = '\xff'}",
-            r"return {['\xff'] = 1}",
-            deep.as_str(),
-        ] {
-            match (read_of(code), check_of(code)) {
-                (Ok(j), Ok(c)) => assert_eq!(json_values(&serde_json::from_str(&j).unwrap()), c.values, "{code}"),
-                (Err(a), Err(b)) => assert_eq!(a, b, "{code}"),
-                (a, b) => panic!("{code}: read {a:?}, check {b:?}"),
-            }
-        }
-    }
-
-    /// Only a table with no metatable and no table named twice in it can
-    /// be kept as it is (JSON would copy, or read only raw contents).
-    #[test]
-    fn check_says_which_tables_can_be_kept_as_they_are() {
-        assert!(check_of("return {from = 3, list = {1, {2}}}").unwrap().own);
-        assert!(check_of("return {}").unwrap().own);
-        for code in [
-            "return 3",
-            "return nil",
-            "local l = {1} return {a = l, b = l}",
-            "return setmetatable({}, {})",
-            "return {a = setmetatable({1}, {})}",
-            "local t = {} for i = 1, 20 do t[i] = {i} end return t",
-        ] {
-            assert!(!check_of(code).unwrap().own, "{code}");
-        }
     }
 
     /// Issue 23 item 3: with two faults, the one reported is the first in
@@ -740,9 +578,8 @@ mod tests {
             (format!("return {{ {filler} [1.5] = 1, a = function() end }}"), NOT_PLAIN),
         ] {
             for _ in 0..30 {
-                let (read, check) = (read_of(&code).unwrap_err(), check_of(&code).unwrap_err());
+                let read = read_of(&code).unwrap_err();
                 assert!(read.contains(expected), "{code}: {read}");
-                assert_eq!(read, check, "{code}");
             }
         }
     }
@@ -755,13 +592,12 @@ mod tests {
         let code = "local t = {1} for level = 1, 12 do local n = {} for j = 1, 8 do n[j] = t end t = n end return {tree = t}";
         let too_many = format!("runtime error: `data` holds more than {MAX_DATA_VALUES} values");
         assert_eq!(read_of(code).unwrap_err(), too_many);
-        assert_eq!(check_of(code).unwrap_err(), too_many);
         // With a fault too: the bound wins, in either order.
         let code = "local t = {1} for level = 1, 12 do local n = {} for j = 1, 8 do n[j] = t end t = n end return {a = 0/0, b = t}";
-        assert_eq!(check_of(code).unwrap_err(), too_many);
+        assert_eq!(read_of(code).unwrap_err(), too_many);
         // A tree just within the bound is read.
         let code = format!("local t = {{}} for i = 1, {} do t[i] = i end return t", MAX_DATA_VALUES - 1);
-        assert_eq!(check_of(&code).unwrap().values, MAX_DATA_VALUES);
+        assert!(read_of(&code).is_ok());
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! A question's data while a game is played (issues 12, 25): plain data in
-//! the state (read from the script's table when the asking call returns),
+//! the state (a copy of the script's table made when it asks),
 //! the same on the bulk path and the atomic one: a clone, a failed atomic
 //! apply, a save, another engine and another thread each see it as it was
 //! asked.
@@ -130,22 +130,29 @@ fn the_data_is_plain_for_another_engine_a_gone_engine_and_another_thread() {
 }
 
 #[test]
-fn the_data_is_the_table_as_the_asking_call_leaves_it() {
-    // Changed after the ask in the same call: the question has the change.
+fn the_data_is_a_copy_of_the_table_made_when_asking() {
+    // Changed after the ask in the same call: the question keeps the copy
+    // made at the ask.
     let engine =
-        probe_engine("held-late", "local t = { list = { 1, 2, 3, 4 } } game.ask_province(seat, 'probe', 'which?', 'probe_again', t, true, 1, 2) t.late = true");
+        probe_engine("copied", "local t = { list = { 1, 2, 3, 4 } } game.ask_province(seat, 'probe', 'which?', 'probe_again', t, true, 1, 2) t.late = true");
     let mut st = started(&engine, 4, 1);
     let (a, p) = (action(&engine, "taxes"), province(&engine, "Settsu"));
     shogun_lab::play::stage_action(&engine, &mut st, Seat::new(0), a, ProvinceId::new(p), None, None).unwrap();
-    assert_eq!(data(&st), json!({ "list": [1, 2, 3, 4], "late": true }));
-    // No longer plain data when the call ends: the atomic step fails and
-    // changes nothing.
+    assert_eq!(data(&st), json!({ "list": [1, 2, 3, 4] }));
+    // What the table becomes after the ask does not matter: a function
+    // put into it later is not part of the question.
     let engine =
-        probe_engine("held-unplain", "local t = { list = { 1 } } game.ask_province(seat, 'probe', 'which?', 'probe_again', t, true, 1) t.f = string.len");
+        probe_engine("copied-unplain", "local t = { list = { 1 } } game.ask_province(seat, 'probe', 'which?', 'probe_again', t, true, 1) t.f = string.len");
+    let mut st = started(&engine, 4, 1);
+    shogun_lab::play::stage_action(&engine, &mut st, Seat::new(0), a, ProvinceId::new(p), None, None).unwrap();
+    assert_eq!(data(&st), json!({ "list": [1] }));
+    // Data that is not plain when asked fails the ask, and the atomic
+    // step changes nothing.
+    let engine = probe_engine("unplain", "game.ask_province(seat, 'probe', 'which?', 'probe_again', { f = string.len }, true, 1)");
     let mut st = started(&engine, 4, 1);
     let before = st.clone();
     let err = shogun_lab::play::stage_action(&engine, &mut st, Seat::new(0), a, ProvinceId::new(p), None, None).unwrap_err().to_string();
-    assert!(err.contains("the question's data: data cannot hold a function"), "{err}");
+    assert!(err.contains("game.ask_province: data cannot hold a function"), "{err}");
     assert_eq!(st, before);
 }
 

@@ -6,57 +6,26 @@ use std::rc::Rc;
 
 use mlua::{Lua, Table, ffi};
 
-use super::{MAX_DATA_VALUES, MAX_TEXT, reg, rt};
+use super::{MAX_TEXT, reg, rt};
 use crate::core::{Ask, AskData, Card, Choice, ProvinceId, Purpose, Seat};
 use crate::script::Shared;
 use crate::script::raw::{Key, LStr, RawArgs, RestInts, SPEC_KEYS, Spec, fast, fast_with_keys, message};
 
-/// A question's `data` argument, checked as plain data (see `value.rs`):
-/// a table is kept until the call returns and read as plain data then
-/// (`asked.rs`); anything else, or a table `value::check` says cannot be
-/// kept as it is (a metatable, a table named twice), is read now.
-enum Data {
-    Json(serde_json::Value, usize),
-    Table { l: *mut ffi::lua_State, at: c_int, values: usize },
-}
+/// A question's `data` argument, read as plain data when the script asks
+/// (see `value.rs`): the question holds a copy of the table as it is at the
+/// ask, and later changes to the table are not part of it.
+struct Data(serde_json::Value);
 
 impl Data {
-    /// Checks the value at `at` of the running function's stack.
+    /// Reads the value at `at` of the running function's stack.
     ///
     /// # Safety
-    /// `l` is the running C function's state and `at` a valid index; the
-    /// value must stay there while the `Data` is used.
+    /// `l` is the running C function's state and `at` a valid index.
     unsafe fn at(l: *mut ffi::lua_State, at: c_int, name: &str) -> Result<Data, String> {
-        let named = |e| format!("game.{name}: {}", message(e));
-        // SAFETY: `check` and `read` raise nothing and leave the stack as
-        // they found it.
-        let checked = unsafe { crate::script::value::check(l, at) }.map_err(named)?;
-        if checked.own {
-            return Ok(Data::Table { l, at, values: checked.values });
-        }
-        // SAFETY: as above.
-        let json = unsafe { crate::script::value::read(l, at, 0) }.map_err(named)?;
-        Ok(Data::Json(json, checked.values))
-    }
-
-    fn values(&self) -> usize {
-        match self {
-            Data::Json(_, n) | Data::Table { values: n, .. } => *n,
-        }
-    }
-
-    /// What the question has as its data now: the data read, or (for a
-    /// table kept until the call returns) nothing yet.
-    fn keep(self, sh: &Shared) -> mlua::Result<AskData> {
-        match self {
-            Data::Json(j, _) => Ok(AskData::from(j)),
-            // SAFETY: the table is still at `at` (see `at`).
-            Data::Table { l, at, .. } => match unsafe { sh.asked.keep(l, at) } {
-                true => Ok(AskData::default()),
-                // SAFETY: as above; `read` raises nothing.
-                false => unsafe { crate::script::value::read(l, at, 0) }.map(AskData::from),
-            },
-        }
+        // SAFETY: `read` raises nothing and leaves the stack as it found
+        // it; it refuses what is not plain data, more than MAX_DATA_VALUES
+        // values included.
+        unsafe { crate::script::value::read(l, at, 0) }.map(Data).map_err(|e| format!("game.{name}: {}", message(e)))
     }
 }
 
@@ -109,15 +78,12 @@ fn texts(sh: &Shared, what: &str, kind: Option<&LStr>, prompt: Option<&LStr>) ->
 
 /// Sets the call's question, once its options and data are checked.
 fn pose(sh: &Shared, what: &str, seat: usize, cont: &str, options: Vec<Choice>, data: Data, texts: Texts<'_>) -> mlua::Result<()> {
-    if data.values() > MAX_DATA_VALUES {
-        return Err(rt(format!("game.{what}: `data` holds more than {MAX_DATA_VALUES} values")));
-    }
     let mut scratch = sh.scratch.borrow_mut();
     if scratch.ask.is_some() {
         return Err(rt(format!("game.{what}: only one question per call")));
     }
     let (kind, prompt) = texts()?;
-    let data = data.keep(sh)?;
+    let data = AskData::from(data.0);
     scratch.ask = Some(Ask { seat: Seat::new(seat), kind, prompt, options, cont: cont.to_string(), data, asked_before: 0 });
     Ok(())
 }
