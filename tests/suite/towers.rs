@@ -395,9 +395,10 @@ fn wallenstein_client_follows_its_source() {
     check("peasants landed", &o.peasants_landed.shares, &binomial_pmf(10, 0.18));
 }
 
-/// `thirds` has no source to check against (its provenance says so); what
-/// it says of itself holds: one ledge, 2/3 of thrown cubes through, each
-/// cube stuck before the throw out with 1/3. From an empty tower 9 cubes
+/// `thirds` has only a player's description of SpielByWeb's Wallenstein
+/// to check against (its provenance line; the code is not public): one
+/// ledge, 2/3 of thrown cubes through, each cube stuck before the throw out
+/// with 1/3. From an empty tower 9 cubes
 /// land Binomial(9, 2/3); thrown again with nothing, the stuck ones land
 /// Binomial(stuck, 1/3).
 #[test]
