@@ -14,7 +14,7 @@
 use super::greedy::{defence, enemy_pressure, left_behind, move_data};
 use super::mcts::Quiet;
 use super::odds::win_table;
-use super::value::{Valuer, Weights, scoring_reads_only_board};
+use super::value::{Valuer, Weights, scoring_is_regional, scoring_reads_only_board};
 use super::{ActionKind, Bot, Forbid, Greedy, action_kind, feasible};
 use crate::core::*;
 use crate::engine::Engine;
@@ -57,11 +57,6 @@ struct Option_ {
 struct Options {
     list: Vec<Option_>,
     after: Vec<GameState>,
-}
-
-/// Whether the board (owners, buildings, provinces in play) differs.
-fn board_changed(a: &GameState, b: &GameState) -> bool {
-    a.provinces.iter().zip(&b.provinces).any(|(x, y)| x.owner != y.owner || x.buildings != y.buildings) || a.in_play != b.in_play
 }
 
 impl Planner {
@@ -128,9 +123,6 @@ struct Look<'a> {
     base: &'a GameState,
     now0: Vec<i64>,
     v0: f64,
-    /// The rules' scoring reads only owners and buildings (see
-    /// `value::scoring_reads_only_board`).
-    board_only: bool,
     scratch: GameState,
     events: Vec<Event>,
 }
@@ -139,16 +131,19 @@ impl<'a> Look<'a> {
     fn new(engine: &Engine, val: &mut Valuer, base: &'a GameState, seat: Seat) -> Look<'a> {
         let board_only = scoring_reads_only_board(engine, val, base);
         val.board_only = board_only;
+        val.regional = board_only && scoring_is_regional(engine, val, base);
         let now0 = val.score_now(engine, base);
         let v0 = val.value_with(engine, base, seat, &now0);
-        Look { base, now0, v0, board_only, scratch: base.clone(), events: Vec::new() }
+        Look { base, now0, v0, scratch: base.clone(), events: Vec::new() }
     }
 
     /// The value of `st` (a position reached from the base): the rules'
-    /// scoring runs again only for a changed board, or always when it
-    /// reads more than the board.
+    /// scoring runs again only for a board not seen before (or a change
+    /// of one region's board not seen before, where it scores regions on
+    /// their own), or always when it reads more than the board.
     fn value(&self, engine: &Engine, val: &mut Valuer, st: &GameState, seat: Seat) -> f64 {
-        if self.board_only && !board_changed(self.base, st) { val.value_with(engine, st, seat, &self.now0) } else { val.value(engine, st, seat) }
+        let now = val.score_from(engine, self.base, &self.now0, st);
+        val.value_with(engine, st, seat, &now)
     }
 
     /// Carries out action `a` in `p` for `seat` on a copy of the base (the
@@ -180,7 +175,8 @@ impl<'a> Look<'a> {
         let at = &mut self.scratch.provinces[to.index()];
         at.owner = Some(seat);
         at.armies = moved;
-        let win = val.value(engine, &self.scratch, seat) - self.v0;
+        let now = val.score_from(engine, self.base, &self.now0, &self.scratch);
+        let win = val.value_with(engine, &self.scratch, seat, &now) - self.v0;
         p * win + (1.0 - p) * loss
     }
 }

@@ -11,6 +11,7 @@
 
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
+use std::thread::LocalKey;
 
 use super::odds::win_table;
 use super::{ActionKind, action_kind};
@@ -132,13 +133,16 @@ pub struct Valuer {
     /// The rules' scoring reads only the board (`scoring_reads_only_board`):
     /// its answers may be remembered by board.
     pub board_only: bool,
+    /// It also scores each region on its own (`scoring_is_regional`): what
+    /// a change within one region adds may be remembered by that region.
+    pub regional: bool,
     events: Vec<Event>,
     scratch: Option<GameState>,
 }
 
 impl Valuer {
     pub fn new(engine: &Engine, weights: Weights) -> Valuer {
-        Valuer { weights, units: Units::of(engine), board_only: false, events: Vec::new(), scratch: None }
+        Valuer { weights, units: Units::of(engine), board_only: false, regional: false, events: Vec::new(), scratch: None }
     }
 
     /// What the rules' score handler would award each seat if the year
@@ -166,6 +170,26 @@ impl Valuer {
             SCORES.with_borrow_mut(|c| c.put(engine, k, v.clone()));
         }
         v
+    }
+
+    /// What `score_now(st)` gives for a position `st` reached from `base`,
+    /// whose scores are `now0`. Where the rules' scoring reads only the
+    /// board and scores each region on its own, a change within one region
+    /// adds what the same change of that region's board added before
+    /// (remembered across positions and seats); else `st` is scored.
+    pub fn score_from(&mut self, engine: &Engine, base: &GameState, now0: &[i64], st: &GameState) -> Vec<i64> {
+        if !self.board_only {
+            return self.score_now(engine, st);
+        }
+        let Some(changed) = changed_region(engine, base, st) else { return now0.to_vec() };
+        let Some(r) = changed.filter(|_| self.regional) else { return self.score_now(engine, st) };
+        let key = delta_key(engine, base, st, r);
+        if let Some(d) = DELTAS.with_borrow_mut(|c| c.get(engine, &key)) {
+            return now0.iter().zip(d).map(|(a, b)| a + b).collect();
+        }
+        let full = self.score_now(engine, st);
+        DELTAS.with_borrow_mut(|c| c.put(engine, key, full.iter().zip(now0).map(|(a, b)| a - b).collect()));
+        full
     }
 
     /// Action rounds still to be played after the current one.
@@ -291,7 +315,7 @@ impl Valuer {
 
 thread_local! {
     /// Per engine's rules: whether its scoring reads only the board.
-    static BOARD_ONLY: RefCell<Vec<(Weak<Rules>, bool)>> = const { RefCell::new(Vec::new()) };
+    static BOARD_ONLY: PerEngine = const { RefCell::new(Vec::new()) };
 }
 
 /// Whether the rules' score handler gives the same award when only what
@@ -300,7 +324,13 @@ thread_local! {
 /// those changed. Where it does, a lookahead that leaves owners and
 /// buildings as they were needs no new scoring.
 pub fn scoring_reads_only_board(engine: &Engine, val: &mut Valuer, st: &GameState) -> bool {
-    let found = BOARD_ONLY.with_borrow_mut(|v| {
+    once_per_engine(&BOARD_ONLY, engine, st, || probe_board_only(engine, val, st))
+}
+
+/// A finding about `engine`'s rules kept per thread in `cell`: found by
+/// `probe` the first time (false, and not kept, from a finished game).
+fn once_per_engine(cell: &'static LocalKey<PerEngine>, engine: &Engine, st: &GameState, probe: impl FnOnce() -> bool) -> bool {
+    let found = cell.with_borrow_mut(|v| {
         v.retain(|(r, _)| r.strong_count() > 0);
         v.iter().find(|(r, _)| Weak::ptr_eq(r, &Rc::downgrade(&engine.rules))).map(|e| e.1)
     });
@@ -310,6 +340,14 @@ pub fn scoring_reads_only_board(engine: &Engine, val: &mut Valuer, st: &GameStat
     if st.phase == Phase::GameOver {
         return false;
     }
+    let b = probe();
+    cell.with_borrow_mut(|v| v.push((Rc::downgrade(&engine.rules), b)));
+    b
+}
+
+type PerEngine = RefCell<Vec<(Weak<Rules>, bool)>>;
+
+fn probe_board_only(engine: &Engine, val: &mut Valuer, st: &GameState) -> bool {
     let mut other = st.clone();
     for p in other.players.iter_mut() {
         p.chests += 7;
@@ -321,9 +359,104 @@ pub fn scoring_reads_only_board(engine: &Engine, val: &mut Valuer, st: &GameStat
         q.armies += 1;
         q.unrest += 1;
     }
-    let same = val.score_now(engine, st) == val.score_now(engine, &other);
-    BOARD_ONLY.with_borrow_mut(|v| v.push((Rc::downgrade(&engine.rules), same)));
-    same
+    val.score_now(engine, st) == val.score_now(engine, &other)
+}
+
+/// Where `st`'s board differs from `base`'s: `None` nowhere,
+/// `Some(Some(r))` in region `r` alone, `Some(None)` in several regions.
+fn changed_region(engine: &Engine, base: &GameState, st: &GameState) -> Option<Option<usize>> {
+    let map = &engine.rules.map;
+    let mut found = None;
+    for (i, (a, b)) in base.provinces.iter().zip(&st.provinces).enumerate() {
+        if a.owner != b.owner || a.buildings != b.buildings || base.in_play[i] != st.in_play[i] {
+            let r = map.provinces[i].region;
+            match found {
+                None => found = Some(Some(r)),
+                Some(Some(x)) if x != r => return Some(None),
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
+/// A change of region `r`'s board: the round, the region, and each of its
+/// provinces' owner, buildings and play before and after.
+fn delta_key(engine: &Engine, base: &GameState, st: &GameState, r: usize) -> Vec<u8> {
+    let mut k = vec![st.year, st.season, r as u8, (r >> 8) as u8];
+    for (i, p) in engine.rules.map.provinces.iter().enumerate() {
+        if p.region == r {
+            for s in [base, st] {
+                let q = &s.provinces[i];
+                k.extend([q.owner.map_or(u8::MAX, |o| o.index() as u8), q.buildings, u8::from(s.in_play[i])]);
+            }
+        }
+    }
+    k
+}
+
+thread_local! {
+    /// Per engine's rules: whether its scoring scores each region on its own.
+    static REGIONAL: PerEngine = const { RefCell::new(Vec::new()) };
+    /// What a change of one region's board adds to each seat's score.
+    static DELTAS: RefCell<ScoreCache> = RefCell::new(ScoreCache { rules: Weak::new(), map: std::collections::HashMap::new() });
+}
+
+/// Whether the rules' scoring (already found to read only the board)
+/// scores each region on its own: what taking a province, or a building
+/// there, adds to every seat's score is the same whatever stands outside
+/// its region. Found once per engine from `st`: for a province in each of
+/// up to four regions, the change it makes there against the change it
+/// makes with every other province in play held by one seat and full of
+/// buildings. A scoring with a rule over the whole board (the most
+/// provinces overall, say) differs there and is scored position by
+/// position.
+pub fn scoring_is_regional(engine: &Engine, val: &mut Valuer, st: &GameState) -> bool {
+    once_per_engine(&REGIONAL, engine, st, || probe_regions(engine, val, st))
+}
+
+fn probe_regions(engine: &Engine, val: &mut Valuer, st: &GameState) -> bool {
+    let map = &engine.rules.map;
+    let n = st.seats();
+    if map.regions.len() < 2 || n < 2 {
+        return false;
+    }
+    let kinds = engine.rules.rules.components.buildings.len().min(8) as u32;
+    let full = ((1u16 << kinds) - 1) as u8;
+    // The first province in play of each of up to four regions.
+    let mut probes: Vec<usize> = Vec::new();
+    for (i, p) in map.provinces.iter().enumerate() {
+        if st.in_play[i] && probes.len() < 4 && !probes.iter().any(|&q| map.provinces[q].region == p.region) {
+            probes.push(i);
+        }
+    }
+    // What `change` adds to each seat's score from `from`.
+    let mut added = |from: &GameState, change: &dyn Fn(&mut GameState)| -> Vec<i64> {
+        let mut to = from.clone();
+        change(&mut to);
+        let (a, b) = (val.score_now(engine, &to), val.score_now(engine, from));
+        a.iter().zip(&b).map(|(x, y)| x - y).collect()
+    };
+    for q in probes {
+        let r = map.provinces[q].region;
+        let s = Seat::new(if st.provinces[q].owner == Some(Seat::new(0)) { 1 } else { 0 });
+        let t = Seat::new((s.index() + 1) % n);
+        let mut far = st.clone();
+        for (i, p) in far.provinces.iter_mut().enumerate() {
+            if map.provinces[i].region != r && st.in_play[i] {
+                p.owner = Some(t);
+                p.buildings = full;
+            }
+        }
+        let take = |g: &mut GameState| g.provinces[q].owner = Some(s);
+        let build = |g: &mut GameState| g.provinces[q].buildings ^= 1;
+        for change in [&take as &dyn Fn(&mut GameState), &build] {
+            if added(st, change) != added(&far, change) {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// What the scoring depends on when it reads only the board: the round,

@@ -194,3 +194,41 @@ fn planner_weights_are_bot_options() {
     assert!(e.contains("from 0 to 100"), "{e}");
     assert!(bots::BotSpec::parse("greedy:army=1").is_err());
 }
+
+/// The planner remembers what a change within one region adds to the
+/// scores only where the rules' scoring scores each region on its own:
+/// the base pack's does (provinces, buildings, region majorities); one
+/// with a bonus for the most provinces over the whole board does not, and
+/// is scored position by position. With the base pack, the regional
+/// shortcut plays the very games scoring every position did (`shogun
+/// bench --bots planner`: the same decisions and battles per game).
+#[test]
+fn only_a_regional_scoring_is_remembered_by_region() {
+    use shogun_lab::bots::value::{Valuer, Weights, scoring_is_regional, scoring_reads_only_board};
+    let regional = |engine: &Engine| {
+        let st = planning(engine, 1);
+        let mut val = Valuer::new(engine, Weights::default());
+        assert!(scoring_reads_only_board(engine, &mut val, &st));
+        scoring_is_regional(engine, &mut val, &st)
+    };
+    assert!(regional(&engine()));
+    let (pack, map) = copy_data("global-scoring");
+    let turns = pack.join("turns.lua");
+    let mut text = std::fs::read_to_string(&turns).unwrap();
+    text.push_str(
+        r#"
+local regional_score = shogun.original("handler", "score")
+shogun.replace("handler", "score", function()
+  regional_score()
+  local best, most = 1, -1
+  for s = 1, game.seats() do
+    local held = game.holdings(s)
+    if held > most then best, most = s, held end
+  end
+  game.add_points(best, 5)
+end)
+"#,
+    );
+    std::fs::write(&turns, text).unwrap();
+    assert!(!regional(&engine_from(&pack, &map)), "a bonus over the whole board is not regional");
+}
