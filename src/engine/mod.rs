@@ -7,10 +7,15 @@
 
 mod draft;
 mod invariants;
+mod lookahead;
+mod observe;
 
 use std::fmt;
 use std::rc::Rc;
 
+/// The runtime's bounds, given when an engine is built (`with_options`),
+/// and the unit rule use is counted in (`Engine::rule_parts`).
+pub use crate::script::{Limits, RulePart};
 pub use invariants::check as check_invariants;
 
 /// The kind of the engine's own question: which turn-order space to take.
@@ -18,7 +23,7 @@ pub const TURN_SPACE: &str = "turn_space";
 
 use crate::core::*;
 use crate::rules::{Diagnostics, Rules};
-use crate::script::{Limits, PhaseHandler, Runtime, ScriptError};
+use crate::script::{PhaseHandler, Runtime, ScriptError};
 use crate::tower::TowerModel;
 
 #[derive(Clone, Debug, PartialEq)]

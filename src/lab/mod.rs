@@ -31,10 +31,9 @@ pub use report::Report;
 use stats::Sums;
 
 use crate::core::SetupMode;
-use crate::engine::{CheckMode, Engine};
+use crate::engine::{CheckMode, Engine, Limits, RulePart};
 use crate::play::GameSpec;
 use crate::rules::Rules;
-use crate::script::Limits;
 
 /// One ruleset under comparison.
 #[derive(Clone)]
@@ -105,14 +104,14 @@ pub struct ArmRules {
     /// The functions the arm's variants added or replaced, then the values
     /// their overlays changed: each record's `rule_use` counts their calls
     /// and reads in this order (the rule use).
-    pub parts: Vec<crate::script::RulePart>,
+    pub parts: Vec<RulePart>,
     /// (file, SHA-256): `rules.yaml`, `cards.yaml`, `map sun.yaml`,
     /// `variant NAME`, `lua FILE`, in load order.
     pub files: Vec<(String, String)>,
 }
 
 impl ArmRules {
-    pub fn of(arm: &Arm, parts: Vec<crate::script::RulePart>) -> ArmRules {
+    pub fn of(arm: &Arm, parts: Vec<RulePart>) -> ArmRules {
         let mut text = format!("arm\t{}\ntower\t{}\n", arm.name, arm.tower.as_deref().unwrap_or(""));
         for (file, hash) in &arm.rules.sources {
             text.push_str(&format!("file\t{file}\t{hash}\n"));
@@ -253,7 +252,7 @@ impl Lab {
         let mut rules = Vec::new();
         for a in &arms {
             let e = Engine::with_options((*a.rules).clone(), a.tower.as_deref(), Limits::default()).map_err(|d| format!("arm `{}`: {d}", a.name))?;
-            rules.push(ArmRules::of(a, e.runtime().rule_parts()));
+            rules.push(ArmRules::of(a, e.rule_parts()));
         }
         let header = Header {
             format: FORMAT,
@@ -317,7 +316,7 @@ fn engine_for(run: u64, arm_idx: usize, arm: &Arm, tower: Option<&str>, check: C
         }
         cache.retain(|((r, _, _), _)| *r == run);
         let e = Engine::with_options((*arm.rules).clone(), tower, Limits::default()).map_err(|d| LabError::Setup(format!("arm `{}`: {d}", arm.name)))?;
-        e.runtime().set_narration(false);
+        e.set_narration(false);
         e.set_check(check);
         let e = Rc::new(e);
         cache.push((key, e.clone()));
@@ -344,7 +343,7 @@ fn play_one(lab: &Lab, run: u64, c: usize, a: usize, g: u64) -> Result<GameRecor
     rec.arm = a;
     rec.ruleset = arm.name.clone();
     rec.rules_hash = h.rules[a].hash.clone();
-    rec.rule_use = engine.runtime().take_rule_use();
+    rec.rule_use = engine.take_rule_use();
     rec.seed = seed;
     rec.bots = names;
     Ok(rec)

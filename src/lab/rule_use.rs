@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::ArmSums;
 use super::report::short;
-use crate::script::RulePart;
+use crate::engine::RulePart;
 
 /// One function's (or value's) use over the games of a condition: calls,
 /// or reads for a value.

@@ -166,7 +166,7 @@ impl GameSpec {
     /// Loads and checks the rules; on failure, every problem found.
     pub fn engine(&self) -> Result<Engine, String> {
         let rules = self.rules()?;
-        let engine = Engine::with_options(rules, self.tower.as_deref(), crate::script::Limits::default()).map_err(|d| d.to_string())?;
+        let engine = Engine::with_options(rules, self.tower.as_deref(), crate::engine::Limits::default()).map_err(|d| d.to_string())?;
         engine.set_check(self.check);
         Ok(engine)
     }

@@ -191,10 +191,9 @@ impl<'e> Driver<'e> {
                 return Ok(if self.engine.actor(&self.state) == Actor::Terminal { Stop::GameOver } else { Stop::Human });
             };
             let asked = self.state.ask.as_ref().map(|a| a.kind.clone());
-            let rt = self.engine.runtime();
-            rt.count_rule_use(self.count_rule_use);
+            self.engine.count_rule_use(self.count_rule_use);
             let events = if self.atomic { self.engine.apply(&mut self.state, &d) } else { self.engine.apply_discarding_on_error(&mut self.state, &d) };
-            rt.count_rule_use(false);
+            self.engine.count_rule_use(false);
             let events = events?;
             observe(&Step { decision: &d, asked: asked.as_deref(), events: &events, after: &self.state }, &self.players);
             steps += 1;
@@ -206,7 +205,7 @@ impl<'e> Driver<'e> {
 /// point): `names` names a bot per seat. `observe` sees every decision and
 /// its events. Returns the final state; the calls of the functions
 /// variants added or replaced, made by the game (not by a bot's
-/// look-ahead), wait in `engine.runtime().take_rule_use()`.
+/// look-ahead), wait in `engine.take_rule_use()`.
 pub fn play_game(
     engine: &Engine,
     players: u8,
@@ -216,11 +215,10 @@ pub fn play_game(
     mut observe: impl FnMut(&Step),
 ) -> Result<GameState, EngineError> {
     // The rules' calls while the game is set up count too.
-    let rt = engine.runtime();
-    rt.take_rule_use();
-    rt.count_rule_use(true);
+    engine.take_rule_use();
+    engine.count_rule_use(true);
     let d = Driver::start(engine, players, seed, setup, names);
-    rt.count_rule_use(false);
+    engine.count_rule_use(false);
     let mut d = d?;
     d.atomic = false;
     d.count_rule_use = true;

@@ -111,10 +111,7 @@ fn set_supply(engine: &Engine, st: &mut GameState, seat: Seat, n: u16) -> Result
     let seat = seat.index();
     let have = st.players[seat].supply;
     let Some(level) = st.tower.first_mut() else {
-        return refused(format!(
-            "the tower `{}` keeps no cubes, so {name}'s supply can change only through the board or the tray",
-            engine.runtime().tower_name()
-        ));
+        return refused(format!("the tower `{}` keeps no cubes, so {name}'s supply can change only through the board or the tray", engine.tower_name()));
     };
     if n > have {
         let want = n - have;
@@ -141,7 +138,7 @@ fn set_pile(engine: &Engine, st: &mut GameState, place: Place, pile: &Pile) -> R
         Place::Tower(l) if l < levels => st.tower[l],
         Place::Tower(l) => {
             let has = if levels == 1 { "only 1 level".to_string() } else { format!("{levels} levels") };
-            return refused(format!("the tower `{}` has {has}, not a level {}", engine.runtime().tower_name(), l + 1));
+            return refused(format!("the tower `{}` has {has}, not a level {}", engine.tower_name(), l + 1));
         }
     };
     for s in 0..st.seats() {

@@ -6,7 +6,7 @@
 //! path `shogun tower odds` uses). Nothing here changes the game.
 
 use crate::core::*;
-use crate::engine::Engine;
+use crate::engine::{Engine, EngineError};
 use crate::tower::odds::{Chances, Estimate, Position, chances_from};
 
 /// A battle as the rules would set it up.
@@ -144,7 +144,6 @@ pub struct SeatChances {
 /// changes.
 pub fn chances(engine: &Engine, known: &GameState, b: &Battle) -> Result<SeatChances, String> {
     let levels_known = known.levels_known();
-    let rt = engine.runtime();
     // The rules' verdict is from the attacker's side. A seat defending its
     // own province against peasants (a revolt) throws as the defender: the
     // rules' `attacker` is then the peasants, and the seat wins when the
@@ -154,7 +153,7 @@ pub fn chances(engine: &Engine, known: &GameState, b: &Battle) -> Result<SeatCha
     let c = chances_from(engine.tower().as_ref(), at, b.thrown, TRIALS, position_seed(known, b, levels_known), |landed| {
         let a = if own { 0 } else { u32::from(landed.seats[b.attacker.index()]) };
         let d = b.defender.map(|d| u32::from(landed.seats[d.index()])).unwrap_or(0);
-        rt.battle_outcome(&b.kind, a, d, u32::from(landed.peasants), b.unrest).map(|r| r.0).map_err(|e| e.to_string())
+        engine.battle_outcome(&b.kind, a, d, u32::from(landed.peasants), b.unrest).map(|r| r.0).map_err(|e| e.to_string())
     })?;
     Ok(seat_side(c, own))
 }
@@ -277,7 +276,6 @@ pub struct LedgerStep {
 /// view. Other seats' plans are unknown and left out; the event and the
 /// specials are not counted before they are drawn and taken.
 pub fn ledger(engine: &Engine, known: &GameState, seat: Seat, plan: &Plan) -> Result<(i64, Vec<LedgerStep>), String> {
-    let rt = engine.runtime();
     let mut s = known.clone();
     s.ask = None;
     let n = engine.rules.cards.actions.len();
@@ -285,7 +283,7 @@ pub fn ledger(engine: &Engine, known: &GameState, seat: Seat, plan: &Plan) -> Re
         p.plan = Some(if i == seat.index() { plan.clone() } else { Plan { slots: vec![None; n], bid: None } });
     }
     let mut ev = Vec::new();
-    rt.call_phase(&mut s, &mut ev, crate::script::PhaseHandler::Bids).map_err(|e| e.to_string())?;
+    engine.look_bids(&mut s, &mut ev).map_err(|e| e.to_string())?;
     let at_reveal = s.players[seat.index()].chests;
     let mut steps = Vec::new();
     let revealed = (s.actions_revealed as usize).min(s.action_row.len());
@@ -296,8 +294,8 @@ pub fn ledger(engine: &Engine, known: &GameState, seat: Seat, plan: &Plan) -> Re
         let before = (s.players.clone(), s.provinces.clone(), s.buildings.clone());
         let chests_before = s.players[seat.index()].chests;
         let mut ev = Vec::new();
-        let res = rt.call_action(&mut s, &mut ev, a, seat, p).map_err(|e| e.to_string())?;
-        let asks = res.ask.map(|q| (q.prompt, q.options.len()));
+        let asked = engine.look_action(&mut s, &mut ev, a, seat, p).map_err(|e| e.to_string())?;
+        let asks = asked.map(|q| (q.prompt, q.options.len()));
         let battle = ev.iter().any(|e| matches!(e, Event::Battle { .. }));
         let mut text = String::new();
         if !battle {
@@ -317,4 +315,41 @@ pub fn ledger(engine: &Engine, known: &GameState, seat: Seat, plan: &Plan) -> Re
         });
     }
     Ok((at_reveal, steps))
+}
+
+/// What the rules' winter handler does to each seat, on a copy of `known`
+/// with `event` as the year's last: each seat's rice after it, and the
+/// battles fought in the seat's provinces (in winter: its revolts), read
+/// from the copy and the handler's events, never from its narration.
+pub struct WinterPreview {
+    pub rice: Vec<i64>,
+    pub revolts: Vec<i64>,
+}
+
+/// The winter on a copy of `known` with `event` as the year's last (see
+/// `WinterPreview`). A question on the way (which revolt first) takes its
+/// first option, as many times as the rules allow in one action.
+pub fn winter(engine: &Engine, known: &GameState, event: u8) -> Result<WinterPreview, EngineError> {
+    let mut s = known.clone();
+    s.ask = None;
+    s.year_events = vec![event];
+    if s.turn_order.is_empty() {
+        s.turn_order = Seat::all(s.seats()).collect();
+    }
+    let mut events = Vec::new();
+    let mut asked = engine.look_winter(&mut s, &mut events)?;
+    for _ in 0..engine.rules.rules.limits.questions_per_action {
+        let Some(ask) = asked.take() else { break };
+        let Some(&first) = ask.options.first() else { break };
+        asked = engine.look_answer(&mut s, &mut events, &ask, first)?;
+    }
+    let mut revolts = vec![0; s.seats()];
+    for ev in &events {
+        if let Event::Battle { province, .. } = ev
+            && let Some(owner) = known.provinces[province.index()].owner
+        {
+            revolts[owner.index()] += 1;
+        }
+    }
+    Ok(WinterPreview { rice: s.players.iter().map(|p| p.rice).collect(), revolts })
 }

@@ -255,7 +255,7 @@ impl Repl {
         for &ev in &known.year_events {
             let card = &e.rules.cards.events[ev as usize];
             let _ = write!(out, "\n  #{} {} (rice loss {}):", card.id, card.name, card.rice_loss);
-            match winter_preview(e, &known, ev) {
+            match crate::play::preview::winter(e, &known, ev) {
                 Ok(w) => {
                     for q in Seat::all(known.seats()) {
                         let (held, left) = (known.players[q.index()].rice, w.rice[q.index()]);
@@ -272,7 +272,8 @@ impl Repl {
                     }
                 }
                 Err(err) => {
-                    let _ = write!(out, "\n    (the winter handler failed: {})", err.message);
+                    let why = if let crate::engine::EngineError::Script(e) = &err { e.message.clone() } else { err.to_string() };
+                    let _ = write!(out, "\n    (the winter handler failed: {why})");
                 }
             }
         }
@@ -342,40 +343,4 @@ impl Repl {
         }
         Ok(out)
     }
-}
-
-/// What the rules' winter handler does to each seat, on a copy of `known`
-/// with `event` as the year's last: each seat's rice after it, and the
-/// battles fought in the seat's provinces (in winter: its revolts), read
-/// from the copy and the handler's events, never from its narration.
-pub struct WinterPreview {
-    pub rice: Vec<i64>,
-    pub revolts: Vec<i64>,
-}
-
-pub fn winter_preview(e: &crate::engine::Engine, known: &GameState, event: u8) -> Result<WinterPreview, crate::script::ScriptError> {
-    let mut s = known.clone();
-    s.ask = None;
-    s.year_events = vec![event];
-    if s.turn_order.is_empty() {
-        s.turn_order = Seat::all(s.seats()).collect();
-    }
-    let mut events = Vec::new();
-    let mut asked = e.runtime().call_phase(&mut s, &mut events, crate::script::PhaseHandler::Winter)?.ask;
-    // A question on the way (which revolt first) takes its first option,
-    // as many times as the rules allow in one action.
-    for _ in 0..e.rules.rules.limits.questions_per_action {
-        let Some(ask) = asked.take() else { break };
-        let Some(&first) = ask.options.first() else { break };
-        asked = e.runtime().call_continuation(&mut s, &mut events, &ask, first)?.ask;
-    }
-    let mut revolts = vec![0; s.seats()];
-    for ev in &events {
-        if let Event::Battle { province, .. } = ev
-            && let Some(owner) = known.provinces[province.index()].owner
-        {
-            revolts[owner.index()] += 1;
-        }
-    }
-    Ok(WinterPreview { rice: s.players.iter().map(|p| p.rice).collect(), revolts })
 }

@@ -455,7 +455,7 @@ impl Repl {
             "lua" if rest.is_empty() => Err("lua what? e.g. lua return game.chests(1)".into()),
             "lua" => {
                 let st = self.viewed();
-                self.game.engine.runtime().eval_repl(&st, rest).map_err(|e| e.to_string())
+                self.game.engine.eval_lua(&st, rest).map_err(|e| e.to_string())
             }
             "set" | "force" | "perform" => {
                 let edit: Edit = self.notation().parse(line).map_err(|e| e.to_string())?;

@@ -82,7 +82,7 @@ fn banner(repl: &Repl) -> String {
 
 /// Whether a `lua` command still needs lines.
 fn unfinished(repl: &Repl, line: &str) -> bool {
-    line.trim_start().strip_prefix("lua ").is_some_and(|code| repl.engine().runtime().incomplete(code))
+    line.trim_start().strip_prefix("lua ").is_some_and(|code| repl.engine().lua_incomplete(code))
 }
 
 /// Opens the REPL on a game: interactive at a terminal, else reading

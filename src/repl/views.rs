@@ -198,7 +198,7 @@ pub fn tower(engine: &Engine, st: &GameState) -> String {
         }
         if v.is_empty() { "empty".into() } else { v.join(", ") }
     };
-    let mut out = format!("tower `{}`\n", engine.runtime().tower_name());
+    let mut out = format!("tower `{}`\n", engine.tower_name());
     if st.levels_known() {
         for (i, l) in st.tower.iter().enumerate() {
             let _ = writeln!(out, "  level {}: {}", i + 1, pile(l));

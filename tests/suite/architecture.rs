@@ -31,10 +31,9 @@ fn area(rel: &Path) -> String {
     first.strip_suffix(".rs").unwrap_or(&first).to_string()
 }
 
-/// The areas `text` names (`crate::NAME`, or `shogun_lab::NAME` in the
-/// binary) with the line of each, up to its `#[cfg(test)] mod tests`.
-/// Comments are skipped.
-fn names(text: &str) -> Vec<(String, usize)> {
+/// The code of `text` line by line (numbered from 1), up to its
+/// `#[cfg(test)] mod tests`, comments left out.
+fn code_lines(text: &str) -> Vec<(usize, &str)> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     for (i, line) in lines.iter().enumerate() {
@@ -42,7 +41,17 @@ fn names(text: &str) -> Vec<(String, usize)> {
         if t == "#[cfg(test)]" && lines.get(i + 1).is_some_and(|n| n.trim_start().starts_with("mod ")) {
             break;
         }
-        let code = if t.starts_with("//") { "" } else { line.split(" // ").next().unwrap_or(line) };
+        out.push((i + 1, if t.starts_with("//") { "" } else { line.split(" // ").next().unwrap_or(line) }));
+    }
+    out
+}
+
+/// The areas `text` names (`crate::NAME`, or `shogun_lab::NAME` in the
+/// binary) with the line of each, up to its `#[cfg(test)] mod tests`.
+/// Comments are skipped.
+fn names(text: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for (i, code) in code_lines(text) {
         for prefix in ["crate::", "shogun_lab::"] {
             for (at, _) in code.match_indices(prefix) {
                 let before = code[..at].chars().next_back();
@@ -51,7 +60,7 @@ fn names(text: &str) -> Vec<(String, usize)> {
                 }
                 let name: String = code[at + prefix.len()..].chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect();
                 if !name.is_empty() {
-                    out.push((name, i + 1));
+                    out.push((name, i));
                 }
             }
         }
@@ -102,6 +111,42 @@ fn imports_follow_the_layer_edges_in_architecture_md() {
                 wrong.push(format!("ARCHITECTURE.md allows `{from}` -> `{to}`, which no code uses: take it out"));
             }
         }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Who calls `Engine::runtime()` (the Lua runtime itself): only the
+/// areas and files ARCHITECTURE.md's "Calls into the runtime" lists, and
+/// every one listed does. The play and REPL layers go through the
+/// engine's methods.
+#[test]
+fn only_the_listed_layers_call_the_lua_runtime() {
+    let map = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let line = map.lines().find(|l| l.starts_with("- runtime callers: ")).expect("ARCHITECTURE.md lists no `- runtime callers:`");
+    let listed: BTreeSet<String> = line.split('`').skip(1).step_by(2).map(String::from).collect();
+    let src = root().join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    files.sort();
+    let (mut used, mut wrong) = (BTreeSet::new(), Vec::new());
+    for file in &files {
+        let rel = file.strip_prefix(&src).unwrap();
+        let path = rel.to_string_lossy().replace('\\', "/");
+        let text = std::fs::read_to_string(file).unwrap();
+        for (i, code) in code_lines(&text) {
+            if !code.contains(".runtime()") {
+                continue;
+            }
+            match [area(rel), path.clone()].into_iter().find(|k| listed.contains(k)) {
+                Some(k) => {
+                    used.insert(k);
+                }
+                None => wrong.push(format!("src/{path}:{i} calls the Lua runtime; go through the engine (or list it in ARCHITECTURE.md)")),
+            }
+        }
+    }
+    for k in listed.difference(&used) {
+        wrong.push(format!("ARCHITECTURE.md lists `{k}` as a runtime caller, which calls none: take it out"));
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
