@@ -384,11 +384,7 @@ impl Checker<'_> {
             self.compare(at.here, "tray", pile_text(&st.tray), pile_text(&want_pile(m)?));
         }
         if let Some(m) = &e.tower {
-            let mut all = Pile::default();
-            for l in &st.tower {
-                all.add(l);
-            }
-            self.compare(at.here, "tower", pile_text(&all), pile_text(&want_pile(m)?));
+            self.compare(at.here, "tower", pile_text(&st.tower_contents()), pile_text(&want_pile(m)?));
         }
         Ok(())
     }

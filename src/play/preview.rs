@@ -169,8 +169,7 @@ fn seat_side(c: Chances, own: bool) -> SeatChances {
 fn position_seed(known: &GameState, b: &Battle, levels_known: bool) -> u64 {
     // A seat knows the tower's contents by colour, not by level: only
     // what it knows goes in.
-    let mut all = Pile::default();
-    known.tower.iter().for_each(|l| all.add(l));
+    let all = known.tower_contents();
     let levels: Vec<&Pile> = if levels_known { known.tower.iter().collect() } else { vec![&all] };
     let mut bytes = Vec::new();
     for p in levels.into_iter().chain([&known.tray, &b.thrown]) {

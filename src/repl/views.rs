@@ -406,12 +406,7 @@ pub fn differences(engine: &Engine, old: &GameState, new: &GameState) -> Vec<Str
         }
         v.push(format!("{}: {}", engine.rules.province_name(ProvinceId::new(i)), parts.join(", ")));
     }
-    let total = |st: &GameState| {
-        let mut all = Pile::default();
-        st.tower.iter().for_each(|l| all.add(l));
-        all
-    };
-    if total(old) != total(new) || old.tray != new.tray {
+    if old.tower_contents() != new.tower_contents() || old.tray != new.tray {
         v.push("the tower's or the tray's cubes".into());
     }
     if v.len() > 8 {
