@@ -90,6 +90,18 @@ pub(super) fn globals(lua: &Lua, rules: &Rules, shared: &Rc<Shared>) -> mlua::Re
     g.set("NARRATE", true)?;
     // SAFETY: `error_without_nul` follows the C API's rules (see there).
     g.set("error", unsafe { lua.create_c_function(error_without_nul)? })?;
+    // string.format as a C function (see `format_for_scripts`), with Lua's
+    // own and the prelude's version as its upvalues.
+    let (raw, script): (Function, Function) = (prelude.get("raw_format")?, prelude.get("script_format")?);
+    // SAFETY: pushes the two upvalues and makes the closure of a C function
+    // that follows the C API's rules (see there); nothing Rust owns is
+    // alive if an allocation error unwinds.
+    let format: Function = unsafe {
+        lua.exec_raw((raw, script), |l| {
+            mlua::ffi::lua_pushcclosure(l, super::format_for_scripts, 2);
+        })?
+    };
+    g.get::<Table>("string")?.set("format", format)?;
     // From here on the builtins are read-only, while files load too.
     prelude.get::<Function>("lock_builtins")?.call::<()>(lock_helpers(lua)?)?;
     Ok(prelude)

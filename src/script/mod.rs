@@ -933,6 +933,69 @@ unsafe extern "C-unwind" fn error_without_nul(l: *mut mlua::ffi::lua_State) -> s
     }
 }
 
+/// Scripts' `string.format`: Lua's own (upvalue 1), called directly, unless
+/// the format has a `%p` conversion (an address differs between runs:
+/// refused here, with the caller's position as `error(msg, 2)` gives it) or
+/// an argument is a table, function, thread or userdata (upvalue 2, the
+/// prelude's version, shows them as `tostring` does). A C function, so a
+/// format costs one call instead of a vararg Lua call that checks each
+/// argument's type through `select`.
+unsafe extern "C-unwind" fn format_for_scripts(l: *mut mlua::ffi::lua_State) -> std::ffi::c_int {
+    use mlua::ffi;
+    // SAFETY: reads the function's own arguments and upvalues. The three
+    // ways out own nothing Rust drops: Lua's format called as this C
+    // function (its arguments are this call's), lua_error with the message
+    // pushed (LUA_MINSTACK room), and the prelude's version called with the
+    // arguments (one slot more, checked), whose results are returned.
+    unsafe {
+        let n = ffi::lua_gettop(l);
+        if ffi::lua_type(l, 1) == ffi::LUA_TSTRING {
+            let mut len = 0usize;
+            let p = ffi::lua_tolstring(l, 1, &mut len);
+            if formats_an_address(std::slice::from_raw_parts(p.cast::<u8>(), len)) {
+                ffi::luaL_where(l, 1);
+                ffi::lua_pushstring(l, c"string.format: %p (an address) is not allowed in rule scripts".as_ptr());
+                ffi::lua_concat(l, 2);
+                ffi::lua_error(l);
+            }
+        }
+        let shown_by_tostring = (2..=n)
+            .any(|i| matches!(ffi::lua_type(l, i), ffi::LUA_TTABLE | ffi::LUA_TFUNCTION | ffi::LUA_TTHREAD | ffi::LUA_TUSERDATA | ffi::LUA_TLIGHTUSERDATA));
+        if !shown_by_tostring && let Some(format) = ffi::lua_tocfunction(l, ffi::lua_upvalueindex(1)) {
+            return format(l);
+        }
+        ffi::luaL_checkstack(l, 1, std::ptr::null());
+        ffi::lua_pushvalue(l, ffi::lua_upvalueindex(2));
+        ffi::lua_insert(l, 1);
+        ffi::lua_call(l, n, ffi::LUA_MULTRET);
+        ffi::lua_gettop(l)
+    }
+}
+
+/// Whether a format has a `%p` conversion: with every `%%` taken out (left
+/// to right), a `%` followed by flags, width or precision and `p`, as the
+/// prelude's pattern `%%[-+ #0-9.]*p` finds it.
+fn formats_an_address(fmt: &[u8]) -> bool {
+    if !fmt.contains(&b'p') {
+        return false;
+    }
+    let mut plain = Vec::with_capacity(fmt.len());
+    let mut i = 0;
+    while i < fmt.len() {
+        if fmt[i] == b'%' && fmt.get(i + 1) == Some(&b'%') {
+            i += 2;
+        } else {
+            plain.push(fmt[i]);
+            i += 1;
+        }
+    }
+    plain.iter().enumerate().filter(|&(_, &b)| b == b'%').any(|(at, _)| {
+        let rest = &plain[at + 1..];
+        let flags = rest.iter().take_while(|b| matches!(b, b'-' | b'+' | b' ' | b'#' | b'0'..=b'9' | b'.')).count();
+        rest.get(flags) == Some(&b'p')
+    })
+}
+
 /// A VM with only the safe libraries, nothing that loads code or touches
 /// the machine, and a memory limit.
 fn sandbox(limits: Limits) -> mlua::Result<Lua> {
@@ -952,4 +1015,25 @@ fn sandbox(limits: Limits) -> mlua::Result<Lua> {
     // games than Lua's default of 20).
     lua.gc_set_mode(mlua::state::GcMode::Generational(mlua::state::GcGenParams::default().minor_multiplier(50)));
     Ok(lua)
+}
+
+#[cfg(test)]
+mod format_tests {
+    #[test]
+    fn an_address_conversion_is_found_as_the_prelude_pattern_finds_it() {
+        for (fmt, address) in [
+            ("%p", true),
+            ("%5.2p", true),
+            ("%%p", false),
+            ("%%%p", true),
+            ("%-%%p", true),
+            ("%%%%p", false),
+            ("%d %s", false),
+            ("pp %d", false),
+            ("%s %p", true),
+            ("100%% sure, p", false),
+        ] {
+            assert_eq!(super::formats_an_address(fmt.as_bytes()), address, "{fmt}");
+        }
+    }
 }

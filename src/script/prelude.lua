@@ -402,7 +402,10 @@ end
 local script_tostring = tostring
 
 -- string.format without addresses: `%p` is refused and `%s` of a table or
--- function shows what tostring shows.
+-- function shows what tostring shows. The runtime puts a C function in its
+-- place (script/mod.rs, `format_for_scripts`) that hands a format here only
+-- when an argument is a table, function, thread or userdata; the others
+-- go to Lua's own format directly.
 -- Formats found free of `%p`, remembered (a pure cache: what it holds
 -- depends only on the formats, never on when they were seen; at most
 -- MAX_CHECKED_FORMATS, after which formats are checked every time).
@@ -773,7 +776,7 @@ local function readonly_list(t)
   })
 end
 
-return { registry = registry, seal = seal, lock_builtins = lock_builtins, freeze = freeze, set_loading = set_loading,
+return { raw_format = raw_format, script_format = string.format, registry = registry, seal = seal, lock_builtins = lock_builtins, freeze = freeze, set_loading = set_loading,
   readonly_list = readonly_list, stateful_values = stateful_values, count_calls = count_calls,
   freeze_changes = freeze_changes, set_value_bump = set_value_bump, value_list = value_list, fingerprints = fingerprints,
   count_kept = count_kept }
