@@ -399,7 +399,7 @@ thread_local! {
     /// Per engine's rules: whether its scoring scores each region on its own.
     static REGIONAL: PerEngine = const { RefCell::new(Vec::new()) };
     /// What a change of one region's board adds to each seat's score.
-    static DELTAS: RefCell<ScoreCache> = RefCell::new(ScoreCache { rules: Weak::new(), map: std::collections::HashMap::new() });
+    static DELTAS: RefCell<ScoreCache> = RefCell::new(ScoreCache { rules: Weak::new(), map: std::collections::HashMap::new(), kept: DELTAS_KEPT });
 }
 
 /// Whether the rules' scoring (already found to read only the board)
@@ -478,14 +478,19 @@ fn board_key(st: &GameState) -> Vec<u8> {
 struct ScoreCache {
     rules: Weak<Rules>,
     map: std::collections::HashMap<Vec<u8>, Vec<i64>>,
+    /// Entries remembered at most (then the cache starts afresh).
+    kept: usize,
 }
 
-/// Boards remembered at most (then the cache starts afresh).
+/// Boards remembered at most.
 const SCORES_KEPT: usize = 4096;
+/// Changes of a region's board remembered at most (a region's board is
+/// met again across rounds and games: about 100 bytes each).
+const DELTAS_KEPT: usize = 32768;
 
 impl ScoreCache {
     fn of(&mut self, engine: &Engine) -> &mut std::collections::HashMap<Vec<u8>, Vec<i64>> {
-        if !Weak::ptr_eq(&self.rules, &Rc::downgrade(&engine.rules)) || self.rules.strong_count() == 0 || self.map.len() >= SCORES_KEPT {
+        if !Weak::ptr_eq(&self.rules, &Rc::downgrade(&engine.rules)) || self.rules.strong_count() == 0 || self.map.len() >= self.kept {
             self.rules = Rc::downgrade(&engine.rules);
             self.map.clear();
         }
@@ -500,5 +505,5 @@ impl ScoreCache {
 }
 
 thread_local! {
-    static SCORES: RefCell<ScoreCache> = RefCell::new(ScoreCache { rules: Weak::new(), map: std::collections::HashMap::new() });
+    static SCORES: RefCell<ScoreCache> = RefCell::new(ScoreCache { rules: Weak::new(), map: std::collections::HashMap::new(), kept: SCORES_KEPT });
 }
