@@ -905,22 +905,29 @@ fn lock_helpers(lua: &Lua) -> mlua::Result<(Function, Function, Function)> {
 /// Lua's does and adds no frame.
 unsafe extern "C-unwind" fn error_without_nul(l: *mut mlua::ffi::lua_State) -> std::ffi::c_int {
     use mlua::ffi;
-    // SAFETY: reads its two arguments, pushes at most three values (within
-    // LUA_MINSTACK), and owns nothing when lua_error unwinds.
+    // SAFETY: reads its two arguments and pushes at most three values
+    // (within LUA_MINSTACK). Every call that may raise (an allocation
+    // error, or lua_error itself) runs with only plain values in this frame:
+    // the cleaned message is built in the VM, piece by piece, never in a
+    // Rust buffer that a raise would skip.
     unsafe {
         let level = ffi::luaL_optinteger(l, 2, 1);
         ffi::lua_settop(l, 1);
         if ffi::lua_type(l, 1) == ffi::LUA_TSTRING {
             let mut len = 0usize;
             let p = ffi::lua_tolstring(l, 1, &mut len);
+            // The message stays at index 1 (so its bytes stay alive) while
+            // its pieces are pushed above it and joined.
             let bytes = std::slice::from_raw_parts(p as *const u8, len);
             if bytes.contains(&0) {
-                let mut clean = Vec::with_capacity(len + 8);
-                for &b in bytes {
-                    if b == 0 { clean.extend_from_slice(b"\\0") } else { clean.push(b) }
+                let mut pieces = bytes.split(|&b| b == 0);
+                let first = pieces.next().unwrap_or_default();
+                ffi::lua_pushlstring(l, first.as_ptr().cast(), first.len());
+                for piece in pieces {
+                    ffi::lua_pushlstring(l, c"\\0".as_ptr(), 2);
+                    ffi::lua_pushlstring(l, piece.as_ptr().cast(), piece.len());
+                    ffi::lua_concat(l, 3);
                 }
-                ffi::lua_pushlstring(l, clean.as_ptr() as *const std::ffi::c_char, clean.len());
-                drop(clean);
                 ffi::lua_replace(l, 1);
             }
             if level > 0 {

@@ -388,6 +388,9 @@ fn error_reports_are_printable_and_name_a_place() {
     let err = rt.eval_readonly(&st, "local function f() error('a\\0b \\27[31mred') end f()").unwrap_err();
     assert!(err.message.contains("a\\0b") && !err.message.contains('\u{1b}'), "{:?}", err.message);
     assert!(!err.to_string().contains('\u{1b}'));
+    // Every NUL, at either end or several in a row, is written out.
+    let err = rt.eval_readonly(&st, "error('\\0a\\0\\0b\\0', 0)").unwrap_err();
+    assert!(err.message.contains(r"\0a\0\0b\0"), "{:?}", err.message);
     // An error without a position of its own (out of memory) names the
     // handler that was running.
     let err = taxes_with("oom", "local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 1 << 24) .. i end");
