@@ -944,7 +944,7 @@ unsafe extern "C-unwind" fn error_without_nul(l: *mut mlua::ffi::lua_State) -> s
 /// the format has a `%p` conversion (an address differs between runs:
 /// refused here, with the caller's position as `error(msg, 2)` gives it) or
 /// an argument is a table, function, thread or userdata (upvalue 2, the
-/// prelude's version, shows them as `tostring` does). A C function, so a
+/// prelude's `format_shown`, shows them as `tostring` does). A C function, so a
 /// format costs one call instead of a vararg Lua call that checks each
 /// argument's type through `select`.
 unsafe extern "C-unwind" fn format_for_scripts(l: *mut mlua::ffi::lua_State) -> std::ffi::c_int {
@@ -980,8 +980,8 @@ unsafe extern "C-unwind" fn format_for_scripts(l: *mut mlua::ffi::lua_State) -> 
 }
 
 /// Whether a format has a `%p` conversion: with every `%%` taken out (left
-/// to right), a `%` followed by flags, width or precision and `p`, as the
-/// prelude's pattern `%%[-+ #0-9.]*p` finds it.
+/// to right), a `%` followed by flags, width or precision and `p` (the Lua
+/// pattern `%%[-+ #0-9.]*p`).
 fn formats_an_address(fmt: &[u8]) -> bool {
     if !fmt.contains(&b'p') {
         return false;
@@ -1027,7 +1027,7 @@ fn sandbox(limits: Limits) -> mlua::Result<Lua> {
 #[cfg(test)]
 mod format_tests {
     #[test]
-    fn an_address_conversion_is_found_as_the_prelude_pattern_finds_it() {
+    fn an_address_conversion_is_found_as_the_lua_pattern_finds_it() {
         for (fmt, address) in [
             ("%p", true),
             ("%5.2p", true),

@@ -123,7 +123,7 @@ end
 
 local raw_pairs, raw_next, raw_set, raw_get = pairs, next, rawset, rawget
 local raw_setmetatable, raw_type, raw_select = setmetatable, type, select
-local raw_format, raw_find, raw_gsub = string.format, string.find, string.gsub
+local raw_format, raw_find = string.format, string.find
 local string_lib = string
 local G = _G
 -- The raw metatable of a table (ignoring __metatable); set when the
@@ -401,37 +401,19 @@ function tostring(v)
 end
 local script_tostring = tostring
 
--- string.format without addresses: `%p` is refused and `%s` of a table or
--- function shows what tostring shows. The runtime puts a C function in its
--- place (script/mod.rs, `format_for_scripts`) that hands a format here only
--- when an argument is a table, function, thread or userdata; the others
--- go to Lua's own format directly.
--- Formats found free of `%p`, remembered (a pure cache: what it holds
--- depends only on the formats, never on when they were seen; at most
--- MAX_CHECKED_FORMATS, after which formats are checked every time).
-local checked_formats, checked_count, MAX_CHECKED_FORMATS = {}, 0, 4096
-function string.format(fmt, ...)
-  if raw_type(fmt) == "string" and not checked_formats[fmt] then
-    if raw_find(fmt, "%", 1, true) and raw_find((raw_gsub(fmt, "%%%%", "")), "%%[-+ #0-9.]*p") then
-      error("string.format: %p (an address) is not allowed in rule scripts", 2)
-    end
-    if checked_count < MAX_CHECKED_FORMATS then
-      checked_formats[fmt], checked_count = true, checked_count + 1
-    end
-  end
+-- string.format for a call with an argument that is a table, function,
+-- thread or userdata: each such argument is shown as tostring shows it
+-- (no address). Scripts' `string.format` is the runtime's C function
+-- (script/mod.rs, `format_for_scripts`): it refuses `%p` and sends only
+-- such calls here.
+local function format_shown(fmt, ...)
   local n = raw_select("#", ...)
+  local args = { ... }
   for i = 1, n do
-    local ty = raw_type((raw_select(i, ...)))
-    if ty == "table" or ty == "function" or ty == "thread" or ty == "userdata" then
-      local args = { ... }
-      for j = i, n do
-        local tj = raw_type(args[j])
-        if tj == "table" or tj == "function" or tj == "thread" or tj == "userdata" then args[j] = script_tostring(args[j]) end
-      end
-      return raw_format(fmt, table.unpack(args, 1, n))
-    end
+    local ty = raw_type(args[i])
+    if ty == "table" or ty == "function" or ty == "thread" or ty == "userdata" then args[i] = script_tostring(args[i]) end
   end
-  return raw_format(fmt, ...)
+  return raw_format(fmt, table.unpack(args, 1, n))
 end
 
 -- The string metatable (`("x"):rep(2)`) is not the scripts' to change.
@@ -440,7 +422,7 @@ string_mt.__metatable = false
 
 -- The runtime's own tables: changed only by its functions, which refuse
 -- once the pack is sealed. Locking walks their contents, not them.
-local internal = { registry, owner, replaced, guarded, checked_formats }
+local internal = { registry, owner, replaced, guarded }
 for _, t in ipairs({ registry, owner, replaced, guarded }) do
   for _, sub in raw_next, t do internal[#internal + 1] = sub end
 end
@@ -776,7 +758,7 @@ local function readonly_list(t)
   })
 end
 
-return { raw_format = raw_format, script_format = string.format, registry = registry, seal = seal, lock_builtins = lock_builtins, freeze = freeze, set_loading = set_loading,
+return { raw_format = raw_format, script_format = format_shown, registry = registry, seal = seal, lock_builtins = lock_builtins, freeze = freeze, set_loading = set_loading,
   readonly_list = readonly_list, stateful_values = stateful_values, count_calls = count_calls,
   freeze_changes = freeze_changes, set_value_bump = set_value_bump, value_list = value_list, fingerprints = fingerprints,
   count_kept = count_kept }
