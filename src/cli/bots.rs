@@ -109,26 +109,15 @@ fn tune_cmd(args: TuneArgs) -> Result<(), String> {
     if args.games == 0 {
         return Err("--games must be at least 1".into());
     }
-    let from = BotSpec::parse(&args.from).map_err(|e| format!("--from: {e}"))?;
-    if from.kind != "planner" {
-        return Err(format!("--from: `{}` is not a planner: only the planner has weights to tune (e.g. --from planner:order=0)", args.from));
-    }
+    let (start, options) = tune::start_of(&args.from).map_err(|e| format!("--from: {e}"))?;
     if let Some(o) = &args.opponent {
         BotSpec::parse(o).map_err(|e| format!("--opponent: {e}"))?;
-    }
-    let mut options = String::new();
-    if from.forbid.attack {
-        options.push_str(":no-attack");
-    }
-    if from.forbid.build {
-        options.push_str(":no-build");
     }
     let (arm, name) = arm_of(&args.data)?;
     let mut settings = Settings::new(args.players, args.seed, args.games);
     settings.setup = args.data.setup;
     settings.jobs = args.jobs;
-    let spec =
-        TuneSpec { arm, options: options.clone(), start: from.weights, opponent: args.opponent.clone(), games: args.games, budget: args.budget, settings };
+    let spec = TuneSpec { arm, options: options.clone(), start, opponent: args.opponent.clone(), games: args.games, budget: args.budget, settings };
     let bar = super::Progress::games(args.budget);
     let started = std::time::Instant::now();
     let tuned = tune::tune(&spec, &|done| bar.set(done)).map_err(|e| e.to_string())?;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 
 use super::GameData;
+use crate::lab::tune::Adaptation;
 use crate::lab::{self, Arm, GameRecord, Header, Lab, LabError, LabWord, Report, Settings};
 
 pub const EXAMPLES: &str = "Examples:
@@ -14,13 +15,19 @@ pub const EXAMPLES: &str = "Examples:
   shogun lab --variant hard-winter --against --variant hard-winter:loss=4 --against base --games 5000
   shogun lab --variant ro-events --against --games 100000 --until-ci 1.5 --report lab.html
   shogun lab --variant hard-winter --against --towers two-level,thirds,stateless --bots-sets greedy,random
+  shogun lab --variant castle-majority --against base --games 2000 --adapt 4000
   shogun lab --variant hard-winter --against --games 100000 --shard 3/10 --jsonl part3.jsonl
   shogun lab merge part*.jsonl --report lab.html
 
 Arms: the options before the first --against (--variant, --tower, --rules) make the first
 arm; each --against starts another, written the same way (`base` or nothing: the plain
 rules; a bare name: that variant). Game i of every arm uses seed S+i and the same bot
-seeds, so identical rulesets give identical games and differences are paired.";
+seeds, so identical rulesets give identical games and differences are paired.
+
+--adapt GAMES tunes the planner to each arm first (at most GAMES games of self-play per
+arm, seeds SEED+10^9 onwards) and reports the verdicts under the fixed players and under
+the players adapted per arm side by side; the tuned weights are cached by the arm's rules
+hash, so a second run with the same rules does not tune again (docs/lab.md).";
 
 #[derive(Args, Debug)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -68,8 +75,9 @@ pub struct LabArgs {
     pub games: u64,
     #[arg(long, default_value_t = 4)]
     pub players: u8,
-    /// Bots by seat, comma separated (the last fills the rest).
-    #[arg(long, default_value = "greedy", value_delimiter = ',')]
+    /// Bots by seat, comma separated (the last fills the rest; default:
+    /// greedy, with --adapt the planner it starts from).
+    #[arg(long, value_delimiter = ',')]
     pub bots: Vec<String>,
     /// Rotate the bots one seat per game (default: on when the bots differ).
     #[arg(long, overrides_with = "no_rotate")]
@@ -94,6 +102,31 @@ pub struct LabArgs {
     /// within a set joined by `+`, e.g. `greedy+random`).
     #[arg(long, value_delimiter = ',', value_name = "SET1,SET2,...")]
     pub bots_sets: Vec<String>,
+    /// Players adapted to each ruleset: before measuring, tune the
+    /// planner's weights for every arm by self-play on that arm's rules (a
+    /// seeded coordinate search, as `bots tune`; at most GAMES games per
+    /// arm), then play a condition "planner adapted per arm", every arm
+    /// with its own tuned planner, beside the fixed players. The tuned
+    /// weights are cached by the arm's rules hash (--adapt-cache).
+    #[arg(long, value_name = "GAMES")]
+    pub adapt: Option<u64>,
+    /// Games per trial of the --adapt search (default: 200, or the budget
+    /// when it is smaller).
+    #[arg(long, value_name = "N", requires = "adapt")]
+    pub adapt_trial: Option<u64>,
+    /// The planner --adapt starts from (its restrictions, e.g. no-build,
+    /// stay on); without --bots, the fixed players too.
+    #[arg(long, default_value = "planner", value_name = "PLANNER", requires = "adapt")]
+    pub adapt_from: String,
+    /// The bot in the other seats of an --adapt trial (default: the
+    /// incumbent, self-play).
+    #[arg(long, value_name = "BOT", requires = "adapt")]
+    pub adapt_opponent: Option<String>,
+    /// Where --adapt caches tuned players (default: $SHOGUN_TUNE_CACHE,
+    /// else $XDG_CACHE_HOME/shogun-lab/tuned, else ~/.cache/shogun-lab/tuned;
+    /// `none`: no cache).
+    #[arg(long, value_name = "DIR|none", requires = "adapt")]
+    pub adapt_cache: Option<PathBuf>,
     /// Play only slice K of N of the games (write them with --jsonl and
     /// combine with `shogun lab merge`); `auto` reads a Slurm array task,
     /// `auto/N` a Kubernetes Indexed Job's JOB_COMPLETION_INDEX.
@@ -184,8 +217,14 @@ pub fn build(args: &LabArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Lab
         let words: Vec<String> = arm.split(SEP).filter(|w| !w.is_empty()).map(str::to_string).collect();
         arms.push(Arm::from_spec(&first.arm(&words).map_err(|e| format!("--against: {e}"))?)?);
     }
+    let adapt = adaptation(args)?;
     let (bot_sets, flag) = if args.bots_sets.is_empty() {
-        (vec![args.bots.clone()], "--bots")
+        let bots = match (args.bots.is_empty(), &adapt) {
+            (false, _) => args.bots.clone(),
+            (true, Some(a)) => vec![a.from.clone()],
+            (true, None) => vec!["greedy".to_string()],
+        };
+        (vec![bots], "--bots")
     } else {
         (args.bots_sets.iter().map(|s| s.split('+').map(str::to_string).collect()).collect(), "--bots-sets")
     };
@@ -222,6 +261,24 @@ pub fn build(args: &LabArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Lab
     Lab::new(arms, &bot_sets, flag, &args.towers, settings)
 }
 
+/// What `--adapt` asks for (no arm tuned yet), checked; `None` without it.
+pub fn adaptation(args: &LabArgs) -> Result<Option<Adaptation>, String> {
+    let Some(budget) = args.adapt else { return Ok(None) };
+    let trial = args.adapt_trial.unwrap_or(budget.clamp(1, 200));
+    Adaptation::new(budget, trial, args.seed, &args.adapt_from, args.adapt_opponent.clone()).map(Some)
+}
+
+/// The lab of `args` with its players adapted to each arm when `--adapt`
+/// asks for it (tuned, or read from the cache): what `run` plays.
+pub fn build_adapted(args: &LabArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Lab, String> {
+    let mut lab = build(args, env)?;
+    if let Some(a) = adaptation(args)? {
+        let dir = super::adapt::cache_dir(args.adapt_cache.as_deref(), &|k| env(k).map(Into::into));
+        super::adapt::adapt(&mut lab, a, dir.as_deref())?;
+    }
+    Ok(lab)
+}
+
 fn write_whole(path: &Path, text: &str) -> Result<(), String> {
     let mut f = crate::files::AtomicFile::create(path)?;
     f.line(text.trim_end_matches('\n'))?;
@@ -256,7 +313,7 @@ fn header_line(h: &Header, width: usize) -> String {
 }
 
 fn run(args: LabArgs) -> Result<(), String> {
-    let lab = build(&args, &|k| std::env::var(k).ok())?;
+    let lab = build_adapted(&args, &|k| std::env::var(k).ok())?;
     let total = (lab.header.range.1 - lab.header.range.0) * lab.arms.len() as u64 * lab.header.conditions.len() as u64;
     let bar = super::Progress::bar_only(total);
     let first_line = header_line(&lab.header, 0);

@@ -1,5 +1,6 @@
 //! The `shogun` command line.
 
+pub mod adapt;
 pub mod authoring;
 pub mod bench;
 pub mod bots;

@@ -253,6 +253,9 @@ th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.plots{{
         let _ = writeln!(o, "<li><code>{}</code></li>", esc(a));
     }
     let _ = writeln!(o, "</ol>");
+    if let Some(a) = &h.adapt {
+        let _ = writeln!(o, "<pre>{}</pre>", esc(a.text(&h.arms).trim_end()));
+    }
 }
 
 /// One condition (tower × bots): the verdicts, win rates by seat, the

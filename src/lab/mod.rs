@@ -51,15 +51,26 @@ pub struct Arm {
 pub struct Condition {
     /// `None`: each arm's own tower (its `--tower`, else the rules' default).
     pub tower: Option<String>,
-    /// The bot of each seat before rotation.
+    /// The bot of each seat before rotation (players adapted per arm: the
+    /// planner their tuning started from).
     pub bots: Vec<String>,
+    /// Players adapted per arm (`lab --adapt`): per arm, the bot of each
+    /// seat, in place of `bots`. Empty: every arm plays `bots`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_arm: Vec<Vec<String>>,
 }
 
 impl Condition {
     pub fn label(&self) -> String {
         let mut bots = self.bots.clone();
         bots.dedup();
-        format!("tower {}, bots {}", self.tower.as_deref().unwrap_or("(ruleset's)"), bots.join(","))
+        let adapted = if self.per_arm.is_empty() { "" } else { " adapted per arm" };
+        format!("tower {}, bots {}{adapted}", self.tower.as_deref().unwrap_or("(ruleset's)"), bots.join(","))
+    }
+
+    /// The bots arm `arm` plays under this condition, by seat before rotation.
+    pub fn bots_of(&self, arm: usize) -> &[String] {
+        self.per_arm.get(arm).unwrap_or(&self.bots)
     }
 }
 
@@ -91,6 +102,10 @@ pub struct Header {
     /// Games per arm and condition actually played, from the range's
     /// first: the range's length unless `--until-ci` stopped earlier.
     pub played: u64,
+    /// `--adapt`: how each arm's players were tuned, and the weights found
+    /// (the conditions with `per_arm` bots play them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adapt: Option<tune::Adaptation>,
 }
 
 /// Where one arm's rules came from: each file it loaded with the SHA-256
@@ -233,7 +248,7 @@ impl Lab {
         for bots in bot_sets {
             let bots = crate::bots::fill_seats(bots, s.players, false, flag)?;
             for t in &tower_list {
-                conditions.push(Condition { tower: t.clone(), bots: bots.clone() });
+                conditions.push(Condition { tower: t.clone(), bots: bots.clone(), per_arm: Vec::new() });
             }
         }
         // Setup: as asked, else the map's default; every arm must allow it.
@@ -270,9 +285,35 @@ impl Lab {
             range,
             until_ci: s.until_ci,
             played: range.1.saturating_sub(range.0),
+            adapt: None,
         };
         let jobs = s.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
         Ok(Lab { header, arms, setup, jobs, until_ci: s.until_ci, batch: s.batch, check: s.check })
+    }
+}
+
+impl Lab {
+    /// Adds the players adapted per arm (`lab --adapt`): for each tower the
+    /// run's conditions use, a condition in which every seat of an arm
+    /// plays that arm's tuned planner; the header records the tuning.
+    pub fn adapt(&mut self, adaptation: tune::Adaptation) -> Result<(), String> {
+        let h = &mut self.header;
+        if adaptation.arms.len() != self.arms.len() {
+            return Err(format!("--adapt: {} tuned players for {} arms", adaptation.arms.len(), self.arms.len()));
+        }
+        let n = h.players as usize;
+        let per_arm: Vec<Vec<String>> = adaptation.arms.iter().map(|a| vec![a.bot.clone(); n]).collect();
+        let mut towers: Vec<Option<String>> = Vec::new();
+        for c in &h.conditions {
+            if !towers.contains(&c.tower) {
+                towers.push(c.tower.clone());
+            }
+        }
+        for tower in towers {
+            h.conditions.push(Condition { tower, bots: vec![adaptation.from.clone(); n], per_arm: per_arm.clone() });
+        }
+        h.adapt = Some(adaptation);
+        Ok(())
     }
 }
 
@@ -333,7 +374,7 @@ fn play_one(lab: &Lab, run: u64, c: usize, a: usize, g: u64) -> Result<GameRecor
     let engine = engine_for(run, a, arm, tower, lab.check)?;
     let seed = h.seed.wrapping_add(g);
     let fail = |message: String| LabError::Game { arm: arm.name.clone(), game: g, seed, message };
-    let names = seat_bots(&cond.bots, g, h.rotate);
+    let names = seat_bots(cond.bots_of(a), g, h.rotate);
     let mut col = Collector::new(&engine, h.players as usize);
     let st =
         crate::play::play_game(&engine, h.players, seed, lab.setup, &names, |step| col.observe(step.events, step.after)).map_err(|e| fail(e.to_string()))?;
@@ -588,7 +629,7 @@ pub fn check_record(h: &Header, r: &GameRecord) -> Result<(), String> {
     if r.seed != h.seed.wrapping_add(r.game) {
         return Err(format!("seed {} does not match game {} (the lab's seed {} + game = {})", r.seed, r.game, h.seed, h.seed.wrapping_add(r.game)));
     }
-    let bots = seat_bots(&cond.bots, r.game, h.rotate);
+    let bots = seat_bots(cond.bots_of(r.arm), r.game, h.rotate);
     if r.bots != bots {
         return Err(format!("bots {} differ from the header's for game {} ({})", r.bots.join(","), r.game, bots.join(",")));
     }
@@ -644,6 +685,10 @@ pub fn merge<'a>(headers: Vec<(String, Header)>, open: &mut dyn FnMut(usize) -> 
         same_run(first, h).map_err(|e| m(format!("{name} against {first_name}: {e}")))?;
         if h.range.0 > h.range.1 || h.range.1 > h.games || h.played > h.range.1 - h.range.0 {
             return Err(m(format!("{name}: its header's range {}..{} and {} games played do not fit {} games", h.range.0, h.range.1, h.played, h.games)));
+        }
+        let n = usize::from(h.players);
+        if let Some(c) = h.conditions.iter().find(|c| !c.per_arm.is_empty() && (c.per_arm.len() != h.arms.len() || c.per_arm.iter().any(|b| b.len() != n))) {
+            return Err(m(format!("{name}: condition `{}` does not name one bot per seat for each of the {} arms", c.label(), h.arms.len())));
         }
         if h.played < h.range.1 - h.range.0 && h.until_ci.is_none() {
             return Err(m(format!("{name}: {} of its games {}..{} were played (an interrupted run?)", h.played, h.range.0, h.range.1)));

@@ -344,6 +344,9 @@ impl Report {
         for (i, a) in h.arms.iter().enumerate() {
             let _ = writeln!(o, "  arm {}: {a}", i + 1);
         }
+        if let Some(a) = &h.adapt {
+            o.push_str(&a.text(&h.arms));
+        }
         for c in &self.conditions {
             let _ = writeln!(o, "\n== {} — {} games per arm ==", c.label, c.games);
             let w = c.arms.iter().map(|a| short(&a.name).len()).max().unwrap_or(4).max(32);

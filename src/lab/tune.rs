@@ -11,10 +11,15 @@
 //! uses seeds `seed + k·games ..`), so the search is deterministic for a
 //! seed and never judges two candidates on the same games twice. It stops
 //! when the budget of games is spent.
+//!
+//! `lab --adapt` runs the same search for every arm of a lab before it
+//! measures (`Adaptation`): the players adapted to each ruleset.
+
+use serde::{Deserialize, Serialize};
 
 use super::ladder::{self, LadderSpec, Rung};
-use super::{Arm, LabError, Settings};
-use crate::bots::Weights;
+use super::{Arm, Lab, LabError, Settings};
+use crate::bots::{BotSpec, Weights};
 
 /// What a search is run with.
 pub struct TuneSpec {
@@ -51,6 +56,162 @@ pub struct Tuned {
     pub weights: Weights,
     pub trials: Vec<Trial>,
     pub games: u64,
+}
+
+/// The planner a search starts from (`--from`, `--adapt-from`): its
+/// weights, and its options that are not weights (`:no-build`), which stay
+/// on every candidate.
+pub fn start_of(from: &str) -> Result<(Weights, String), String> {
+    let spec = BotSpec::parse(from)?;
+    if spec.kind != "planner" {
+        return Err(format!("`{from}` is not a planner: only the planner has weights to tune (e.g. planner:order=0)"));
+    }
+    let mut options = String::new();
+    if spec.forbid.attack {
+        options.push_str(":no-attack");
+    }
+    if spec.forbid.build {
+        options.push_str(":no-build");
+    }
+    Ok((spec.weights, options))
+}
+
+/// How far the seeds of `lab --adapt`'s searches lie from the lab's own:
+/// trial k of every arm's search plays seeds `SEED + 10^9 + k·trial`
+/// onwards, games the lab itself never measures (its game i plays `SEED + i`).
+pub const ADAPT_SEED_OFFSET: u64 = 1_000_000_000;
+
+/// `lab --adapt`: how each arm's planner is tuned before the lab measures
+/// (one coordinate search per arm, on that arm's rules and tower, with the
+/// lab's players and setup), and the planner found for each arm. The
+/// header of an adapted run holds it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Adaptation {
+    /// Games each arm's search may play.
+    pub budget: u64,
+    /// Games per trial.
+    pub trial: u64,
+    /// The search's first seed (trial k plays `seed + k·trial` onwards).
+    pub seed: u64,
+    /// The planner the searches start from.
+    pub from: String,
+    /// The bot in the other seats of a trial; `None`: the incumbent (self-play).
+    pub opponent: Option<String>,
+    /// Per arm, in the header's order: the planner found.
+    pub arms: Vec<AdaptedArm>,
+}
+
+/// The planner one arm's search found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdaptedArm {
+    /// The tuned planner as a bot name (`planner:future=0.2:exposure=0.25`):
+    /// what every seat of the arm plays under the adapted condition.
+    pub bot: String,
+    /// Games the search played.
+    pub games: u64,
+    /// Trials it made, and how many replaced the incumbent.
+    pub trials: u64,
+    pub kept: u64,
+}
+
+impl Adaptation {
+    /// The settings of `lab --adapt` (no arm tuned yet); checked.
+    pub fn new(budget: u64, trial: u64, lab_seed: u64, from: &str, opponent: Option<String>) -> Result<Adaptation, String> {
+        if trial == 0 || budget < trial {
+            return Err(format!("--adapt {budget}: the budget must hold at least one trial of {trial} games (--adapt-trial)"));
+        }
+        start_of(from).map_err(|e| format!("--adapt-from: {e}"))?;
+        if let Some(o) = &opponent {
+            BotSpec::parse(o).map_err(|e| format!("--adapt-opponent: {e}"))?;
+        }
+        let seed = lab_seed.wrapping_add(ADAPT_SEED_OFFSET);
+        Ok(Adaptation { budget, trial, seed, from: from.to_string(), opponent, arms: Vec::new() })
+    }
+
+    /// The search for arm `a` of `lab`: under the arm's rules and tower,
+    /// with the lab's players, setup, jobs and checks.
+    pub fn spec(&self, lab: &Lab, a: usize) -> Result<TuneSpec, String> {
+        let (start, options) = start_of(&self.from)?;
+        let arm = lab.arms.get(a).ok_or_else(|| format!("--adapt: no arm {a}"))?;
+        let mut settings = Settings::new(lab.header.players, self.seed, self.trial);
+        settings.setup = Some(lab.setup);
+        settings.jobs = Some(lab.jobs);
+        settings.check = lab.check;
+        Ok(TuneSpec { arm: arm.clone(), options, start, opponent: self.opponent.clone(), games: self.trial, budget: self.budget, settings })
+    }
+
+    /// Everything but the program that fixes arm `a`'s search result, as
+    /// text (what a cache of tuned players is keyed by): the arm's rules
+    /// hash (its name, tower and every rules file's SHA-256), the players,
+    /// setup and map, the start, the opponent, the budget, the trial size
+    /// and the seed.
+    pub fn key(&self, lab: &Lab, a: usize) -> String {
+        let h = &lab.header;
+        format!(
+            "arm\t{}\nrules\t{}\nplayers\t{}\nmap\t{}\nsetup\t{}\nfrom\t{}\nopponent\t{}\nbudget\t{}\ntrial\t{}\nseed\t{}\n",
+            h.arms.get(a).map(String::as_str).unwrap_or(""),
+            h.rules.get(a).map(|r| r.hash.as_str()).unwrap_or(""),
+            h.players,
+            h.map,
+            h.setup,
+            self.from,
+            self.opponent.as_deref().unwrap_or("(self-play)"),
+            self.budget,
+            self.trial,
+            self.seed
+        )
+    }
+
+    /// Whether `found` could be what a search with these settings found
+    /// (a cache entry read back): a planner, whole trials within the budget.
+    pub fn check(&self, found: &AdaptedArm) -> Result<(), String> {
+        let spec = BotSpec::parse(&found.bot)?;
+        if spec.kind != "planner" {
+            return Err(format!("`{}` is not a planner", found.bot));
+        }
+        if found.games > self.budget || found.games != found.trials.saturating_mul(self.trial) || found.kept > found.trials {
+            return Err(format!(
+                "{} games in {} trials ({} kept) do not fit a budget of {} and trials of {}",
+                found.games, found.trials, found.kept, self.budget, self.trial
+            ));
+        }
+        Ok(())
+    }
+
+    /// One line per arm: the planner found and how.
+    pub fn text(&self, arms: &[String]) -> String {
+        let against = self.opponent.as_deref().map_or("self-play".to_string(), |o| format!("against {o}"));
+        let mut out = format!(
+            "  players adapted per arm: a coordinate search from {} by {against}, {} games a trial, at most {} games per arm, seeds {} onwards\n",
+            self.from, self.trial, self.budget, self.seed
+        );
+        for (i, (a, name)) in self.arms.iter().zip(arms).enumerate() {
+            out.push_str(&format!(
+                "    arm {} ({}): {} ({} games, {} of {} trials kept)\n",
+                i + 1,
+                super::report::short(name),
+                a.bot,
+                a.games,
+                a.kept,
+                a.trials
+            ));
+        }
+        out
+    }
+}
+
+impl Tuned {
+    /// The search's result as one arm's adapted planner.
+    pub fn adapted(&self, options: &str) -> AdaptedArm {
+        AdaptedArm {
+            bot: planner_name(&self.weights, options),
+            games: self.games,
+            trials: self.trials.len() as u64,
+            kept: self.trials.iter().filter(|t| t.accepted).count() as u64,
+        }
+    }
 }
 
 /// The planner's name with `weights` and `options`.

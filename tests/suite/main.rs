@@ -10,6 +10,7 @@ mod data_and_scripts;
 mod diffs;
 mod fuzz;
 mod lab;
+mod lab_adapt;
 mod lab_provenance;
 mod lua_api;
 mod maps_and_draft;

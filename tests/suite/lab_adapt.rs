@@ -1,0 +1,207 @@
+//! `shogun lab --adapt` (issue 22 item 3): the planner tuned to each arm by
+//! self-play before the lab measures, reported beside the fixed players,
+//! cached by the arm's rules hash without ever changing a result.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use clap::Parser;
+use serde_json::Value;
+use shogun_lab::cli::lab::{arm_words, build};
+use shogun_lab::cli::{Cli, Command as Sub};
+use shogun_lab::lab::tune::{Adaptation, AdaptedArm};
+use shogun_lab::lab::{self, GameRecord, Report};
+
+/// The arms and a small budget: two trials of 20 games per arm.
+const LAB: [&str; 11] = ["lab", "--variant", "castle-majority", "--against", "base", "--adapt", "40", "--adapt-trial", "20", "--games", "12"];
+
+fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shogun-lab-test-adapt-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The program with `args`, its cache in $SHOGUN_TUNE_CACHE = `cache`.
+fn shogun(args: &[&str], cache: &Path) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_shogun")).args(args).env("SHOGUN_TUNE_CACHE", cache).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn cache_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn adapting_is_deterministic_and_a_cache_hit_or_a_bad_entry_changes_nothing() {
+    let dir = scratch("cache");
+    let cache = dir.join("cache");
+    fn json<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+        [&LAB[..], &["--json"], extra].concat()
+    }
+    let first = shogun(&json(&["--jobs", "1"]), &cache);
+    assert_eq!(stderr(&first).matches("tuned in 40 games").count(), 2, "{}", stderr(&first));
+    let files = cache_files(&cache);
+    assert_eq!(files.len(), 2, "one entry per arm");
+    // The same run again: both arms from the cache, the very same report.
+    let again = shogun(&json(&["--jobs", "2"]), &cache);
+    assert_eq!(stderr(&again).matches("from the cache").count(), 2, "{}", stderr(&again));
+    assert!(!stderr(&again).contains("tuned in"), "{}", stderr(&again));
+    assert_eq!(String::from_utf8_lossy(&again.stdout), String::from_utf8_lossy(&first.stdout));
+    // A corrupt entry and one written for the other arm are ignored with a
+    // note, tuned again and rewritten; the report does not change.
+    let other = std::fs::read_to_string(&files[0]).unwrap();
+    std::fs::write(&files[0], "{\"format\": 1, \"key\": ").unwrap();
+    std::fs::write(&files[1], other).unwrap();
+    let dir_opt = cache.display().to_string();
+    let mended = shogun(&json(&["--adapt-cache", &dir_opt]), Path::new("none"));
+    let err = stderr(&mended);
+    assert!(err.contains("not a cache entry") && err.contains("written for another search"), "{err}");
+    assert_eq!(err.matches("tuning again").count(), 2, "{err}");
+    assert_eq!(String::from_utf8_lossy(&mended.stdout), String::from_utf8_lossy(&first.stdout));
+    let hit = shogun(&json(&[]), &cache);
+    assert_eq!(stderr(&hit).matches("from the cache").count(), 2, "the entries were rewritten: {}", stderr(&hit));
+    // Without a cache: the same report.
+    let uncached = shogun(&json(&[]), Path::new("none"));
+    assert_eq!(String::from_utf8_lossy(&uncached.stdout), String::from_utf8_lossy(&first.stdout));
+    assert_eq!(cache_files(&cache).len(), 2);
+
+    // The report names each arm's tuned planner, the budget and the seeds,
+    // and every arm of the adapted condition plays its own.
+    let report: Value = serde_json::from_slice(&first.stdout).unwrap();
+    let h = &report["header"];
+    let adapt = &h["adapt"];
+    assert_eq!((adapt["budget"].as_u64(), adapt["trial"].as_u64(), adapt["seed"].as_u64()), (Some(40), Some(20), Some(1_000_000_001)));
+    let labels: Vec<&str> = report["conditions"].as_array().unwrap().iter().map(|c| c["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["tower (ruleset's), bots planner", "tower (ruleset's), bots planner adapted per arm"]);
+    for (a, arm) in adapt["arms"].as_array().unwrap().iter().enumerate() {
+        let bot = arm["bot"].as_str().unwrap();
+        assert!(bot.starts_with("planner"), "{bot}");
+        assert_eq!(arm["games"], 40);
+        assert_eq!(h["conditions"][1]["per_arm"][a], serde_json::json!([bot, bot, bot, bot]));
+    }
+    assert!(h["conditions"][0].get("per_arm").is_none(), "the fixed players are the same for every arm");
+    // The terminal report names them too.
+    let text = shogun(&LAB, &cache);
+    let out = String::from_utf8_lossy(&text.stdout);
+    let bot0 = adapt["arms"][0]["bot"].as_str().unwrap();
+    assert!(out.contains(&format!("arm 1 (castle-majority(award=6)): {bot0} (40 games,")), "{out}");
+    assert!(out.contains("== tower (ruleset's), bots planner adapted per arm — 12 games per arm =="), "{out}");
+
+    // The search is `bots tune`'s, on the lab's seed + 10^9.
+    let tune = shogun(&["bots", "tune", "--variant", "castle-majority", "--budget", "40", "--games", "20", "--seed", "1000000001"], &cache);
+    let tuned = String::from_utf8_lossy(&tune.stdout);
+    assert!(tuned.contains(&format!("the weights found: {bot0}\n")), "{tuned}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn shards_of_an_adapted_run_tune_alike_and_merge_to_the_single_run() {
+    let dir = scratch("shards");
+    let single = shogun(&[&LAB[..], &["--json"]].concat(), &dir.join("c0"));
+    let mut parts = Vec::new();
+    for k in 1..=2 {
+        // A cache of its own: each shard tunes by itself.
+        let part = dir.join(format!("part{k}.jsonl")).display().to_string();
+        let shard = format!("{k}/2");
+        let out = shogun(&[&LAB[..], &["--shard", &shard, "--jsonl", &part]].concat(), &dir.join(format!("c{k}")));
+        assert_eq!(stderr(&out).matches("tuned in").count(), 2, "{}", stderr(&out));
+        parts.push(part);
+    }
+    let merged = shogun(&[&["lab", "merge"][..], &[&parts[1], &parts[0]], &["--json"]].concat(), &dir);
+    assert_eq!(String::from_utf8_lossy(&merged.stdout), String::from_utf8_lossy(&single.stdout));
+    // A header whose adapted condition does not name each arm's players is refused.
+    let text = std::fs::read_to_string(&parts[0]).unwrap();
+    let (head, rest) = text.split_once('\n').unwrap();
+    let mut head: Value = serde_json::from_str(head).unwrap();
+    head["lab"]["conditions"][1]["per_arm"].as_array_mut().unwrap().pop();
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, format!("{head}\n{rest}")).unwrap();
+    let refused = Command::new(env!("CARGO_BIN_EXE_shogun")).args(["lab", "merge"]).arg(&bad).arg(&parts[1]).output().unwrap();
+    assert!(stderr(&refused).contains("does not name one bot per seat for each of the 2 arms"), "{}", stderr(&refused));
+    // A shard tuned otherwise is another run.
+    let odd = dir.join("odd.jsonl").display().to_string();
+    shogun(&[&LAB[..], &["--adapt-opponent", "greedy", "--shard", "2/2", "--jsonl", &odd]].concat(), &dir.join("c3"));
+    let refused = Command::new(env!("CARGO_BIN_EXE_shogun")).args(["lab", "merge", &parts[0], &odd]).output().unwrap();
+    assert!(!refused.status.success());
+    assert!(stderr(&refused).contains("another lab run"), "{}", stderr(&refused));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn parse(args: &[&str]) -> Result<shogun_lab::cli::lab::LabArgs, String> {
+    let v: Vec<String> = ["shogun", "lab"].iter().chain(args).map(|s| s.to_string()).collect();
+    match Cli::try_parse_from(arm_words(v)).map_err(|e| e.to_string())?.command {
+        Some(Sub::Lab(cmd)) => Ok(cmd.args),
+        other => Err(format!("not a lab command: {other:?}")),
+    }
+}
+
+/// Under the adapted condition each arm plays its own planner, in every
+/// seat; under the fixed one every arm plays the same; a record with
+/// another arm's players is refused by merge's checks.
+#[test]
+fn each_arm_plays_its_own_adapted_players() {
+    let args = parse(&["--variant", "castle-majority", "--against", "base", "--games", "3", "--adapt", "40", "--adapt-trial", "20"]).unwrap();
+    let mut lab = build(&args, &|_| None).unwrap();
+    assert_eq!(lab.header.conditions.len(), 1, "build plays the fixed players; the adapted ones come with the tuning");
+    let mut adaptation = shogun_lab::cli::lab::adaptation(&args).unwrap().unwrap();
+    let own = ["planner:future=0.8", "planner:army=0.6"];
+    adaptation.arms = own.iter().map(|b| AdaptedArm { bot: b.to_string(), games: 40, trials: 2, kept: 1 }).collect();
+    lab.adapt(adaptation).unwrap();
+    let mut records: Vec<GameRecord> = Vec::new();
+    let agg = lab::run(
+        &lab,
+        &mut |r| {
+            records.push(r.clone());
+            Ok(())
+        },
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(records.len(), 3 * 2 * 2);
+    for r in &records {
+        let want = if r.condition == 0 { "planner" } else { own[r.arm] };
+        assert_eq!(r.bots, [want; 4], "condition {}, arm {}", r.condition, r.arm);
+        lab::check_record(&lab.header, r).unwrap();
+    }
+    let mut swapped = records.iter().find(|r| r.condition == 1 && r.arm == 0).unwrap().clone();
+    swapped.bots = vec![own[1].to_string(); 4];
+    assert!(lab::check_record(&lab.header, &swapped).unwrap_err().contains("differ from the header"));
+    let report = Report::build(&agg);
+    let text = report.text();
+    assert!(text.contains("arm 2 (base): planner:army=0.6 (40 games, 1 of 2 trials kept)"), "{text}");
+    let page = lab::html::page(&report).unwrap();
+    assert!(page.contains("planner:army=0.6") && page.contains("bots planner adapted per arm"));
+    // A wrong number of tuned players is refused.
+    let mut short = shogun_lab::cli::lab::adaptation(&args).unwrap().unwrap();
+    short.arms.push(AdaptedArm { bot: "planner".into(), games: 40, trials: 2, kept: 0 });
+    assert!(build(&args, &|_| None).unwrap().adapt(short).unwrap_err().contains("1 tuned players for 2 arms"));
+}
+
+#[test]
+fn adapt_options_are_checked_before_anything_is_played() {
+    let err = |args: &[&str]| match parse(args) {
+        Err(e) => e,
+        Ok(a) => build(&a, &|_| None).err().unwrap_or_else(|| panic!("{args:?} was accepted")),
+    };
+    assert!(err(&["--adapt", "10", "--adapt-trial", "20"]).contains("at least one trial of 20 games"));
+    assert!(err(&["--adapt", "0"]).contains("--adapt 0"));
+    assert!(err(&["--adapt", "100", "--adapt-from", "greedy"]).contains("not a planner"));
+    assert!(err(&["--adapt", "100", "--adapt-opponent", "clever"]).contains("--adapt-opponent"));
+    assert!(err(&["--adapt-trial", "20"]).contains("--adapt"));
+    // The checks of a cache entry: whole trials within the budget, a planner.
+    let a = Adaptation::new(40, 20, 1, "planner:no-build", None).unwrap();
+    let arm = |bot: &str, games, trials, kept| AdaptedArm { bot: bot.into(), games, trials, kept };
+    assert!(a.check(&arm("planner:future=0.8:no-build", 40, 2, 1)).is_ok());
+    assert!(a.check(&arm("greedy", 40, 2, 1)).is_err());
+    assert!(a.check(&arm("planner", 60, 3, 1)).is_err());
+    assert!(a.check(&arm("planner", 30, 2, 1)).is_err());
+    assert!(a.check(&arm("planner", 40, 2, 3)).is_err());
+}
