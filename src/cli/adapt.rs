@@ -124,7 +124,11 @@ pub fn adapt(lab: &mut Lab, mut adaptation: Adaptation, dir: Option<&Path>) -> R
         }
     }
     let budget = adaptation.budget;
-    let bar = super::Progress::bar_only(budget * found.iter().filter(|f| f.is_none()).count() as u64);
+    let untuned = found.iter().filter(|f| f.is_none()).count() as u64;
+    if untuned > 0 {
+        eprintln!("--adapt: tuning the planner to {untuned} arm(s), at most {budget} games each");
+    }
+    let bar = super::Progress::bar_only(budget * untuned);
     let mut lines = Vec::new();
     let mut base = 0;
     for a in 0..k {
