@@ -599,7 +599,7 @@ fn same_run(a: &Header, b: &Header) -> Result<(), String> {
     }
     // What is left to differ: the settings (the range and games played may).
     if (Header { range: a.range, played: a.played, ..b.clone() }) != *a {
-        return Err("another lab run (conditions, players, map, setup, seed, games or --until-ci differ)".into());
+        return Err("another lab run (conditions, players, map, setup, seed, games, --until-ci or --adapt's tuning differ)".into());
     }
     Ok(())
 }

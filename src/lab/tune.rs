@@ -119,6 +119,9 @@ pub struct AdaptedArm {
 impl Adaptation {
     /// The settings of `lab --adapt` (no arm tuned yet); checked.
     pub fn new(budget: u64, trial: u64, lab_seed: u64, from: &str, opponent: Option<String>) -> Result<Adaptation, String> {
+        if budget == 0 {
+            return Err("--adapt 0: give a budget of games per arm (e.g. --adapt 2000)".into());
+        }
         if trial == 0 || budget < trial {
             return Err(format!("--adapt {budget}: the budget must hold at least one trial of {trial} games (--adapt-trial)"));
         }
