@@ -190,6 +190,12 @@ shogun.handlers = {}
 ---@type table<string, fun(value: any, effect: table, ctx: table): any>
 shogun.modifiers = {}
 
+---What `game.board()` returns: who holds what, read in one call.
+---@class Board
+---@field provinces integer[] by seat: the provinces it holds
+---@field buildings integer[] by seat: the buildings on its provinces
+---@field leaders table<string, Seat[]>[] by region, then building kind (every kind): the seats with the most buildings of that kind there, lowest first (empty when nobody has one)
+
 ---The host API: the game state lent for one call.
 ---@class game
 game = {}
@@ -287,21 +293,23 @@ function game.other_targets(p, s) end
 ---@param s Seat
 ---@return Province ...
 function game.move_targets(p, s) end
----Provinces and buildings a seat holds.
----@param s Seat
----@return integer provinces, integer buildings
-function game.holdings(s) end
 ---Buildings of a kind in a region, one count per seat.
 ---@param region integer
 ---@param kind string
 ---@return integer ...
 function game.region_buildings(region, kind) end
----The most buildings of a kind any seat has in a region (0 if none), then
----the seats that have that many, lowest first (none when 0).
----@param region integer
----@param kind string
----@return integer most, Seat ...
-function game.region_leaders(region, kind) end
+---Who holds what, for scoring rules: one call reads the whole board.
+---A read-only view of the board at this call (call again after a change),
+---made only of what every seat sees (owners and buildings).
+---```lua
+---local board = game.board()
+---board.provinces[s]      -- provinces seat s holds (one entry per seat)
+---board.buildings[s]      -- buildings on them
+---board.leaders[r].castle -- the seats with the most castles in region r,
+---                        -- lowest first; {} when nobody has one there
+---```
+---@return Board
+function game.board() end
 ---The card effects acting on a hook for a seat doing an action now, in
 ---rules.modifier_order; nil when none. The list is read-only (shared).
 ---@param hook string

@@ -101,53 +101,44 @@ shogun.handler("winter", function()
   next_revolt(queue)
 end)
 
--- Region majorities in a fixed order of kinds (sorted once), with their
--- awards; the rest of the scoring rules, read once at load.
-local majority_kinds = sorted_keys(RULES.scoring.region_majority)
-local majority_awards = {}
+-- The scoring rules, read once at load: what a province and a building
+-- score, and the region majorities in a fixed order of kinds (sorted) with
+-- their awards (tied leaders score tie_step less).
+local per_province, per_building = RULES.scoring.per_province, RULES.scoring.per_building
+local majority_kinds, tie_step = sorted_keys(RULES.scoring.region_majority), RULES.scoring.tie_step
+local majority_awards, kinds = {}, #majority_kinds
 for i, kind in ipairs(majority_kinds) do majority_awards[i] = RULES.scoring.region_majority[kind] end
-local per_province, per_building, tie_step = RULES.scoring.per_province, RULES.scoring.per_building, RULES.scoring.tie_step
-local regions = #MAP.regions
-local seats_in_game, holdings, tally, region_leaders, add_points = game.seats, game.holdings, game.tally, game.region_leaders, game.add_points
-local kinds = #majority_kinds
 
--- The seats with the most buildings of kind i in region r (`most` each,
--- `...` the seats; none built: no award) score its award, tied leaders
--- tie_step less.
-local function award_majority(points, majority, lines, r, i, most, ...)
-  if most == 0 then return end
-  local leaders = select("#", ...)
-  local award = majority_awards[i]
-  if leaders > 1 then award = award - tie_step end
-  if award <= 0 then return end
-  for k = 1, leaders do
-    local s = select(k, ...)
-    points[s] = points[s] + award
-    majority[s] = majority[s] + award
-    if NARRATE then lines[s][#lines[s] + 1] = string.format("%s %s %d", MAP.regions[r], majority_kinds[i], award) end
-  end
-end
-
+-- Each seat scores its provinces and buildings, and in each region the
+-- seats with the most buildings of a kind score its award.
 shogun.handler("score", function()
-  local seats = seats_in_game()
-  local points, lines = {}, {}
-  local majority = {}
-  for s = 1, seats do
-    local provinces, buildings = holdings(s)
-    points[s] = provinces * per_province + buildings * per_building
-    tally("points.provinces", s, provinces * per_province)
-    tally("points.buildings", s, buildings * per_building)
-    majority[s] = 0
+  local board = game.board()
+  local points, majority, lines = {}, {}, {}
+  for s = 1, #board.provinces do
+    local provinces, buildings = board.provinces[s], board.buildings[s]
+    points[s], majority[s] = provinces * per_province + buildings * per_building, 0
+    game.tally("points.provinces", s, provinces * per_province)
+    game.tally("points.buildings", s, buildings * per_building)
     if NARRATE then lines[s] = { count(provinces, "province") .. ", " .. count(buildings, "building") } end
   end
-  for r = 1, regions do
+  for r = 1, #board.leaders do
+    local region = board.leaders[r]
     for i = 1, kinds do
-      award_majority(points, majority, lines, r, i, region_leaders(r, majority_kinds[i]))
+      local leaders, award = region[majority_kinds[i]], majority_awards[i]
+      local n = #leaders
+      if n > 1 then award = award - tie_step end
+      if award > 0 then
+        for k = 1, n do
+          local s = leaders[k]
+          points[s], majority[s] = points[s] + award, majority[s] + award
+          if NARRATE then lines[s][#lines[s] + 1] = string.format("%s %s %d", MAP.regions[r], majority_kinds[i], award) end
+        end
+      end
     end
   end
-  for s = 1, seats do
-    tally("points.majority", s, majority[s])
-    add_points(s, points[s])
+  for s = 1, #points do
+    game.tally("points.majority", s, majority[s])
+    game.add_points(s, points[s])
     if NARRATE then
       note("%s scores %d (%s): %d points", seat_name(s), points[s], table.concat(lines[s], "; "), game.points(s))
     end

@@ -19,12 +19,15 @@ use super::lend::{Call, Host};
 use crate::core::{Event, GameState, ProvinceId, Seat};
 use crate::rules::Rules;
 
+mod board;
 mod effects;
 mod pieces;
 mod questions;
 mod reads;
 mod records;
 mod tower;
+
+pub(super) use board::{BoardScratch, make_view as make_board_view};
 
 /// The longest narration line (`game.log`) and question text (`game.ask`).
 pub const MAX_TEXT: usize = 1024;
@@ -163,6 +166,7 @@ pub(super) fn map_table(lua: &Lua, rules: &Rules) -> mlua::Result<Table> {
 pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
     let t = lua.create_table()?;
     reads::register(lua, &t, sh)?;
+    board::register(lua, &t, sh)?;
     pieces::register(lua, &t, sh)?;
     tower::register(lua, &t, sh)?;
     questions::register(lua, &t, sh)?;

@@ -84,6 +84,7 @@ pub(super) fn globals(lua: &Lua, rules: &Rules, shared: &Rc<Shared>) -> mlua::Re
     let freeze = values::freeze_data(lua, rules, shared, &prelude)?;
     g.set("game", api::host_table(lua, shared)?)?;
     *shared.readonly_list.borrow_mut() = Some(prelude.get("readonly_list")?);
+    api::make_board_view(lua, shared, &prelude.get("host_view")?)?;
     *shared.effect_tables.borrow_mut() = EffectTables::frozen(lua, rules, &freeze)?;
     values::size_counters(shared, &prelude)?;
     *shared.keys.borrow_mut() = Some(Keys::interned(lua)?);

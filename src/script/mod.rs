@@ -203,6 +203,8 @@ pub(crate) struct Shared {
     /// Set while the pack's files load, and which value parts they read.
     loading: Cell<bool>,
     read_at_load: RefCell<Vec<bool>>,
+    /// `game.board()`'s counts and leaders (api/board.rs).
+    board: RefCell<api::BoardScratch>,
 }
 
 /// A function a variant added or replaced, whose calls the lab counts.
@@ -253,6 +255,7 @@ impl Shared {
             value_reads: RefCell::new(Vec::new()),
             loading: Cell::new(false),
             read_at_load: RefCell::new(Vec::new()),
+            board: RefCell::new(api::BoardScratch::default()),
         }
     }
 

@@ -746,19 +746,25 @@ local function set_loading(name, overrides)
   loading = { name = name, overrides = set }
 end
 
--- A read-only list whose items stay as they are (the host shares the
--- effect lists of game.effects between calls).
-local function readonly_list(t)
+-- A read-only view of `t`, which only the host writes (`what` names it
+-- in the error of a script that tries).
+local function host_view(t, what)
   return raw_setmetatable({}, {
     __index = t,
-    __newindex = function(_, k) error("effect lists are read-only (tried to set `" .. tostring(k) .. "`)", 2) end,
+    __newindex = function(_, k) error(what .. " (tried to set `" .. tostring(k) .. "`)", 2) end,
     __len = function() return #t end,
     __pairs = function() return spairs(t) end,
     __metatable = false,
   })
 end
 
+-- A read-only list whose items stay as they are (the host shares the
+-- effect lists of game.effects between calls).
+local function readonly_list(t)
+  return host_view(t, "effect lists are read-only")
+end
+
 return { raw_format = raw_format, script_format = format_shown, registry = registry, seal = seal, lock_builtins = lock_builtins, freeze = freeze, set_loading = set_loading,
-  readonly_list = readonly_list, stateful_values = stateful_values, count_calls = count_calls,
+  readonly_list = readonly_list, host_view = host_view, stateful_values = stateful_values, count_calls = count_calls,
   freeze_changes = freeze_changes, set_value_bump = set_value_bump, value_list = value_list, fingerprints = fingerprints,
   count_kept = count_kept }

@@ -491,7 +491,7 @@ impl ErrorText {
     #[inline]
     // The error is plain bytes on the stack on purpose (see the type).
     #[allow(clippy::result_large_err)]
-    fn of<T>(outcome: std::thread::Result<Result<T, String>>) -> Result<T, ErrorText> {
+    pub(super) fn of<T>(outcome: std::thread::Result<Result<T, String>>) -> Result<T, ErrorText> {
         match outcome {
             Ok(Ok(n)) => Ok(n),
             Ok(Err(msg)) => Err(ErrorText::new(msg)),
@@ -645,15 +645,23 @@ pub(super) fn cache_effects(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Resu
     let size = hooks.len() * events * specials * actions;
     let lengths = hooks.iter().fold(0, |bits, (_, n)| bits | length_bit(n.len()));
     *sh.effects_cache_raw.borrow_mut() = Some(EffectsCache { hooks, lengths, events, specials, actions, refs: vec![0; size], fallback: fallback_ref });
+    t.set("effects", over_shared(lua, sh, effects_entry)?)
+}
+
+/// A C function whose upvalue 1 is the `Shared` (as a light userdata: the
+/// `Shared` outlives the VM), for host functions that read their own
+/// arguments and build their own results (`game.effects`, `game.board`).
+pub(super) fn over_shared(lua: &Lua, sh: &Rc<Shared>, f: ffi::lua_CFunction) -> mlua::Result<mlua::Function> {
     let sh_ptr = Rc::as_ptr(sh) as *mut c_void;
-    // SAFETY: as in `fast`.
-    let f: mlua::Function = unsafe {
+    // SAFETY: pushes a light userdata and a C closure over it (within the
+    // stack `exec_raw` checked); only allocation may raise, which
+    // `exec_raw` catches.
+    unsafe {
         lua.exec_raw((), |l| {
             ffi::lua_pushlightuserdata(l, sh_ptr);
-            ffi::lua_pushcclosure(l, effects_entry, 1);
-        })?
-    };
-    t.set("effects", f)
+            ffi::lua_pushcclosure(l, f, 1);
+        })
+    }
 }
 
 /// A string length's bit in `EffectsCache::lengths`.

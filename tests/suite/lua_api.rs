@@ -90,51 +90,108 @@ fn the_registry_views_are_the_registered_functions_and_read_only() {
     }
 }
 
+/// The board as `game.board()` shows it, as text: each seat's provinces
+/// and buildings, then each region's leaders of each kind.
+const SHOW_BOARD: &str = "local b, out = game.board(), {}
+for s = 1, #b.provinces do out[#out + 1] = s .. ':' .. b.provinces[s] .. '/' .. b.buildings[s] end
+for r = 1, #b.leaders do
+  for _, k in ipairs(RULES.components.buildings) do out[#out + 1] = r .. k.id .. '=' .. table.concat({ table.unpack(b.leaders[r][k.id]) }, ',') end
+end
+return table.concat(out, ' ')";
+
+/// Buildings of every mix on the held provinces (`salt` varies them).
+fn built(engine: &shogun_lab::engine::Engine, players: u8, salt: usize) -> shogun_lab::core::GameState {
+    let mut st = crate::common::started(engine, players, 1);
+    for (i, p) in st.provinces.iter_mut().enumerate() {
+        if p.owner.is_some() {
+            p.buildings = ((i * 5 + salt) % 8) as u8;
+        }
+    }
+    st
+}
+
 #[test]
-fn region_leaders_are_the_seats_with_the_most_buildings() {
+fn the_board_is_each_seat_s_holdings_and_each_region_s_leaders() {
     let engine = crate::common::engine();
     let (mut single, mut tied) = (0, 0);
-    for players in [3, 4, 5] {
-        let mut st = crate::common::started(&engine, players, 1);
-        // Buildings of every mix on the held provinces.
-        for (i, p) in st.provinces.iter_mut().enumerate() {
-            if p.owner.is_some() {
-                p.buildings = ((i * 5 + usize::from(players)) % 8) as u8;
-            }
-        }
-        let code = "local single, tied = 0, 0
+    // The same VM shows one position after another: 5 seats, then 3, then
+    // 4 (lists shrink and grow, stale entries go).
+    for (players, salt) in [(5, 5), (3, 3), (4, 4), (4, 1)] {
+        let st = built(&engine, players, salt);
+        // Against counts read province by province and region by region.
+        let code = "local b, single, tied = game.board(), 0, 0
+for s = 1, game.seats() do
+  local provinces, buildings = 0, 0
+  for p = 1, #MAP.provinces do
+    if game.owner(p) == s then provinces, buildings = provinces + 1, buildings + game.buildings(p) end
+  end
+  if b.provinces[s] ~= provinces or b.buildings[s] ~= buildings then error('seat ' .. s) end
+end
+if #b.provinces ~= game.seats() or b.provinces[game.seats() + 1] ~= nil then error('one entry per seat') end
+if #b.leaders ~= #MAP.regions then error('one entry per region') end
 for r = 1, #MAP.regions do
-  for _, b in ipairs(RULES.components.buildings) do
-    local counts = { game.region_buildings(r, b.id) }
-    local most = 0
+  for _, k in ipairs(RULES.components.buildings) do
+    local counts = { game.region_buildings(r, k.id) }
+    local most, want = 0, {}
     for s = 1, #counts do if counts[s] > most then most = counts[s] end end
-    local want = { most }
     if most > 0 then for s = 1, #counts do if counts[s] == most then want[#want + 1] = s end end end
-    local got = { game.region_leaders(r, b.id) }
-    if table.concat(got, ',') ~= table.concat(want, ',') then error(r .. ' ' .. b.id .. ': ' .. table.concat(got, ',') .. ' against ' .. table.concat(want, ',')) end
-    if #got > 2 then tied = tied + 1 elseif most > 0 then single = single + 1 end
+    local got = b.leaders[r][k.id]
+    if table.concat({ table.unpack(got) }, ',') ~= table.concat(want, ',') or #got ~= #want then
+      error(r .. ' ' .. k.id .. ': ' .. table.concat({ table.unpack(got) }, ',') .. ' against ' .. table.concat(want, ','))
+    end
+    if #got > 1 then tied = tied + 1 elseif #got == 1 then single = single + 1 end
   end
 end
 return single .. ' ' .. tied";
-        let counts = engine.runtime().eval_readonly(&st, code).unwrap();
+        let counts = engine.runtime().eval_readonly(&st, code).unwrap_or_else(|e| panic!("{players} players: {e}"));
         let (s, t) = counts.split_once(' ').unwrap();
         single += s.parse::<u32>().unwrap();
         tied += t.parse::<u32>().unwrap();
     }
     assert!(single > 0 && tied > 0, "single leaders {single}, tied {tied}");
+    // Nothing built: every list empty.
     let st = crate::common::started(&engine, 4, 1);
-    assert_eq!(engine.runtime().eval_readonly(&st, "return select('#', game.region_leaders(1, 'castle'))").unwrap(), "1", "no buildings: just 0");
+    assert_eq!(engine.runtime().eval_readonly(&st, "return #game.board().leaders[1].castle").unwrap(), "0");
+}
+
+#[test]
+fn the_board_is_read_only_takes_no_arguments_and_refuses_cleanly() {
+    let engine = crate::common::engine();
+    let st = built(&engine, 4, 2);
+    let rt = engine.runtime();
+    let before = rt.eval_readonly(&st, SHOW_BOARD).unwrap();
     for (code, want) in [
-        ("game.region_leaders(99, 'castle')", "game.region_leaders: region 99 does not exist"),
-        ("game.region_leaders(1, 'hut')", "game.region_leaders: unknown building kind `hut`"),
+        ("game.board(1)", "game.board takes no arguments, got 1"),
+        ("game.board(nil, 'x')", "game.board takes no arguments, got 2"),
+        ("game.board().provinces[1] = 99", "game.board() is read-only (tried to set `1`)"),
+        ("game.board().leaders[1].castle[1] = 2", "game.board() is read-only"),
+        ("game.board().leaders[1].castle.n = 2", "game.board() is read-only (tried to set `n`)"),
+        ("game.board().leaders[9] = {}", "game.board() is read-only"),
+        ("game.board().extra = true", "game.board() is read-only (tried to set `extra`)"),
     ] {
-        let err = engine.runtime().eval_readonly(&st, code).unwrap_err();
+        let err = rt.eval_readonly(&st, code).unwrap_err();
         assert!(err.message.contains(want), "{code}: {err}");
+        // The runtime is usable after the error, and the board unchanged.
+        assert_eq!(rt.eval_readonly(&st, SHOW_BOARD).unwrap(), before, "after {code}");
     }
 }
 
-/// Names a line of the stubs declares as a global: `function NAME(` or
-/// `NAME = ` at the start of a line.
+/// The board holds nothing a seat's view hides: every seat's view shows
+/// the same board as the whole state (a bot may score from its view).
+#[test]
+fn the_board_reads_nothing_a_seat_s_view_hides() {
+    let engine = crate::common::engine();
+    for players in [3, 4, 5] {
+        let st = built(&engine, players, usize::from(players));
+        let whole = engine.runtime().eval_readonly(&st, SHOW_BOARD).unwrap();
+        assert!(whole.contains(','), "a tie to show: {whole}");
+        for seat in 0..players {
+            let view = st.view(Some(shogun_lab::core::Seat::new(usize::from(seat))));
+            assert_eq!(engine.runtime().eval_readonly(&view, SHOW_BOARD).unwrap(), whole, "seat {seat} of {players}");
+        }
+    }
+}
+
 fn declared_globals(stub: &str) -> BTreeSet<String> {
     stub.lines()
         .filter_map(|l| l.strip_prefix("function ").map(|r| r.split('(').next().unwrap()).or_else(|| l.split_once(" = ").map(|(k, _)| k)))

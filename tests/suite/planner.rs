@@ -220,9 +220,9 @@ fn only_a_regional_scoring_is_remembered_by_region() {
 local regional_score = shogun.original("handler", "score")
 shogun.replace("handler", "score", function()
   regional_score()
-  local best, most = 1, -1
+  local best, most, board = 1, -1, game.board()
   for s = 1, game.seats() do
-    local held = game.holdings(s)
+    local held = board.provinces[s]
     if held > most then best, most = s, held end
   end
   game.add_points(best, 5)

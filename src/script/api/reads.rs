@@ -8,7 +8,7 @@ use mlua::{Lua, Table};
 use super::{many, rt};
 use crate::core::{GameState, MAX_SEATS, Seat};
 use crate::script::Shared;
-use crate::script::raw::{LStr, Many, fast};
+use crate::script::raw::{LStr, fast};
 
 /// Registers the reads part of `game`.
 pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
@@ -138,38 +138,10 @@ fn targets(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
 
 /// Counts for scoring.
 fn counts(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
-    // Counts for scoring: provinces and buildings a seat holds.
-    fast(lua, t, sh, "holdings", |host, seat: i64| {
-        host.with_state(|sh, st| {
-            let s = Some(Seat::new(sh.seat(st, "holdings", seat)?));
-            let (mut provinces, mut buildings) = (0i64, 0i64);
-            for p in st.provinces.iter().filter(|p| p.owner == s) {
-                provinces += 1;
-                buildings += i64::from(p.building_count());
-            }
-            Ok((provinces, buildings))
-        })
-    })?;
     // Buildings of `kind` in `region`, one count per seat.
     fast(lua, t, sh, "region_buildings", |host, (region, kind): (i64, LStr)| {
         host.with_state(|sh, st| Ok(many(region_counts(sh, st, "region_buildings", region, kind)?[..st.seats()].iter().copied())))
     })?;
-    // The most buildings of `kind` any seat has in `region` (0: none
-    // there), then the seats that have that many, lowest first.
-    fast(lua, t, sh, "region_leaders", |host, (region, kind): (i64, LStr)| {
-        host.with_state(|sh, st| {
-            let counts = region_counts(sh, st, "region_leaders", region, kind)?;
-            let counts = &counts[..st.seats()];
-            let most = counts.iter().copied().max().unwrap_or(0);
-            let mut out = Many::new();
-            out.push(most);
-            if most > 0 {
-                out.extend(counts.iter().enumerate().filter(|&(_, &c)| c == most).map(|(s, _)| s as i64 + 1));
-            }
-            Ok(out)
-        })
-    })?;
-
     Ok(())
 }
 
