@@ -261,3 +261,23 @@ fn stubs_type_the_rules_cards_and_map_tables() {
         assert!(stub.contains(&format!("---@type {class}")) || class.starts_with("Map") || class.ends_with("Card"), "{table} is typed {class}");
     }
 }
+
+#[test]
+fn tally_refuses_what_is_not_a_metric_name() {
+    let engine = crate::common::engine();
+    let st = crate::common::started(&engine, 4, 1);
+    let rt = engine.runtime();
+    assert_eq!(rt.eval_readonly(&st, "game.tally('points.majority', 1, 3) game.tally('a-b_c.9', nil) return 1").unwrap(), "1");
+    let long = format!("game.tally('{}', 1)", "k".repeat(65));
+    for (code, want) in [
+        ("game.tally('', 1)", "game.tally: `` is not a metric name"),
+        ("game.tally('points provinces', 1)", "game.tally: `points provinces` is not a metric name"),
+        ("game.tally('caf\\195\\169', 1)", "game.tally: `café` is not a metric name"),
+        ("game.tally('\\255', 1)", "not valid UTF-8"),
+        (long.as_str(), "is not a metric name (1 to 64 of a-z, 0-9, `.`, `_`, `-`)"),
+        ("game.tally(7, 1)", "game.tally: argument 1 must be a string, got number"),
+    ] {
+        let err = rt.eval_readonly(&st, code).unwrap_err();
+        assert!(err.message.contains(want), "{code}: {err}");
+    }
+}
