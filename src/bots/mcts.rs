@@ -12,7 +12,8 @@
 //! `Engine::apply` (so every rule, variant and tower, Lua ones included,
 //! is respected), then all seats play the greedy policy (this seat keeping
 //! its restrictions) until the end of the year or of the game, and the
-//! world is scored by `value`. The bot picks the candidate visited most.
+//! world is valued by the rules' own scoring (`value::Valuer`, the
+//! planner's value of a position). The bot picks the candidate visited most.
 //!
 //! Planning is a secret simultaneous decision; the bot treats it as its
 //! own move against the others' sampled plans: its candidates are the
@@ -24,6 +25,7 @@
 
 use std::time::Duration;
 
+use super::value::{Valuer, Weights};
 use super::{Bot, Forbid, Greedy, action_kind, feasible};
 use crate::clock::Stopwatch;
 use crate::core::*;
@@ -75,16 +77,6 @@ impl Budget {
     }
 }
 
-/// Weights of the evaluation (documented in docs/bots.md).
-/// Points a held province or building is expected to bring per year left.
-const HOLD_PER_YEAR: f64 = 0.5;
-/// Worth of a war chest while the game goes on (it pays for actions).
-const CHEST: f64 = 0.1;
-/// Worth of an army on the board while the game goes on.
-const ARMY: f64 = 0.05;
-/// Worth of a war chest at the end (the tie-break).
-const CHEST_AT_END: f64 = 0.01;
-
 #[derive(Clone)]
 pub struct Mcts {
     rng: GameRng,
@@ -96,7 +88,7 @@ pub struct Mcts {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CandidateStats {
     pub visits: u32,
-    /// Mean value (own estimate minus the best other seat's).
+    /// Mean value (the seat's value by the rules' scoring less the others').
     pub mean: f64,
 }
 
@@ -234,6 +226,7 @@ impl Mcts {
         let watch = matches!(self.budget, Budget::Time(_)).then(Stopwatch::start);
         let (mut all, mut all_sq) = (0f64, 0f64);
         let mut it = 0u32;
+        let mut valuer = Valuer::new(engine, Weights::default());
         loop {
             let done = match self.budget {
                 Budget::Iterations(k) => it >= k.max(n as u32),
@@ -258,7 +251,7 @@ impl Mcts {
             };
             let world = determinize(engine, view, seat, &mut self.rng);
             let mut rng = self.rng.fork();
-            let v = rollout(engine, world, &candidates[k], seat, self.forbid, &mut rng);
+            let v = rollout(engine, world, &candidates[k], seat, self.forbid, &mut rng, &mut valuer);
             visits[k] += 1;
             sums[k] += v;
             all += v;
@@ -299,11 +292,12 @@ pub fn determinize(engine: &Engine, view: &GameState, seat: Seat, rng: &mut Game
 }
 
 /// Applies `first` to the world, plays greedy to the end of the year (or
-/// game) and returns the value for `seat`.
-fn rollout(engine: &Engine, mut w: GameState, first: &Decision, seat: Seat, forbid: Forbid, rng: &mut GameRng) -> f64 {
+/// game) and returns the world's value for `seat` by the rules' own
+/// scoring (`Valuer`, the planner's value of a position).
+fn rollout(engine: &Engine, mut w: GameState, first: &Decision, seat: Seat, forbid: Forbid, rng: &mut GameRng, valuer: &mut Valuer) -> f64 {
     let year = w.year;
     if engine.apply(&mut w, first).is_err() {
-        return value(engine, &w, seat) - 1000.0;
+        return valuer.value(engine, &w, seat) - 1000.0;
     }
     let mut bots: Vec<Greedy> =
         Seat::all(w.seats()).map(|s| Greedy::restricted(u64::from(rng.below(u32::MAX)), if s == seat { forbid } else { Forbid::default() })).collect();
@@ -318,34 +312,7 @@ fn rollout(engine: &Engine, mut w: GameState, first: &Decision, seat: Seat, forb
             break;
         }
     }
-    value(engine, &w, seat)
-}
-
-/// The estimate for one seat: points, plus while the game goes on what its
-/// holdings should still bring, its war chests and its armies.
-fn estimate(engine: &Engine, w: &GameState, s: Seat) -> f64 {
-    let p = &w.players[s.index()];
-    let points = p.points as f64;
-    if w.phase == Phase::GameOver {
-        return points + CHEST_AT_END * p.chests as f64;
-    }
-    let sc = &engine.rules.rules.scoring;
-    let years_left = (engine.rules.rules.calendar.years - i64::from(w.year)).max(0) as f64;
-    let (mut provinces, mut buildings, mut armies) = (0f64, 0f64, 0f64);
-    for q in w.provinces_of(s) {
-        provinces += 1.0;
-        buildings += f64::from(w.provinces[q.index()].building_count());
-        armies += f64::from(w.provinces[q.index()].armies);
-    }
-    let hold = sc.per_province as f64 * provinces + sc.per_building as f64 * buildings;
-    points + HOLD_PER_YEAR * years_left * hold + CHEST * p.chests as f64 + ARMY * armies
-}
-
-/// `seat`'s estimate minus the best other seat's.
-fn value(engine: &Engine, w: &GameState, seat: Seat) -> f64 {
-    let me = estimate(engine, w, seat);
-    let best = Seat::all(w.seats()).filter(|&s| s != seat).map(|s| estimate(engine, w, s)).fold(f64::NEG_INFINITY, f64::max);
-    if best.is_finite() { me - best } else { me }
+    valuer.value(engine, &w, seat)
 }
 
 impl Bot for Mcts {

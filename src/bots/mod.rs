@@ -41,7 +41,7 @@ pub const BOTS: &[(&str, &str)] = &[
     ("greedy", "one-rule heuristics by what the rules pack declares; options :no-attack, :no-build"),
     (
         "mcts",
-        "information-set search with greedy rollouts; options :N iterations a decision (mcts:400) or a time (mcts:50ms, not reproducible), :no-attack, :no-build",
+        "information-set search with greedy rollouts valued by the pack's scoring; options :N iterations a decision (mcts:400) or a time (mcts:50ms, not reproducible), :no-attack, :no-build",
     ),
 ];
 

@@ -64,6 +64,23 @@ fn a_castle_worth_more_is_built_where_a_temple_was() {
     assert_ne!(builds(&rich, &after, "temple"), Some(temple), "{after:?}");
 }
 
+/// mcts values the worlds it plays out by the pack's own scoring too (the
+/// planner's value of a position at the rollout's end): the same search
+/// (seed, budget, position, candidate plans) under a castle's region
+/// majority worth 1 and worth 9 finds other values for the plans.
+#[test]
+fn mcts_values_its_rollouts_by_the_packs_scoring() {
+    let (cheap, rich) = (castle_majority(1), castle_majority(9));
+    let st = planning(&cheap, 1);
+    assert_eq!(st, planning(&rich, 1), "the same position under both rulesets");
+    let cands: Vec<Decision> = [plan_of(&cheap, &st), plan_of(&rich, &st)].into_iter().map(|plan| Decision::Plan { seat: Seat::new(0), plan }).collect();
+    assert_ne!(cands[0], cands[1], "a temple in one plan, a castle in the other");
+    let search = |engine: &Engine| Mcts::new(5, Budget::Iterations(30), Forbid::default()).search(engine, &st, Seat::new(0), &cands);
+    let (a, b) = (search(&cheap), search(&rich));
+    assert_eq!(a.iter().map(|c| c.visits).sum::<u32>(), 30);
+    assert_ne!(a.iter().map(|c| c.mean).collect::<Vec<_>>(), b.iter().map(|c| c.mean).collect::<Vec<_>>(), "{a:?} {b:?}");
+}
+
 /// Moves `k` cubes of each colour inside the tower from level 0 to level 1
 /// or back: the counts by colour stay, the levels change.
 fn shuffle_levels(st: &mut GameState) {
