@@ -4,8 +4,10 @@
 //! everything that fixes its result (this program, the arm's rules hash,
 //! the search's settings), so a second run with the same rules plays the
 //! same players without tuning again. An entry that cannot be read or does
-//! not fit is ignored with a note and tuned again: the cache never changes
-//! a result, it only saves the search.
+//! not fit (`Adaptation::check`) is ignored with a note and tuned again: an
+//! entry this program wrote never changes a result, it only saves the
+//! search. (An entry written by hand that fits every check is taken as it
+//! is: the cache is trusted like the rules files.)
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -20,21 +22,33 @@ use crate::lab::tune::{self, Adaptation, AdaptedArm};
 /// wins over it).
 pub const CACHE_ENV: &str = "SHOGUN_TUNE_CACHE";
 
-/// The cache files' format.
-const FORMAT: u32 = 1;
+/// The cache files' format (2: entries hold the final check).
+const FORMAT: u32 = 2;
 
 /// Where tuned players are cached: `--adapt-cache DIR` (`none`: nowhere),
 /// else `$SHOGUN_TUNE_CACHE`, else `$XDG_CACHE_HOME/shogun-lab/tuned`,
 /// else `$HOME/.cache/shogun-lab/tuned`; `None` when none of them is set.
-pub fn cache_dir(option: Option<&Path>, env: &dyn Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+/// A relative `$XDG_CACHE_HOME` is ignored (as the XDG specification asks);
+/// an empty `--adapt-cache` and a relative `$HOME` are refused (they would
+/// cache into whatever folder the lab runs in).
+pub fn cache_dir(option: Option<&Path>, env: &dyn Fn(&str) -> Option<OsString>) -> Result<Option<PathBuf>, String> {
     let set = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if option.is_some_and(|o| o.as_os_str().is_empty()) {
+        return Err("--adapt-cache \"\": give a folder, or `none` for no cache".into());
+    }
     if let Some(dir) = option.map(Path::to_path_buf).or_else(|| set(CACHE_ENV)) {
-        return (dir.as_os_str() != "none").then_some(dir);
+        return Ok((dir.as_os_str() != "none").then_some(dir));
     }
     if let Some(xdg) = set("XDG_CACHE_HOME").filter(|d| d.is_absolute()) {
-        return Some(xdg.join("shogun-lab").join("tuned"));
+        return Ok(Some(xdg.join("shogun-lab").join("tuned")));
     }
-    set("HOME").map(|home| home.join(".cache").join("shogun-lab").join("tuned"))
+    match set("HOME") {
+        Some(home) if !home.is_absolute() => Err(format!(
+            "--adapt: HOME={} is not an absolute folder, so the tuned players have no cache folder; give --adapt-cache DIR (or none) or set ${CACHE_ENV}",
+            home.display()
+        )),
+        home => Ok(home.map(|h| h.join(".cache").join("shogun-lab").join("tuned"))),
+    }
 }
 
 /// One cache file: the text its name hashes (checked on reading, so a
@@ -123,12 +137,13 @@ pub fn adapt(lab: &mut Lab, mut adaptation: Adaptation, dir: Option<&Path>) -> R
             places[a] = Some((path, key));
         }
     }
-    let budget = adaptation.budget;
+    // Whole trials, then the check (played only when a step was kept).
+    let per_arm = adaptation.budget / adaptation.trial * adaptation.trial + adaptation.check;
     let untuned = found.iter().filter(|f| f.is_none()).count() as u64;
     if untuned > 0 {
-        eprintln!("--adapt: tuning the planner to {untuned} arm(s), at most {budget} games each");
+        eprintln!("--adapt: tuning the planner to {untuned} arm(s), at most {per_arm} games each (the search and its check)");
     }
-    let bar = super::Progress::bar_only(budget * untuned);
+    let bar = super::Progress::bar_only(per_arm * untuned);
     let mut lines = Vec::new();
     let mut base = 0;
     for a in 0..k {
@@ -141,9 +156,10 @@ pub fn adapt(lab: &mut Lab, mut adaptation: Adaptation, dir: Option<&Path>) -> R
         let spec = adaptation.spec(lab, a)?;
         let started = std::time::Instant::now();
         let tuned = tune::tune(&spec, &|done| bar.set(base + done)).map_err(|e| format!("--adapt: arm `{name}`: {e}"))?;
-        base += budget;
+        base += per_arm;
         let arm = tuned.adapted(&spec.options);
-        lines.push(format!("--adapt: arm {} ({name}): {} tuned in {} games, {:.1} s", a + 1, arm.bot, arm.games, started.elapsed().as_secs_f64()));
+        let check = arm.check.as_ref().map(|c| format!("; check against {}: {}", adaptation.from, c.text())).unwrap_or_default();
+        lines.push(format!("--adapt: arm {} ({name}): {} tuned in {} games{check}, {:.1} s", a + 1, arm.bot, arm.games, started.elapsed().as_secs_f64()));
         if let Some((path, key)) = &places[a]
             && let Err(e) = write_entry(path, key, &arm)
         {
@@ -169,12 +185,26 @@ mod tests {
     fn the_cache_folder_comes_from_the_option_the_environment_or_home() {
         let env = |vars: &'static [(&'static str, &'static str)]| move |k: &str| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| OsString::from(v));
         let all = env(&[("SHOGUN_TUNE_CACHE", "/c"), ("XDG_CACHE_HOME", "/x"), ("HOME", "/h")]);
-        assert_eq!(cache_dir(Some(Path::new("/o")), &all), Some(PathBuf::from("/o")));
-        assert_eq!(cache_dir(Some(Path::new("none")), &all), None);
-        assert_eq!(cache_dir(None, &all), Some(PathBuf::from("/c")));
-        assert_eq!(cache_dir(None, &env(&[("XDG_CACHE_HOME", "/x"), ("HOME", "/h")])), Some(PathBuf::from("/x/shogun-lab/tuned")));
-        assert_eq!(cache_dir(None, &env(&[("XDG_CACHE_HOME", "rel"), ("HOME", "/h")])), Some(PathBuf::from("/h/.cache/shogun-lab/tuned")));
-        assert_eq!(cache_dir(None, &env(&[("SHOGUN_TUNE_CACHE", "none"), ("HOME", "/h")])), None);
-        assert_eq!(cache_dir(None, &env(&[])), None);
+        assert_eq!(cache_dir(Some(Path::new("/o")), &all), Ok(Some(PathBuf::from("/o"))));
+        assert_eq!(cache_dir(Some(Path::new("none")), &all), Ok(None));
+        assert_eq!(cache_dir(None, &all), Ok(Some(PathBuf::from("/c"))));
+        assert_eq!(cache_dir(None, &env(&[("XDG_CACHE_HOME", "/x"), ("HOME", "/h")])), Ok(Some(PathBuf::from("/x/shogun-lab/tuned"))));
+        assert_eq!(cache_dir(None, &env(&[("XDG_CACHE_HOME", "rel"), ("HOME", "/h")])), Ok(Some(PathBuf::from("/h/.cache/shogun-lab/tuned"))));
+        assert_eq!(cache_dir(None, &env(&[("SHOGUN_TUNE_CACHE", "none"), ("HOME", "/h")])), Ok(None));
+        assert_eq!(cache_dir(None, &env(&[])), Ok(None));
+    }
+
+    /// An empty --adapt-cache and a relative $HOME would cache into the
+    /// folder the lab runs in: refused, with what to do instead.
+    #[test]
+    fn an_empty_cache_option_and_a_relative_home_are_refused() {
+        let env = |vars: &'static [(&'static str, &'static str)]| move |k: &str| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| OsString::from(v));
+        let e = cache_dir(Some(Path::new("")), &env(&[("HOME", "/h")])).unwrap_err();
+        assert!(e.contains("--adapt-cache") && e.contains("none"), "{e}");
+        let e = cache_dir(None, &env(&[("HOME", "home/me")])).unwrap_err();
+        assert!(e.contains("HOME=home/me") && e.contains("--adapt-cache"), "{e}");
+        let e = cache_dir(None, &env(&[("XDG_CACHE_HOME", "rel"), ("HOME", "rel2")])).unwrap_err();
+        assert!(e.contains("HOME=rel2"), "{e}");
+        assert_eq!(cache_dir(Some(Path::new("/o")), &env(&[("HOME", "rel")])), Ok(Some(PathBuf::from("/o"))));
     }
 }

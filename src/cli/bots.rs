@@ -31,7 +31,7 @@ pub enum BotsSub {
     /// incumbent (self-play) or a fixed opponent; prints every trial and
     /// the weights found as a bot name to use with --bots.
     #[command(
-        after_help = "Examples:\n  shogun bots tune --budget 4000\n  shogun bots tune --variant castle-majority --budget 2000 --games 200\n  shogun bots tune --opponent greedy --from planner:order=0\n\nThe result is deterministic for a seed (trial k plays seeds SEED+k·games onwards).\nThe weights are explained in docs/bots.md."
+        after_help = "Examples:\n  shogun bots tune --budget 4000\n  shogun bots tune --variant castle-majority --budget 2000 --games 200\n  shogun bots tune --opponent greedy --from planner:order=0\n\nA step is kept only when its trial shows it better: its win rate's lower bound at the\nlevel 1 - 0.05/T (T: the trials the budget holds) above what an equal player wins.\nThen the weights found are checked against --from on seeds no trial played (--check).\nLarger trials (--games) show smaller gains; a larger budget tries more steps, each held\nto a stricter bound. The result is deterministic for a seed (trial k plays seeds\nSEED+k·games onwards).\nThe weights are explained in docs/bots.md."
     )]
     Tune(TuneArgs),
 }
@@ -62,6 +62,11 @@ pub struct TuneArgs {
     /// Trial k plays seeds SEED+k·games onwards.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Games of the final check: the weights found in one seat against
+    /// --from in the others, on seeds SEED+budget onwards, which no trial
+    /// played (default: --games; 0: no check).
+    #[arg(long, value_name = "N")]
+    pub check: Option<u64>,
 }
 
 #[derive(Args, Debug)]
@@ -114,18 +119,20 @@ fn tune_cmd(args: TuneArgs) -> Result<(), String> {
         BotSpec::parse(o).map_err(|e| format!("--opponent: {e}"))?;
     }
     let (arm, name) = arm_of(&args.data)?;
+    let check = args.check.unwrap_or(args.games);
     let mut settings = Settings::new(args.players, args.seed, args.games);
     settings.setup = args.data.setup;
     settings.jobs = args.jobs;
-    let spec = TuneSpec { arm, options: options.clone(), start, opponent: args.opponent.clone(), games: args.games, budget: args.budget, settings };
-    let bar = super::Progress::games(args.budget);
+    let spec = TuneSpec { arm, options: options.clone(), start, opponent: args.opponent.clone(), games: args.games, budget: args.budget, check, settings };
+    let bar = super::Progress::games(args.budget / args.games * args.games + check);
     let started = std::time::Instant::now();
     let tuned = tune::tune(&spec, &|done| bar.set(done)).map_err(|e| e.to_string())?;
     bar.finish();
-    eprintln!("{} games in {:.1} s", tuned.games, started.elapsed().as_secs_f64());
+    let checked = tuned.check.as_ref().map_or(0, |c| c.games);
+    eprintln!("{} games in {:.1} s", tuned.games + checked, started.elapsed().as_secs_f64());
     let against = args.opponent.as_deref().unwrap_or("the incumbent (self-play)");
     println!("ruleset {name}, {} players, opponent {against}, from {}", args.players, args.from);
-    print!("{}", tune::table(&tuned, &options, args.players));
+    print!("{}", tune::table(&tuned, &options, args.players, args.budget / args.games));
     Ok(())
 }
 

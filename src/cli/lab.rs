@@ -25,9 +25,15 @@ rules; a bare name: that variant). Game i of every arm uses seed S+i and the sam
 seeds, so identical rulesets give identical games and differences are paired.
 
 --adapt GAMES tunes the planner to each arm first (at most GAMES games of self-play per
-arm, seeds SEED+10^9 onwards) and reports the verdicts under the fixed players and under
-the players adapted per arm side by side; the tuned weights are cached by the arm's rules
-hash, so a second run with the same rules does not tune again (docs/lab.md).";
+arm in whole trials of --adapt-trial games, seeds SEED+10^9 onwards; a step is kept only
+when its trial shows it better, then the planner found is checked against the start on
+fresh seeds) and reports the verdicts under the fixed players and under the players
+adapted per arm side by side. Under the adapted condition each arm plays its own tuned
+planner: the seeds are still shared, but a difference there is the rules' and the
+players' together (rules + each arm's tuned players), and the intervals do not hold the
+search's own noise. Without --bots, the fixed players are then the starting planner, not
+greedy. The tuned weights are cached by the arm's rules hash, so a second run with the
+same rules does not tune again (docs/lab.md).";
 
 #[derive(Args, Debug)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -111,9 +117,15 @@ pub struct LabArgs {
     #[arg(long, value_name = "GAMES")]
     pub adapt: Option<u64>,
     /// Games per trial of the --adapt search (default: 200, or the budget
-    /// when it is smaller).
+    /// when it is smaller). Larger trials show smaller gains; a budget that
+    /// is not whole trials plays the whole trials that fit (with a note).
     #[arg(long, value_name = "N", requires = "adapt")]
     pub adapt_trial: Option<u64>,
+    /// Games of each arm's final --adapt check: the planner found in one
+    /// seat against --adapt-from in the others, on seeds no trial played
+    /// (default: --adapt-trial; 0: no check).
+    #[arg(long, value_name = "N", requires = "adapt")]
+    pub adapt_check: Option<u64>,
     /// The planner --adapt starts from (its restrictions, e.g. no-build,
     /// stay on); without --bots, the fixed players too.
     #[arg(long, default_value = "planner", value_name = "PLANNER", requires = "adapt")]
@@ -265,7 +277,8 @@ pub fn build(args: &LabArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Lab
 pub fn adaptation(args: &LabArgs) -> Result<Option<Adaptation>, String> {
     let Some(budget) = args.adapt else { return Ok(None) };
     let trial = args.adapt_trial.unwrap_or(budget.clamp(1, 200));
-    Adaptation::new(budget, trial, args.seed, &args.adapt_from, args.adapt_opponent.clone()).map(Some)
+    let check = args.adapt_check.unwrap_or(trial);
+    Adaptation::new(budget, trial, check, (args.seed, args.games), &args.adapt_from, args.adapt_opponent.clone()).map(Some)
 }
 
 /// The lab of `args` with its players adapted to each arm when `--adapt`
@@ -273,10 +286,32 @@ pub fn adaptation(args: &LabArgs) -> Result<Option<Adaptation>, String> {
 pub fn build_adapted(args: &LabArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Lab, String> {
     let mut lab = build(args, env)?;
     if let Some(a) = adaptation(args)? {
-        let dir = super::adapt::cache_dir(args.adapt_cache.as_deref(), &|k| env(k).map(Into::into));
+        let dir = super::adapt::cache_dir(args.adapt_cache.as_deref(), &|k| env(k).map(Into::into))?;
+        for note in notes(args, &a) {
+            eprintln!("note: {note}");
+        }
         super::adapt::adapt(&mut lab, a, dir.as_deref())?;
     }
     Ok(lab)
+}
+
+/// What `--adapt` does that a user may not expect: a budget that is not
+/// whole trials, and fixed players switched from greedy to the planner.
+pub fn notes(args: &LabArgs, a: &Adaptation) -> Vec<String> {
+    let mut out = Vec::new();
+    let spare = a.budget % a.trial;
+    if spare > 0 {
+        out.push(format!(
+            "--adapt {}: {} whole trials of {} games fit; the other {spare} games of the budget are not played",
+            a.budget,
+            a.budget / a.trial,
+            a.trial
+        ));
+    }
+    if args.bots.is_empty() && args.bots_sets.is_empty() {
+        out.push(format!("--adapt without --bots: the fixed players are {} (the planner the search starts from), not greedy", a.from));
+    }
+    out
 }
 
 fn write_whole(path: &Path, text: &str) -> Result<(), String> {

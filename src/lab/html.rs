@@ -254,7 +254,7 @@ th{{background:#f3f3f3}}td:first-child,th:first-child{{text-align:left}}.plots{{
     }
     let _ = writeln!(o, "</ol>");
     if let Some(a) = &h.adapt {
-        let _ = writeln!(o, "<pre>{}</pre>", esc(a.text(&h.arms).trim_end()));
+        let _ = writeln!(o, "<pre>{}</pre>", esc(a.text(h).trim_end()));
     }
 }
 

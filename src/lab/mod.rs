@@ -61,11 +61,21 @@ pub struct Condition {
 }
 
 impl Condition {
+    /// The condition's name in reports. Players adapted per arm differ by
+    /// arm, so the label says what a difference there is made of.
     pub fn label(&self) -> String {
         let mut bots = self.bots.clone();
         bots.dedup();
-        let adapted = if self.per_arm.is_empty() { "" } else { " adapted per arm" };
-        format!("tower {}, bots {}{adapted}", self.tower.as_deref().unwrap_or("(ruleset's)"), bots.join(","))
+        let tower = self.tower.as_deref().unwrap_or("(ruleset's)");
+        if self.adapted() {
+            return format!("tower {tower}, rules + each arm's tuned players ({} adapted per arm)", bots.join(","));
+        }
+        format!("tower {tower}, bots {}", bots.join(","))
+    }
+
+    /// Whether every arm plays its own players here (`lab --adapt`).
+    pub fn adapted(&self) -> bool {
+        !self.per_arm.is_empty()
     }
 
     /// The bots arm `arm` plays under this condition, by seat before rotation.
@@ -666,6 +676,38 @@ pub fn check_record(h: &Header, r: &GameRecord) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether a header's players adapted per arm are those its adaptation
+/// found: conditions with `per_arm` bots exactly when the header holds an
+/// adaptation, one bot per seat for each arm, and in every seat of arm `a`
+/// the planner tuned to arm `a`.
+fn adapted_players(h: &Header) -> Result<(), String> {
+    let n = usize::from(h.players);
+    let adapted: Vec<&Condition> = h.conditions.iter().filter(|c| c.adapted()).collect();
+    if let Some(c) = adapted.iter().find(|c| c.per_arm.len() != h.arms.len() || c.per_arm.iter().any(|b| b.len() != n)) {
+        return Err(format!("condition `{}` does not name one bot per seat for each of the {} arms", c.label(), h.arms.len()));
+    }
+    let Some(a) = &h.adapt else {
+        return match adapted.first() {
+            Some(c) => Err(format!("condition `{}` has players adapted per arm, but the header holds no adaptation (`adapt`)", c.label())),
+            None => Ok(()),
+        };
+    };
+    if adapted.is_empty() {
+        return Err("the header holds an adaptation (`adapt`) but no condition plays the players it found".into());
+    }
+    if a.arms.len() != h.arms.len() {
+        return Err(format!("the adaptation names {} tuned players for {} arms", a.arms.len(), h.arms.len()));
+    }
+    for c in adapted {
+        for (i, (bots, found)) in c.per_arm.iter().zip(&a.arms).enumerate() {
+            if let Some(b) = bots.iter().find(|b| **b != found.bot) {
+                return Err(format!("condition `{}` gives arm {} `{b}`, but the adaptation tuned `{}` for it", c.label(), i + 1, found.bot));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// More decisions than any game may have (the rules' `limits` are far
 /// below): a record claiming more is refused by `merge`.
 pub const MAX_DECISIONS: u64 = 1 << 32;
@@ -686,10 +728,7 @@ pub fn merge<'a>(headers: Vec<(String, Header)>, open: &mut dyn FnMut(usize) -> 
         if h.range.0 > h.range.1 || h.range.1 > h.games || h.played > h.range.1 - h.range.0 {
             return Err(m(format!("{name}: its header's range {}..{} and {} games played do not fit {} games", h.range.0, h.range.1, h.played, h.games)));
         }
-        let n = usize::from(h.players);
-        if let Some(c) = h.conditions.iter().find(|c| !c.per_arm.is_empty() && (c.per_arm.len() != h.arms.len() || c.per_arm.iter().any(|b| b.len() != n))) {
-            return Err(m(format!("{name}: condition `{}` does not name one bot per seat for each of the {} arms", c.label(), h.arms.len())));
-        }
+        adapted_players(h).map_err(|e| m(format!("{name}: {e}")))?;
         if h.played < h.range.1 - h.range.0 && h.until_ci.is_none() {
             return Err(m(format!("{name}: {} of its games {}..{} were played (an interrupted run?)", h.played, h.range.0, h.range.1)));
         }

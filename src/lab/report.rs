@@ -99,6 +99,10 @@ pub struct PairReport {
 #[derive(Clone, Debug, Serialize)]
 pub struct ConditionReport {
     pub label: String,
+    /// Every arm plays its own tuned players (`lab --adapt`): a difference
+    /// is the rules' and the players' together.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub adapted: bool,
     pub games: u64,
     pub arms: Vec<ArmReport>,
     pub pairs: Vec<PairReport>,
@@ -298,7 +302,7 @@ impl Report {
                     })
                     .collect();
                 let pairs = cs.pairs.iter().map(|p| pair_report(h, cs, p, &arms, family)).collect();
-                ConditionReport { label: h.conditions[c].label(), games: cs.games, arms, pairs }
+                ConditionReport { label: h.conditions[c].label(), adapted: h.conditions[c].adapted(), games: cs.games, arms, pairs }
             })
             .collect();
         // One family per pair: its headlines under every condition, Holm.
@@ -320,11 +324,20 @@ impl Report {
                 let (a, b) = (c.pairs[pi].a, c.pairs[pi].b);
                 let use_of = |i: usize| (c.arms[i].name.as_str(), c.arms[i].rule_use.as_ref());
                 let all_identical = c.games > 0 && c.pairs[pi].identical_games == c.games;
-                super::rule_use::amend(&mut c.pairs[pi].verdict, [use_of(a), use_of(b)], all_identical);
+                super::rule_use::amend(&mut c.pairs[pi].verdict, [use_of(a), use_of(b)], all_identical, c.adapted);
+                if c.adapted {
+                    c.pairs[pi].verdict.insert(
+                        0,
+                        "rules + each arm's tuned players: here each arm plays its own tuned planner, so a difference below is the rules' and \
+                         the players' together, not the rules' alone; the intervals hold the games' noise, not the tuning's (another search \
+                         seed may tune other players)"
+                            .into(),
+                    );
+                }
             }
         }
         let sensitivity = if conditions.len() > 1 { sensitivity(&conditions) } else { Vec::new() };
-        Report { header: h.clone(), method: method(family), family_size: family, conditions, sensitivity }
+        Report { header: h.clone(), method: method(family, h.adapt.is_some()), family_size: family, conditions, sensitivity }
     }
 
     /// The terminal table.
@@ -345,7 +358,7 @@ impl Report {
             let _ = writeln!(o, "  arm {}: {a}", i + 1);
         }
         if let Some(a) = &h.adapt {
-            o.push_str(&a.text(&h.arms));
+            o.push_str(&a.text(h));
         }
         for c in &self.conditions {
             let _ = writeln!(o, "\n== {} — {} games per arm ==", c.label, c.games);
@@ -383,9 +396,16 @@ impl Report {
     }
 }
 
-fn method(family: usize) -> String {
+fn method(family: usize, adapted: bool) -> String {
+    let players = if adapted {
+        " Under the condition of players adapted per arm (rules + each arm's tuned players) the seeds are shared but each arm plays its \
+         own tuned planner: a difference there is the rules' and the players' together, and its interval holds the games' noise, not \
+         the tuning's."
+    } else {
+        ""
+    };
     format!(
-        "common random numbers: game i of every arm uses seed+i and the same bot seeds. Win rates (in percent; a tie for first counts 1/k \
+        "common random numbers: game i of every arm uses seed+i and the same bot seeds.{players} Win rates (in percent; a tie for first counts 1/k \
          to each of k seats) with Wilson 95% intervals; means with 95% Student t intervals (the score interval of the values, in units of the \
          largest seen, when fewer than {rare} games have a nonzero value). Paired differences (an arm minus a later-written arm, game by game): win \
          rates in {POINTS} with Tango's score interval for paired proportions (a half win counts as half a game), other metrics as means. \

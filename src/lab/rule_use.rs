@@ -92,7 +92,7 @@ fn how(p: &RulePart) -> &'static str {
 /// What one arm's rule use says in front of a pair's verdict; whether it
 /// never came into play (as far as the lab can see: no part it cannot
 /// count).
-fn statements(arm: &str, u: &RuleUse, out: &mut Vec<String>) -> bool {
+fn statements(arm: &str, u: &RuleUse, adapted: bool, out: &mut Vec<String>) -> bool {
     let unseen = u.unseen();
     let engine = || {
         let reasons: Vec<String> = unseen.iter().map(|p| format!("`{}` is {}", p.part.name, p.part.uncounted.as_deref().unwrap_or(""))).collect();
@@ -112,12 +112,12 @@ fn statements(arm: &str, u: &RuleUse, out: &mut Vec<String>) -> bool {
         ));
     } else if u.games_in_play < u.games {
         let least = if unseen.is_empty() { "" } else { "at least " };
-        out.push(format!(
-            "{arm}: the rule came into play in {least}{} of {} games ({:.1}%); the differences below come from those games",
-            u.games_in_play,
-            u.games,
-            pct(u.games_in_play)
-        ));
+        let whence = if adapted {
+            "the differences below come from those games and from the players each arm was tuned to"
+        } else {
+            "the differences below come from those games"
+        };
+        out.push(format!("{arm}: the rule came into play in {least}{} of {} games ({:.1}%); {whence}", u.games_in_play, u.games, pct(u.games_in_play)));
     }
     if u.games_in_play > 0 {
         // Each changed value read in some games only: how often.
@@ -139,12 +139,14 @@ fn statements(arm: &str, u: &RuleUse, out: &mut Vec<String>) -> bool {
 /// Puts what the arms' rule use says in front of a pair's verdict. When an
 /// arm's rule never came into play, the verdict says so instead of "no
 /// difference": these games cannot tell what the rule does.
-pub fn amend(verdict: &mut Vec<String>, arms: [(&str, Option<&RuleUse>); 2], identical: bool) {
+/// `adapted`: each arm plays its own tuned players, so games in which the
+/// rule never came into play may differ too.
+pub fn amend(verdict: &mut Vec<String>, arms: [(&str, Option<&RuleUse>); 2], identical: bool, adapted: bool) {
     let mut first = Vec::new();
     let mut unexercised = false;
     for (name, u) in arms {
         if let Some(u) = u {
-            unexercised |= statements(short(name), u, &mut first);
+            unexercised |= statements(short(name), u, adapted, &mut first);
         }
     }
     if unexercised && identical {

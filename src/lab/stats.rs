@@ -74,10 +74,15 @@ fn normal_p(stat: f64) -> f64 {
 /// Wilson score interval (95%) for `successes` out of `n` (successes may be
 /// fractional: a tie for first counts 1/k for each of k seats).
 pub fn wilson(successes: f64, n: u64) -> Interval {
+    wilson_at(successes, n, ALPHA)
+}
+
+/// Wilson score interval at the two-sided level `1 - alpha`.
+pub fn wilson_at(successes: f64, n: u64, alpha: f64) -> Interval {
     if n == 0 {
         return Interval { value: 0.0, lo: 0.0, hi: 1.0 };
     }
-    let z = z(ALPHA);
+    let z = z(alpha);
     let n = n as f64;
     let p = successes / n;
     let z2 = z * z;

@@ -9,7 +9,7 @@ use clap::Parser;
 use serde_json::Value;
 use shogun_lab::cli::lab::{arm_words, build};
 use shogun_lab::cli::{Cli, Command as Sub};
-use shogun_lab::lab::tune::{Adaptation, AdaptedArm};
+use shogun_lab::lab::tune::{Adaptation, AdaptedArm, Checked};
 use shogun_lab::lab::{self, GameRecord, Report};
 
 /// The arms and a small budget: two trials of 20 games per arm.
@@ -55,11 +55,18 @@ fn adapting_is_deterministic_and_a_cache_hit_or_a_bad_entry_changes_nothing() {
     assert_eq!(stderr(&again).matches("from the cache").count(), 2, "{}", stderr(&again));
     assert!(!stderr(&again).contains("tuned in"), "{}", stderr(&again));
     assert_eq!(String::from_utf8_lossy(&again.stdout), String::from_utf8_lossy(&first.stdout));
-    // A corrupt entry and one written for the other arm are ignored with a
-    // note, tuned again and rewritten; the report does not change.
-    let other = std::fs::read_to_string(&files[0]).unwrap();
-    std::fs::write(&files[0], "{\"format\": 1, \"key\": ").unwrap();
-    std::fs::write(&files[1], other).unwrap();
+    // A corrupt entry and one written for another search are ignored with
+    // a note, tuned again and rewritten; the report does not change. The
+    // foreign entry holds a planner neither arm tuned, so taking it would
+    // change the report.
+    let report: Value = serde_json::from_slice(&first.stdout).unwrap();
+    let tuned: Vec<&str> = report["header"]["adapt"]["arms"].as_array().unwrap().iter().map(|a| a["bot"].as_str().unwrap()).collect();
+    let mut foreign: Value = serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    let planted = "planner:future=0.8";
+    assert!(!tuned.contains(&planted), "{tuned:?}");
+    foreign["found"] = serde_json::json!({"bot": planted, "games": 40, "trials": 2, "kept": 1, "check": {"games": 20, "wins": 9.0, "lo": 0.25, "hi": 0.66}});
+    std::fs::write(&files[0], "{\"format\": 2, \"key\": ").unwrap();
+    std::fs::write(&files[1], foreign.to_string()).unwrap();
     let dir_opt = cache.display().to_string();
     let mended = shogun(&json(&["--adapt-cache", &dir_opt]), Path::new("none"));
     let err = stderr(&mended);
@@ -75,12 +82,16 @@ fn adapting_is_deterministic_and_a_cache_hit_or_a_bad_entry_changes_nothing() {
 
     // The report names each arm's tuned planner, the budget and the seeds,
     // and every arm of the adapted condition plays its own.
-    let report: Value = serde_json::from_slice(&first.stdout).unwrap();
     let h = &report["header"];
     let adapt = &h["adapt"];
     assert_eq!((adapt["budget"].as_u64(), adapt["trial"].as_u64(), adapt["seed"].as_u64()), (Some(40), Some(20), Some(1_000_000_001)));
     let labels: Vec<&str> = report["conditions"].as_array().unwrap().iter().map(|c| c["label"].as_str().unwrap()).collect();
-    assert_eq!(labels, ["tower (ruleset's), bots planner", "tower (ruleset's), bots planner adapted per arm"]);
+    assert_eq!(labels, ["tower (ruleset's), bots planner", "tower (ruleset's), rules + each arm's tuned players (planner adapted per arm)"]);
+    assert_eq!(report["conditions"][1]["adapted"], true);
+    assert!(report["conditions"][0].get("adapted").is_none());
+    let verdict = report["conditions"][1]["pairs"][0]["verdict"][0].as_str().unwrap();
+    assert!(verdict.starts_with("rules + each arm's tuned players") && verdict.contains("not the rules' alone"), "{verdict}");
+    assert!(report["method"].as_str().unwrap().contains("each arm plays its own tuned planner"));
     for (a, arm) in adapt["arms"].as_array().unwrap().iter().enumerate() {
         let bot = arm["bot"].as_str().unwrap();
         assert!(bot.starts_with("planner"), "{bot}");
@@ -93,7 +104,9 @@ fn adapting_is_deterministic_and_a_cache_hit_or_a_bad_entry_changes_nothing() {
     let out = String::from_utf8_lossy(&text.stdout);
     let bot0 = adapt["arms"][0]["bot"].as_str().unwrap();
     assert!(out.contains(&format!("arm 1 (castle-majority(award=6)): {bot0} (40 games,")), "{out}");
-    assert!(out.contains("== tower (ruleset's), bots planner adapted per arm — 12 games per arm =="), "{out}");
+    assert!(out.contains("== tower (ruleset's), rules + each arm's tuned players (planner adapted per arm) — 12 games per arm =="), "{out}");
+    assert!(out.contains("fixed players: planner in every seat"), "{out}");
+    assert!(stderr(&text).contains("note: --adapt without --bots: the fixed players are planner"), "{}", stderr(&text));
 
     // The search is `bots tune`'s, on the lab's seed + 10^9.
     let tune = shogun(&["bots", "tune", "--variant", "castle-majority", "--budget", "40", "--games", "20", "--seed", "1000000001"], &cache);
@@ -126,6 +139,31 @@ fn shards_of_an_adapted_run_tune_alike_and_merge_to_the_single_run() {
     std::fs::write(&bad, format!("{head}\n{rest}")).unwrap();
     let refused = Command::new(env!("CARGO_BIN_EXE_shogun")).args(["lab", "merge"]).arg(&bad).arg(&parts[1]).output().unwrap();
     assert!(stderr(&refused).contains("does not name one bot per seat for each of the 2 arms"), "{}", stderr(&refused));
+    // Both shards' headers edited alike: the adapted players must be those
+    // the adaptation found, and the two come together.
+    let edited = |tag: &str, edit: &dyn Fn(&mut Value)| -> String {
+        let mut files = Vec::new();
+        for (k, part) in parts.iter().enumerate() {
+            let text = std::fs::read_to_string(part).unwrap();
+            let (head, rest) = text.split_once('\n').unwrap();
+            let mut head: Value = serde_json::from_str(head).unwrap();
+            edit(&mut head["lab"]);
+            let path = dir.join(format!("{tag}{k}.jsonl"));
+            std::fs::write(&path, format!("{head}\n{rest}")).unwrap();
+            files.push(path);
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_shogun")).args(["lab", "merge"]).args(&files).output().unwrap();
+        assert!(!out.status.success(), "{tag}: merged");
+        stderr(&out)
+    };
+    let e = edited("other-bot", &|h| h["adapt"]["arms"][0]["bot"] = "planner:future=0.8".into());
+    assert!(e.contains("gives arm 1 `planner") && e.contains("but the adaptation tuned `planner:future=0.8`"), "{e}");
+    let e = edited("no-adapt", &|h| h["adapt"] = Value::Null);
+    assert!(e.contains("holds no adaptation"), "{e}");
+    let e = edited("no-per-arm", &|h| {
+        h["conditions"][1].as_object_mut().unwrap().remove("per_arm");
+    });
+    assert!(e.contains("no condition plays the players it found"), "{e}");
     // A shard tuned otherwise is another run.
     let odd = dir.join("odd.jsonl").display().to_string();
     shogun(&[&LAB[..], &["--adapt-opponent", "greedy", "--shard", "2/2", "--jsonl", &odd]].concat(), &dir.join("c3"));
@@ -153,7 +191,8 @@ fn each_arm_plays_its_own_adapted_players() {
     assert_eq!(lab.header.conditions.len(), 1, "build plays the fixed players; the adapted ones come with the tuning");
     let mut adaptation = shogun_lab::cli::lab::adaptation(&args).unwrap().unwrap();
     let own = ["planner:future=0.8", "planner:army=0.6"];
-    adaptation.arms = own.iter().map(|b| AdaptedArm { bot: b.to_string(), games: 40, trials: 2, kept: 1 }).collect();
+    let check = Checked { games: 20, wins: 7.5, lo: 0.2, hi: 0.6 };
+    adaptation.arms = own.iter().map(|b| AdaptedArm { bot: b.to_string(), games: 40, trials: 2, kept: 1, check: Some(check.clone()) }).collect();
     lab.adapt(adaptation).unwrap();
     let mut records: Vec<GameRecord> = Vec::new();
     let agg = lab::run(
@@ -176,12 +215,12 @@ fn each_arm_plays_its_own_adapted_players() {
     assert!(lab::check_record(&lab.header, &swapped).unwrap_err().contains("differ from the header"));
     let report = Report::build(&agg);
     let text = report.text();
-    assert!(text.contains("arm 2 (base): planner:army=0.6 (40 games, 1 of 2 trials kept)"), "{text}");
+    assert!(text.contains("arm 2 (base): planner:army=0.6 (40 games, 1 of 2 trials kept; check against planner: 37.5% (20.0–60.0%) of 20 games"), "{text}");
     let page = lab::html::page(&report).unwrap();
-    assert!(page.contains("planner:army=0.6") && page.contains("bots planner adapted per arm"));
+    assert!(page.contains("planner:army=0.6") && page.contains("rules + each arm's tuned players"), "{page}");
     // A wrong number of tuned players is refused.
     let mut short = shogun_lab::cli::lab::adaptation(&args).unwrap().unwrap();
-    short.arms.push(AdaptedArm { bot: "planner".into(), games: 40, trials: 2, kept: 0 });
+    short.arms.push(AdaptedArm { bot: "planner".into(), games: 40, trials: 2, kept: 0, check: None });
     assert!(build(&args, &|_| None).unwrap().adapt(short).unwrap_err().contains("1 tuned players for 2 arms"));
 }
 
@@ -196,12 +235,86 @@ fn adapt_options_are_checked_before_anything_is_played() {
     assert!(err(&["--adapt", "100", "--adapt-from", "greedy"]).contains("not a planner"));
     assert!(err(&["--adapt", "100", "--adapt-opponent", "clever"]).contains("--adapt-opponent"));
     assert!(err(&["--adapt-trial", "20"]).contains("--adapt"));
-    // The checks of a cache entry: whole trials within the budget, a planner.
-    let a = Adaptation::new(40, 20, 1, "planner:no-build", None).unwrap();
-    let arm = |bot: &str, games, trials, kept| AdaptedArm { bot: bot.into(), games, trials, kept };
-    assert!(a.check(&arm("planner:future=0.8:no-build", 40, 2, 1)).is_ok());
-    assert!(a.check(&arm("greedy", 40, 2, 1)).is_err());
-    assert!(a.check(&arm("planner", 60, 3, 1)).is_err());
-    assert!(a.check(&arm("planner", 30, 2, 1)).is_err());
-    assert!(a.check(&arm("planner", 40, 2, 3)).is_err());
+    // The tuning's seeds (SEED+10^9 onwards) must lie beyond the lab's games.
+    assert!(err(&["--adapt", "100", "--games", "1000000001"]).contains("at most 1000000000 games"));
+    assert!(parse(&["--adapt", "100", "--games", "1000000000"]).and_then(|a| build(&a, &|_| None).map(|_| ())).is_ok());
+    // An empty --adapt-cache would cache into the current folder (clap
+    // refuses an empty path; `cache_dir` too, tested beside it).
+    let e = parse(&["--adapt", "20", "--adapt-cache", ""]).and_then(|a| shogun_lab::cli::lab::build_adapted(&a, &|_| None).map(|_| ())).unwrap_err();
+    assert!(e.contains("--adapt-cache"), "{e}");
+    // The checks of a cache entry: whole trials within the budget, a
+    // planner with the start's restrictions, a check when a step was kept.
+    let a = Adaptation::new(40, 20, 20, (1, 100), "planner:no-build", None).unwrap();
+    let check = || Some(Checked { games: 20, wins: 6.0, lo: 0.14, hi: 0.52 });
+    let arm = |bot: &str, games, trials, kept, check| AdaptedArm { bot: bot.into(), games, trials, kept, check };
+    assert!(a.check(&arm("planner:future=0.8:no-build", 40, 2, 1, check())).is_ok());
+    assert!(a.check(&arm("planner:no-build", 40, 2, 0, None)).is_ok());
+    assert!(a.check(&arm("greedy", 40, 2, 1, check())).is_err());
+    assert!(a.check(&arm("planner:no-build", 60, 3, 1, None)).is_err());
+    assert!(a.check(&arm("planner:no-build", 30, 2, 1, None)).is_err());
+    assert!(a.check(&arm("planner:no-build", 40, 2, 3, None)).is_err());
+    let e = a.check(&arm("planner:future=0.8", 40, 2, 1, check())).unwrap_err();
+    assert!(e.contains("does not keep the restrictions of `planner:no-build` (no-build)"), "{e}");
+    assert!(a.check(&arm("planner:future=0.8:no-build:no-attack", 40, 2, 1, check())).is_err());
+    assert!(a.check(&arm("planner:future=0.8:no-build", 40, 2, 0, check())).unwrap_err().contains("no step was kept"));
+    assert!(a.check(&arm("planner:future=0.8:no-build", 40, 2, 1, None)).unwrap_err().contains("check"));
+    assert!(a.check(&arm("planner:no-build", 40, 2, 0, check())).unwrap_err().contains("check"));
+    let odd = Some(Checked { games: 40, wins: 6.0, lo: 0.14, hi: 0.52 });
+    assert!(a.check(&arm("planner:future=0.8:no-build", 40, 2, 1, odd)).unwrap_err().contains("check"));
+}
+
+/// What --adapt does that a user may not expect is said: a budget that is
+/// not whole trials, and fixed players switched from greedy to the planner.
+#[test]
+fn adapt_says_what_it_leaves_unplayed_and_which_players_are_fixed() {
+    let notes = |args: &[&str]| {
+        let a = parse(args).unwrap();
+        shogun_lab::cli::lab::notes(&a, &shogun_lab::cli::lab::adaptation(&a).unwrap().unwrap())
+    };
+    let n = notes(&["--adapt", "300", "--bots", "greedy"]);
+    assert_eq!(n, ["--adapt 300: 1 whole trials of 200 games fit; the other 100 games of the budget are not played"]);
+    assert!(notes(&["--adapt", "400", "--bots", "greedy"]).is_empty());
+    let n = notes(&["--adapt", "400"]);
+    assert_eq!(n, ["--adapt without --bots: the fixed players are planner (the planner the search starts from), not greedy"]);
+    let lab = build(&parse(&["--adapt", "400"]).unwrap(), &|_| None).unwrap();
+    assert_eq!(lab.header.conditions[0].bots, ["planner"; 4]);
+}
+
+/// The cache's key (docs/lab.md promises it): an edited rules file, and
+/// every setting the search depends on, give another key; the same
+/// settings give the same key.
+#[test]
+fn the_cache_key_changes_with_a_rules_file_and_with_every_setting() {
+    let (pack, _) = crate::common::copy_data("adapt-key");
+    let pack = pack.display().to_string();
+    let key = |extra: &[&str]| {
+        let budget: &[&str] = if extra.contains(&"--adapt") { &[] } else { &["--adapt", "400"] };
+        let args = parse(&[&["--rules", &pack][..], budget, extra].concat()).unwrap();
+        let lab = build(&args, &|_| None).unwrap();
+        shogun_lab::cli::lab::adaptation(&args).unwrap().unwrap().key(&lab, 0)
+    };
+    let first = key(&[]);
+    assert_eq!(key(&[]), first, "the same settings, the same key");
+    assert_eq!(key(&["--games", "7", "--jobs", "1"]), first, "the lab's own games and jobs do not change the search");
+    let settings: [&[&str]; 10] = [
+        &["--players", "3"],
+        &["--seed", "2"],
+        &["--setup", "draft"],
+        &["--map", "moon"],
+        &["--adapt", "600"],
+        &["--adapt-trial", "100"],
+        &["--adapt-check", "50"],
+        &["--adapt-from", "planner:order=0"],
+        &["--adapt-opponent", "greedy"],
+        &["--variant", "castle-majority"],
+    ];
+    for extra in settings {
+        assert_ne!(key(extra), first, "{extra:?}");
+    }
+    let file = Path::new(&pack).join("winter.lua");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("{text}\n-- edited\n")).unwrap();
+    assert_ne!(key(&[]), first, "an edited rules file");
+    std::fs::write(&file, text).unwrap();
+    assert_eq!(key(&[]), first);
 }
