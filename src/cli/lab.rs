@@ -15,7 +15,7 @@ pub const EXAMPLES: &str = "Examples:
   shogun lab --variant hard-winter --against --variant hard-winter:loss=4 --against base --games 5000
   shogun lab --variant ro-events --against --games 100000 --until-ci 1.5 --report lab.html
   shogun lab --variant hard-winter --against --towers two-level,thirds,stateless --bots-sets greedy,random
-  shogun lab --variant castle-majority --against base --games 2000 --adapt 4000
+  shogun lab --variant castle-majority --against base --games 2000 --adapt 4000 --adapt-trial 1000
   shogun lab --variant hard-winter --against --games 100000 --shard 3/10 --jsonl part3.jsonl
   shogun lab merge part*.jsonl --report lab.html
 
@@ -111,9 +111,10 @@ pub struct LabArgs {
     /// Players adapted to each ruleset: before measuring, tune the
     /// planner's weights for every arm by self-play on that arm's rules (a
     /// seeded coordinate search, as `bots tune`; at most GAMES games per
-    /// arm), then play a condition "planner adapted per arm", every arm
-    /// with its own tuned planner, beside the fixed players. The tuned
-    /// weights are cached by the arm's rules hash (--adapt-cache).
+    /// arm; a step kept only when its trial shows it better), then play a
+    /// condition "rules + each arm's tuned players", every arm with its own
+    /// tuned planner, beside the fixed players. The tuned weights are
+    /// cached by the arm's rules hash (--adapt-cache).
     #[arg(long, value_name = "GAMES")]
     pub adapt: Option<u64>,
     /// Games per trial of the --adapt search (default: 200, or the budget

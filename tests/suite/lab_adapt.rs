@@ -318,3 +318,34 @@ fn the_cache_key_changes_with_a_rules_file_and_with_every_setting() {
     std::fs::write(&file, text).unwrap();
     assert_eq!(key(&[]), first);
 }
+
+/// A search that keeps a step checks the planner it found against the
+/// start on fresh seeds, and the report gives that check beside it.
+#[test]
+fn a_kept_step_is_checked_on_fresh_seeds_and_reported() {
+    let dir = scratch("check");
+    let args = [&LAB[..], &["--adapt-opponent", "random", "--adapt-check", "24", "--json"]].concat();
+    let out = shogun(&args, &dir);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let adapt = &report["header"]["adapt"];
+    assert_eq!((adapt["check"].as_u64(), adapt["seed"].as_u64()), (Some(24), Some(1_000_000_001)));
+    let mut checked = 0;
+    for arm in adapt["arms"].as_array().unwrap() {
+        let c = &arm["check"];
+        if arm["kept"] == 0 {
+            assert!(c.is_null(), "{arm}");
+            continue;
+        }
+        checked += 1;
+        assert_eq!(c["games"], 24, "{arm}");
+        let (wins, lo, hi) = (c["wins"].as_f64().unwrap(), c["lo"].as_f64().unwrap(), c["hi"].as_f64().unwrap());
+        assert!(lo <= wins / 24.0 && wins / 24.0 <= hi, "{arm}");
+        assert!(stderr(&out).contains(&format!("{} tuned in 40 games; check against planner: ", arm["bot"].as_str().unwrap())), "{}", stderr(&out));
+    }
+    assert!(checked > 0, "against random a step is kept: {adapt}");
+    let text = shogun(&args[..args.len() - 1], &dir);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("check: 24 games of each arm's tuned planner in one seat against planner in the others, seeds 1000000041 onwards"), "{text}");
+    assert!(text.contains("; check against planner: "), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

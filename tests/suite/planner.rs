@@ -173,9 +173,9 @@ fn tuning_is_deterministic_for_a_seed() {
         settings.jobs = Some(jobs);
         let spec = TuneSpec {
             arm: arm(),
-            options: ":no-build".into(),
+            options: ":no-attack".into(),
             start: bots::Weights::default(),
-            opponent: Some("greedy".into()),
+            opponent: Some("random".into()),
             games: 12,
             budget: 60,
             check: 12,
@@ -193,18 +193,15 @@ fn tuning_is_deterministic_for_a_seed() {
         want.set(t.weight, t.to);
     }
     assert_eq!(a.weights, want, "{:?}", a.trials);
-    let name = planner_name(&a.weights, ":no-build");
+    let name = planner_name(&a.weights, ":no-attack");
     let spec = bots::BotSpec::parse(&name).unwrap();
-    assert!(spec.forbid.build && spec.weights == a.weights, "{name}");
+    assert!(spec.forbid.attack && spec.weights == a.weights, "{name}");
     assert!(last.is_none() || name.contains(last.unwrap().weight), "{name}");
-    // The check: the weights found against the start, on seeds no trial played.
-    match &a.check {
-        Some(c) => {
-            assert_ne!(a.weights, bots::Weights::default());
-            assert_eq!((c.games, c.lower.as_str(), c.upper.as_str()), (12, "planner:no-build", name.as_str()));
-        }
-        None => assert_eq!(a.weights, bots::Weights::default(), "a search that moved is checked"),
-    }
+    // Against random most trials show their candidate better; the weights
+    // found are then checked against the start, on seeds no trial played.
+    assert!(a.trials.iter().any(|t| t.accepted), "{:?}", a.trials);
+    let c = a.check.as_ref().expect("a search that moved is checked");
+    assert_eq!((c.games, c.lower.as_str(), c.upper.as_str()), (12, "planner:no-attack", name.as_str()));
     assert_ne!(run(1, 6).trials, a.trials, "another seed plays other games");
 }
 
