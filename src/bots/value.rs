@@ -383,7 +383,7 @@ fn changed_region(engine: &Engine, base: &GameState, st: &GameState) -> Option<O
 /// A change of region `r`'s board: the round, the region, and each of its
 /// provinces' owner, buildings and play before and after.
 fn delta_key(engine: &Engine, base: &GameState, st: &GameState, r: usize) -> Vec<u8> {
-    let mut k = vec![st.year, st.season, r as u8, (r >> 8) as u8];
+    let mut k = vec![st.seats() as u8, st.year, st.season, r as u8, (r >> 8) as u8];
     for (i, p) in engine.rules.map.provinces.iter().enumerate() {
         if p.region == r {
             for s in [base, st] {
@@ -462,7 +462,10 @@ fn probe_regions(engine: &Engine, val: &mut Valuer, st: &GameState) -> bool {
 /// What the scoring depends on when it reads only the board: the round,
 /// the provinces in play, and each province's owner and buildings.
 fn board_key(st: &GameState) -> Vec<u8> {
-    let mut k = Vec::with_capacity(2 + 3 * st.provinces.len());
+    // The seats first: a remembered score has one entry per seat, so a
+    // board of a game with another player count must not find it.
+    let mut k = Vec::with_capacity(3 + 3 * st.provinces.len());
+    k.push(st.seats() as u8);
     k.push(st.year);
     k.push(st.season);
     for (q, &on) in st.provinces.iter().zip(&st.in_play) {

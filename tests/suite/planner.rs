@@ -7,7 +7,8 @@
 use std::sync::Arc;
 
 use crate::common::*;
-use shogun_lab::bots::{self, Budget, Forbid, Greedy, Mcts, Planner};
+use shogun_lab::bots::value::{Valuer, scoring_reads_only_board};
+use shogun_lab::bots::{self, Budget, Forbid, Greedy, Mcts, Planner, Weights};
 use shogun_lab::core::*;
 use shogun_lab::engine::Engine;
 use shogun_lab::lab::ladder::{LadderSpec, Rung, ladder};
@@ -79,6 +80,28 @@ fn mcts_values_its_rollouts_by_the_packs_scoring() {
     let (a, b) = (search(&cheap), search(&rich));
     assert_eq!(a.iter().map(|c| c.visits).sum::<u32>(), 30);
     assert_ne!(a.iter().map(|c| c.mean).collect::<Vec<_>>(), b.iter().map(|c| c.mean).collect::<Vec<_>>(), "{a:?} {b:?}");
+}
+
+/// Scores remembered by board are kept per seat count: the same board in
+/// a 3-player game, after a 4-player game on the same engine and thread
+/// (the REPL's `new --players 3`), is scored for 3 seats, not given the
+/// 4-player game's 4 scores.
+#[test]
+fn remembered_scores_belong_to_their_player_count() {
+    let engine = engine();
+    let mut four = started(&engine, 4, 11);
+    for q in four.provinces.iter_mut().filter(|q| q.owner == Some(Seat::new(3))) {
+        q.owner = None;
+    }
+    let mut three = started(&engine, 3, 11);
+    three.provinces = four.provinces.clone();
+    three.in_play = four.in_play.clone();
+    (three.year, three.season) = (four.year, four.season);
+    let mut val = Valuer::new(&engine, Weights::default());
+    assert!(scoring_reads_only_board(&engine, &mut val, &four), "the base pack's scoring reads only the board");
+    val.board_only = true;
+    assert_eq!(val.score_now(&engine, &four).len(), 4);
+    assert_eq!(val.score_now(&engine, &three).len(), 3, "a score for each of the three seats");
 }
 
 /// Moves `k` cubes of each colour inside the tower from level 0 to level 1
