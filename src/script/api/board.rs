@@ -148,10 +148,8 @@ unsafe fn write_list(l: *mut ffi::lua_State, list: c_int, n: usize, upto: usize,
 /// `l` is `board_entry`'s state (at least LUA_MINSTACK free slots; this
 /// uses two). The view was made by `make_view` for these rules.
 unsafe fn refresh(sh: &Shared, l: *mut ffi::lua_State, held: Holdings) -> c_int {
-    // One value of the scratch at a time: no borrow is held while Lua runs.
-    let scratch = |f: &dyn Fn(&BoardScratch) -> c_int| sh.board.try_borrow().map_or(0, |b| f(&b));
-    let (provinces, buildings, view) = (scratch(&|b| b.provinces), scratch(&|b| b.buildings), scratch(&|b| b.view));
-    let lists = sh.board.try_borrow().map_or(0, |b| b.lists.len());
+    // Copies out of the scratch: no borrow is held across the writes.
+    let (provinces, buildings, view, lists) = sh.board.try_borrow().map_or((0, 0, 0, 0), |b| (b.provinces, b.buildings, b.view, b.lists.len()));
     // SAFETY: the function's contract, passed on (lists of MAX_SEATS
     // slots); pushing the view from the registry allocates nothing.
     unsafe {
