@@ -1,7 +1,8 @@
 use super::odds::{WinTable, win_table};
 use super::{ActionKind, Bot, Forbid, action_kind};
 use crate::core::*;
-use crate::engine::Engine;
+use crate::engine::{DRAFT_CARD, DRAFT_GROUP, Engine, TURN_SPACE};
+use crate::rules::{Asked, AskedField};
 
 /// A simple sensible heuristic: collect from the best provinces, attack
 /// where it is clearly stronger, reinforce threatened borders, build when
@@ -29,14 +30,20 @@ const WIN_AT: f64 = 0.85;
 /// Whether the pending question of `seat` moves armies into a province it
 /// does not hold (the target, numbered from 1 as in Lua, is in the
 /// question's data, which the asked seat sees).
-pub(super) fn move_is_attack(view: &SeatView, seat: Seat) -> bool {
-    move_data(view, "to").is_some_and(|q| view.province(q).owner != Some(seat))
+pub(super) fn move_is_attack(engine: &Engine, view: &SeatView, seat: Seat) -> bool {
+    move_data(engine, view, AskedField::To).is_some_and(|q| view.province(q).owner != Some(seat))
+}
+
+/// A whole number in the data of the seat's pending question, under the
+/// name the pack gives the field (`bots.question_data`).
+pub(super) fn asked_int(engine: &Engine, view: &SeatView, f: AskedField) -> Option<i64> {
+    view.ask().and_then(|a| a.data.int(engine.rules.bots.field(f)))
 }
 
 /// A province named in the data of the seat's pending move question
-/// (`from`, `to`; numbered from 1 as in Lua).
-pub(super) fn move_data(view: &SeatView, key: &str) -> Option<ProvinceId> {
-    view.ask().and_then(|a| a.data.int(key)).and_then(|n| ProvinceId::from_number(n, view.provinces().len()))
+/// (`from`, `to` as the pack names them; numbered from 1 as in Lua).
+pub(super) fn move_data(engine: &Engine, view: &SeatView, f: AskedField) -> Option<ProvinceId> {
+    asked_int(engine, view, f).and_then(|n| ProvinceId::from_number(n, view.provinces().len()))
 }
 
 /// Armies a move must leave behind (as the pack declares to the bots).
@@ -98,18 +105,19 @@ fn rice_short(engine: &Engine, view: &SeatView, seat: Seat) -> i64 {
 }
 
 /// How many extra cubes to throw into a battle (a count question of the
-/// pack's `extra_cubes` kind): the fewest whose chance, by the rules' odds,
-/// is within a point of what throwing every allowed cube gives, so a battle
-/// already won or lost costs no cubes. The question's data says the side:
-/// the defender's carries the attacker's extra cubes (`xa`); the attacked
-/// province is `to`, the attacking armies `n`.
+/// pack's `bots.questions.extra_cubes`): the fewest whose chance, by the
+/// rules' odds, is within a point of what throwing every allowed cube
+/// gives, so a battle already won or lost costs no cubes. The question's
+/// data says the side: the defender's carries the attacker's extra cubes
+/// (`attacker_extra`); the attacked province is `to`, the attacking
+/// armies `armies` (as `bots.question_data` names them).
 pub(super) fn extra_cubes(engine: &Engine, view: &SeatView, seat: Seat, options: &[Choice]) -> Choice {
     let counts: Vec<i64> = options.iter().filter_map(|c| if let Choice::Count(n) = c { Some(i64::from(*n)) } else { None }).collect();
-    let data = view.ask().map(|a| &a.data);
-    let (Some(to), Some(n), Some(most)) = (move_data(view, "to"), data.and_then(|d| d.int("n")), counts.iter().copied().max()) else {
+    let (Some(to), Some(n), Some(most)) = (move_data(engine, view, AskedField::To), asked_int(engine, view, AskedField::Armies), counts.iter().copied().max())
+    else {
         return *options.iter().max().unwrap();
     };
-    let (odds, xa) = (win_table(engine), data.and_then(|d| d.int("xa")));
+    let (odds, xa) = (win_table(engine), asked_int(engine, view, AskedField::AttackerExtra));
     let chance = |k: i64| -> f64 {
         match xa {
             // Defending: the attacker's armies and extra cubes against ours.
@@ -216,17 +224,18 @@ impl Bot for Greedy {
         let provinces: Vec<ProvinceId> = options.iter().filter_map(|c| if let Choice::Province(p) = c { Some(*p) } else { None }).collect();
         // The extra cubes the cards allow from its supply: as many as
         // raise its chance in the battle by the rules' odds.
-        if engine.rules.bots.extra_cubes.as_deref() == Some(kind) {
+        let asked = engine.rules.bots.asked(kind);
+        if asked == Some(Asked::ExtraCubes) {
             return extra_cubes(engine, view, seat, options);
         }
-        match kind {
-            "move_target" if !provinces.is_empty() => {
+        match (asked, kind) {
+            (Some(Asked::MoveTarget), _) if !provinces.is_empty() => {
                 // An attack it likely wins (the best chance, then the richest
                 // province), else reinforce its most threatened province,
                 // else the attack with the best chance.
                 let own = |q: &ProvinceId| view.province(*q).owner == Some(seat);
                 let attack_ok = !self.forbid.attack || !provinces.iter().any(own);
-                let movable = move_data(view, "from").map_or(1, |p| i64::from(view.province(p).armies) - left_behind(engine));
+                let movable = move_data(engine, view, AskedField::From).map_or(1, |p| i64::from(view.province(p).armies) - left_behind(engine));
                 let odds = win_table(engine);
                 let enemy = provinces
                     .iter()
@@ -245,23 +254,23 @@ impl Bot for Greedy {
             }
             // Into its own province, or an attack worth making: every army
             // that may go; a hopeless attack it must make: as few as it may.
-            "move_count" => {
-                let to = move_data(view, "to");
-                let attack = move_is_attack(view, seat);
+            (Some(Asked::MoveCount), _) => {
+                let to = move_data(engine, view, AskedField::To);
+                let attack = move_is_attack(engine, view, seat);
                 let most = options.iter().filter_map(|c| if let Choice::Count(n) = c { Some(i64::from(*n)) } else { None }).max().unwrap_or(1);
                 let worth = to.is_some_and(|q| win_table(engine).win(most, defence(view, seat, q)) >= WIN_AT);
                 if attack && (self.forbid.attack || !worth) { *options.iter().min().unwrap() } else { *options.iter().max().unwrap() }
             }
-            "deploy_move" => {
+            (Some(Asked::DeployMove), _) => {
                 if options.contains(&Choice::Pass) {
                     Choice::Pass
                 } else {
                     options[0]
                 }
             }
-            "turn_space" => *options.iter().min().unwrap(),
+            (_, TURN_SPACE) => *options.iter().min().unwrap(),
             // Draft: the richest open card, then the biggest group.
-            "draft_card" => options
+            (_, DRAFT_CARD) => options
                 .iter()
                 .copied()
                 .max_by_key(|c| match c {
@@ -274,7 +283,7 @@ impl Bot for Greedy {
                     _ => 0,
                 })
                 .unwrap(),
-            "draft_group" => *options.iter().max().unwrap(),
+            (_, DRAFT_GROUP) => *options.iter().max().unwrap(),
             _ => options[self.rng.below(options.len() as u32) as usize],
         }
     }

@@ -30,6 +30,7 @@ use super::{Bot, Forbid, Greedy, action_kind, feasible};
 use crate::clock::Stopwatch;
 use crate::core::*;
 use crate::engine::{CheckMode, Engine};
+use crate::rules::Asked;
 
 /// How much search a decision gets.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -200,14 +201,15 @@ impl Mcts {
     }
 
     /// Candidate answers: all options, less those the restrictions forbid.
-    fn choice_candidates(&self, view: &SeatView, seat: Seat, kind: &str, options: &[Choice]) -> Vec<Choice> {
-        if self.forbid.attack && kind == "move_target" {
+    fn choice_candidates(&self, engine: &Engine, view: &SeatView, seat: Seat, kind: &str, options: &[Choice]) -> Vec<Choice> {
+        let asked = engine.rules.bots.asked(kind);
+        if self.forbid.attack && asked == Some(Asked::MoveTarget) {
             let own: Vec<Choice> = options.iter().copied().filter(|c| matches!(c, Choice::Province(q) if view.province(*q).owner == Some(seat))).collect();
             if !own.is_empty() {
                 return own;
             }
         }
-        if self.forbid.attack && kind == "move_count" && super::greedy::move_is_attack(view, seat) {
+        if self.forbid.attack && asked == Some(Asked::MoveCount) && super::greedy::move_is_attack(engine, view, seat) {
             return options.iter().copied().min().into_iter().collect();
         }
         options.to_vec()
@@ -332,7 +334,7 @@ impl Bot for Mcts {
     }
 
     fn choose(&mut self, engine: &Engine, view: &SeatView, seat: Seat, kind: &str, options: &[Choice]) -> Choice {
-        let choices = self.choice_candidates(view, seat, kind, options);
+        let choices = self.choice_candidates(engine, view, seat, kind, options);
         let cands: Vec<Decision> = choices.iter().map(|&c| Decision::Choose { seat, choice: c }).collect();
         if cands.len() == 1 {
             return choices[0];

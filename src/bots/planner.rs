@@ -17,7 +17,8 @@ use super::odds::win_table;
 use super::value::{Valuer, Weights, scoring_is_regional, scoring_reads_only_board};
 use super::{ActionKind, Bot, Forbid, Greedy, action_kind, feasible};
 use crate::core::*;
-use crate::engine::Engine;
+use crate::engine::{Engine, TURN_SPACE};
+use crate::rules::{Asked, AskedField};
 
 #[derive(Clone)]
 pub struct Planner {
@@ -381,11 +382,11 @@ impl Bot for Planner {
         if options.len() == 1 {
             return options[0];
         }
-        match kind {
-            "turn_space" => self.choose_space(view, options),
-            "move_target" => self.choose_target(engine, view, seat, options),
-            "move_count" => choose_count(engine, view, seat, options),
-            "deploy_move" => choose_deploy_move(engine, view, seat, options),
+        match (engine.rules.bots.asked(kind), kind) {
+            (_, TURN_SPACE) => self.choose_space(view, options),
+            (Some(Asked::MoveTarget), _) => self.choose_target(engine, view, seat, kind, options),
+            (Some(Asked::MoveCount), _) => choose_count(engine, view, seat, options),
+            (Some(Asked::DeployMove), _) => choose_deploy_move(engine, view, seat, options),
             _ => self.greedy.choose(engine, view, seat, kind, options),
         }
     }
@@ -408,9 +409,9 @@ impl Planner {
     /// Where the armies go: the target with the best expected worth by the
     /// lookahead (its chance times what taking it brings), else its most
     /// threatened own province.
-    fn choose_target(&mut self, engine: &Engine, view: &SeatView, seat: Seat, options: &[Choice]) -> Choice {
+    fn choose_target(&mut self, engine: &Engine, view: &SeatView, seat: Seat, kind: &str, options: &[Choice]) -> Choice {
         let _quiet = Quiet::new(engine);
-        let Some(from) = move_data(view, "from") else { return self.greedy.choose(engine, view, seat, "move_target", options) };
+        let Some(from) = move_data(engine, view, AskedField::From) else { return self.greedy.choose(engine, view, seat, kind, options) };
         let mut val = Valuer::new(engine, self.weights);
         let base = planning_base(engine, view);
         let mut look = Look::new(engine, &mut val, &base, seat);
@@ -435,7 +436,7 @@ impl Planner {
         }
         match best {
             Some((_, c)) => c,
-            None => self.greedy.choose(engine, view, seat, "move_target", options),
+            None => self.greedy.choose(engine, view, seat, kind, options),
         }
     }
 }
@@ -444,8 +445,8 @@ impl Planner {
 /// chance, as few as it may into an attack it must make without one.
 fn choose_count(engine: &Engine, view: &SeatView, seat: Seat, options: &[Choice]) -> Choice {
     let most = options.iter().filter_map(|c| if let Choice::Count(n) = c { Some(i64::from(*n)) } else { None }).max().unwrap_or(1);
-    let attack = super::greedy::move_is_attack(view, seat);
-    let to = move_data(view, "to");
+    let attack = super::greedy::move_is_attack(engine, view, seat);
+    let to = move_data(engine, view, AskedField::To);
     let fair = to.is_some_and(|q| win_table(engine).win(most, defence(view, seat, q)) >= 0.5);
     if attack && !fair { *options.iter().min().unwrap() } else { *options.iter().max().unwrap() }
 }
@@ -454,7 +455,7 @@ fn choose_count(engine: &Engine, view: &SeatView, seat: Seat, options: &[Choice]
 /// beyond its armies, if that is pressed more than where it stands.
 fn choose_deploy_move(engine: &Engine, view: &SeatView, seat: Seat, options: &[Choice]) -> Choice {
     let need = |p: ProvinceId| enemy_pressure(engine, view, seat, p) - i64::from(view.province(p).armies);
-    let here = move_data(view, "from").map_or(i64::MIN, need);
+    let here = move_data(engine, view, AskedField::From).map_or(i64::MIN, need);
     let best = options.iter().copied().filter_map(|c| if let Choice::Province(p) = c { Some((need(p), p)) } else { None }).max();
     match best {
         Some((n, p)) if n > here => Choice::Province(p),

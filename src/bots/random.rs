@@ -76,7 +76,7 @@ impl Bot for RandomBot {
         // The extra cubes the cards allow from its supply: all of them (the
         // one rule it follows, so that it throws them as it did when the
         // rules threw them without asking).
-        if engine.rules.bots.extra_cubes.as_deref() == Some(kind) {
+        if engine.rules.bots.asked(kind) == Some(crate::rules::Asked::ExtraCubes) {
             return *options.iter().max().unwrap();
         }
         options[self.rng.below(options.len() as u32) as usize]

@@ -48,7 +48,7 @@ impl Engine {
             sizes.dedup();
             return Legal::Choose {
                 seat,
-                kind: "draft_group".into(),
+                kind: super::DRAFT_GROUP.into(),
                 prompt: "which army group goes there?".into(),
                 options: sizes.into_iter().map(|g| Choice::Count(u32::from(g))).collect(),
             };
@@ -61,7 +61,7 @@ impl Engine {
         if d.deck.len() >= k && d.open.len() == k && d.faced[seat.index()].as_deref() == Some(&Self::sorted(&d.open)[..]) {
             options.push(Choice::Redraw);
         }
-        Legal::Choose { seat, kind: "draft_card".into(), prompt: "take an open card or the top hidden card".into(), options }
+        Legal::Choose { seat, kind: super::DRAFT_CARD.into(), prompt: "take an open card or the top hidden card".into(), options }
     }
 
     pub(super) fn draft_choose(&self, st: &mut GameState, ev: &mut Vec<Event>, seat: Seat, choice: Choice) -> Result<(), EngineError> {

@@ -20,6 +20,10 @@ pub use invariants::check as check_invariants;
 
 /// The kind of the engine's own question: which turn-order space to take.
 pub const TURN_SPACE: &str = "turn_space";
+/// The kind of the draft's question which card a seat takes.
+pub const DRAFT_CARD: &str = "draft_card";
+/// The kind of the draft's question which army group goes on the card taken.
+pub const DRAFT_GROUP: &str = "draft_group";
 
 use crate::core::*;
 use crate::rules::{Diagnostics, Rules};

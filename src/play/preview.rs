@@ -57,7 +57,7 @@ pub const TRIALS: u32 = 4000;
 /// copy `known` (the asking seat's view, or the whole state in the god
 /// view). A count question that follows for the same seat is answered with
 /// the largest count (`count` when given); the questions how many extra
-/// cubes a side throws from its supply (`bots.extra_cubes`), either side's,
+/// cubes a side throws from its supply (`bots.questions.extra_cubes`), either side's,
 /// with all the cards allow.
 pub fn answer(engine: &Engine, known: &GameState, choice: Choice, count: Option<u32>) -> Result<Preview, String> {
     let Legal::Choose { seat, .. } = engine.legal(known) else { return Err("no question is pending".into()) };
@@ -75,7 +75,7 @@ pub fn answer(engine: &Engine, known: &GameState, choice: Choice, count: Option<
         let counts: Vec<u32> = options.iter().filter_map(|o| if let Choice::Count(n) = o { Some(*n) } else { None }).collect();
         // How many extra cubes a side throws from its supply (either side):
         // assumed all the cards allow.
-        if engine.rules.bots.extra_cubes.as_deref() == Some(kind.as_str())
+        if engine.rules.bots.asked(&kind) == Some(crate::rules::Asked::ExtraCubes)
             && let Some(&most) = counts.iter().max()
         {
             events.extend(engine.apply(&mut s, &Decision::Choose { seat: q, choice: Choice::Count(most) }).map_err(|e| e.to_string())?);

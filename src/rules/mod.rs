@@ -88,9 +88,52 @@ pub struct BotRules {
     pub armies_left_behind: i64,
     /// Peasants thrown for a neutral province.
     pub neutral_peasants: u16,
-    /// The kind of question asking how many extra cubes a player throws
-    /// from his supply (`bots.extra_cubes`), if the rules ask one.
-    pub extra_cubes: Option<String>,
+    /// The pack's questions bots answer by what they mean
+    /// (`bots.questions`).
+    pub questions: pack::BotQuestions,
+    /// The names of the data fields bots read in them
+    /// (`bots.question_data`).
+    pub question_data: pack::BotQuestionData,
+}
+
+/// What a question the pack's scripts ask means to the bots, as
+/// `bots.questions` declares it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Asked {
+    MoveTarget,
+    MoveCount,
+    DeployMove,
+    ExtraCubes,
+}
+
+/// A field of a question's data that bots read (`bots.question_data`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum AskedField {
+    From,
+    To,
+    Armies,
+    AttackerExtra,
+}
+
+impl BotRules {
+    /// What a question of this kind means, if the pack declares it.
+    pub fn asked(&self, kind: &str) -> Option<Asked> {
+        let q = &self.questions;
+        [(&q.move_target, Asked::MoveTarget), (&q.move_count, Asked::MoveCount), (&q.deploy_move, Asked::DeployMove), (&q.extra_cubes, Asked::ExtraCubes)]
+            .into_iter()
+            .find_map(|(k, a)| (k.as_deref() == Some(kind)).then_some(a))
+    }
+
+    /// The name the pack gives a field of a question's data.
+    pub fn field(&self, f: AskedField) -> &str {
+        let d = &self.question_data;
+        match f {
+            AskedField::From => &d.from,
+            AskedField::To => &d.to,
+            AskedField::Armies => &d.armies,
+            AskedField::AttackerExtra => &d.attacker_extra,
+        }
+    }
 }
 
 /// What an action card does, as bots see it.
@@ -364,6 +407,34 @@ fn check_bots(f: &yaml::YamlFile<RulesFile>, cards: &CardsFile, d: &mut Diagnost
             Some(pack::BotAction::MoveAttack) => ActionKind::MoveAttack,
         });
     }
+    let q = &b.questions;
+    let mut kinds: Vec<(&str, &str)> = Vec::new();
+    for (meaning, kind) in [("move_target", &q.move_target), ("move_count", &q.move_count), ("deploy_move", &q.deploy_move), ("extra_cubes", &q.extra_cubes)] {
+        let Some(kind) = kind else { continue };
+        if kind.trim().is_empty() {
+            d.error(p, f.pos.of(&format!("bots/questions/{meaning}")), format!("bots.questions.{meaning}: expected a question's kind, found an empty name"));
+            ok = false;
+        } else if let Some((other, _)) = kinds.iter().find(|(_, k)| *k == kind.as_str()) {
+            d.error(
+                p,
+                f.pos.of(&format!("bots/questions/{meaning}")),
+                format!("bots.questions.{meaning}: `{kind}` is already the kind of `{other}`; a question means one thing to the bots"),
+            );
+            ok = false;
+        }
+        kinds.push((meaning, kind));
+    }
+    let qd = &b.question_data;
+    for (name, field) in [("from", &qd.from), ("to", &qd.to), ("armies", &qd.armies), ("attacker_extra", &qd.attacker_extra)] {
+        if field.trim().is_empty() {
+            d.error(
+                p,
+                f.pos.of(&format!("bots/question_data/{name}")),
+                format!("bots.question_data.{name}: expected the name of a field of a question's data, found an empty name"),
+            );
+            ok = false;
+        }
+    }
     let mut param = |key: &str, name: &str, max: i64| -> Option<i64> {
         match r.params.get(name).and_then(|v| v.as_i64()) {
             Some(v) if (0..=max).contains(&v) => Some(v),
@@ -381,7 +452,7 @@ fn check_bots(f: &yaml::YamlFile<RulesFile>, cards: &CardsFile, d: &mut Diagnost
     let peasants = param("neutral_peasants", &b.neutral_peasants, i64::from(u16::MAX));
     match (left, peasants) {
         (Some(armies_left_behind), Some(n)) if ok => {
-            Some(BotRules { actions, armies_left_behind, neutral_peasants: n as u16, extra_cubes: b.extra_cubes.clone() })
+            Some(BotRules { actions, armies_left_behind, neutral_peasants: n as u16, questions: b.questions.clone(), question_data: b.question_data.clone() })
         }
         _ => None,
     }

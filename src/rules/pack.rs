@@ -53,11 +53,49 @@ pub struct BotInfo {
     pub armies_left_behind: String,
     /// The param holding the peasants thrown for a neutral province.
     pub neutral_peasants: String,
-    /// The kind of question asking a player how many extra cubes he throws
-    /// from his supply (a count, 0 up to what the cards allow), if the
-    /// rules ask one.
+    /// The questions the pack's scripts ask that bots answer by what they
+    /// mean: meaning -> the question's kind.
+    pub questions: BotQuestions,
+    /// The fields of those questions' data the bots read, as the pack
+    /// names them.
+    pub question_data: BotQuestionData,
+}
+
+/// The kinds of the questions bots answer by what they mean (each one
+/// optional: rules that never ask it leave it out). Unlisted kinds get a
+/// bot's fallback answer.
+#[derive(Deserialize, Serialize, Debug, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct BotQuestions {
+    /// Where moving armies go (options: provinces; data: `from`).
+    #[serde(default)]
+    pub move_target: Option<String>,
+    /// How many armies go (options: counts; data: `to`).
+    #[serde(default)]
+    pub move_count: Option<String>,
+    /// Whether a just-deployed army moves on, and where (options:
+    /// provinces and pass; data: `from`).
+    #[serde(default)]
+    pub deploy_move: Option<String>,
+    /// How many extra cubes a side throws from its supply (options:
+    /// counts, 0 up to what the cards allow; data: `to`, `armies`, and
+    /// `attacker_extra` in the defender's question).
     #[serde(default)]
     pub extra_cubes: Option<String>,
+}
+
+/// The names of the data fields bots read in the questions above.
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct BotQuestionData {
+    /// The province armies move from (a province number).
+    pub from: String,
+    /// The province armies move into or attack (a province number).
+    pub to: String,
+    /// The attacking armies (extra cubes).
+    pub armies: String,
+    /// The attacker's extra cubes, in the defender's extra-cubes question.
+    pub attacker_extra: String,
 }
 
 /// What an action does, in the words bots plan with.

@@ -287,3 +287,50 @@ fn bots_play_by_what_the_pack_declares() {
     assert!(err.contains("bots.actions: no action card has the handler `harvest`"), "{err}");
     assert!(err.contains("bots.neutral_peasants: `peasants_for_neutrals` is not a whole number under params"), "{err}");
 }
+
+/// The questions bots answer by what they mean are the pack's, by kind and
+/// data field as rules.yaml's `bots.questions` and `bots.question_data`
+/// name them (issue 23: bots keyed on the base pack's `move_target`,
+/// `move_count`, `deploy_move` and its data keys): a pack whose scripts
+/// ask them under other names, declared, gets the same play; undeclared,
+/// the bots no longer know what is asked.
+#[test]
+fn bots_answer_the_questions_the_pack_declares() {
+    let names = vec!["greedy".to_string(); 4];
+    let game = |engine: &Engine| play_game(engine, 4, 5, SetupMode::Preset, &names, |_| {}).unwrap();
+    let base = game(&engine());
+    let renamed = |tag: &str| {
+        let (pack, map) = copy_data(tag);
+        let lua = pack.join("actions.lua");
+        edit(&lua, r#"ask_province(seat, "move_target", "move or attack into""#, r#"ask_province(seat, "where_to", "move or attack into""#);
+        edit(&lua, r#"ask_count(seat, "move_count", "how many armies go?""#, r#"ask_count(seat, "how_many", "how many armies go?""#);
+        let battle = pack.join("battle.lua");
+        edit(&battle, "n = n, xa = xa }", "n = n, attacker_cubes = xa }");
+        edit(&battle, "data.n, data.xa, k)", "data.n, data.attacker_cubes, k)");
+        (pack, map)
+    };
+    // Declared under the new names: the same game.
+    let (pack, map) = renamed("bots-renamed");
+    let rules = pack.join("rules.yaml");
+    edit(&rules, "    move_target: move_target", "    move_target: where_to");
+    edit(&rules, "    move_count: move_count", "    move_count: how_many");
+    edit(&rules, "    attacker_extra: xa", "    attacker_extra: attacker_cubes");
+    let engine = engine_from(&pack, &map);
+    assert_eq!(engine.rules.bots.asked("where_to"), Some(shogun_lab::rules::Asked::MoveTarget));
+    assert_eq!(engine.rules.bots.asked("move_target"), None);
+    assert_eq!(engine.rules.bots.field(shogun_lab::rules::AskedField::AttackerExtra), "attacker_cubes");
+    assert_eq!(game(&engine), base);
+    // Not declared: the bots answer what they do not understand by their
+    // fallback, and play another game.
+    let (pack, map) = renamed("bots-undeclared");
+    assert_ne!(game(&engine_from(&pack, &map)), base);
+    // Refused, with the place: one kind for two meanings, an empty name.
+    let (pack, _) = copy_data("bots-questions-wrong");
+    let rules = pack.join("rules.yaml");
+    edit(&rules, "    move_count: move_count", "    move_count: move_target");
+    edit(&rules, "    armies: n ", "    armies: '' ");
+    let err = shogun_lab::rules::load(&pack, &root().join("maps/sun.yaml")).unwrap_err().to_string();
+    assert!(err.contains("bots.questions.move_count: `move_target` is already the kind of `move_target`"), "{err}");
+    assert!(err.contains("bots.question_data.armies: expected the name of a field of a question's data, found an empty name"), "{err}");
+    assert!(err.contains("rules.yaml:"), "{err}");
+}
