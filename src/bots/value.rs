@@ -10,6 +10,7 @@
 //! explains each.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::thread::LocalKey;
 
@@ -18,7 +19,7 @@ use super::{ActionKind, action_kind};
 use crate::core::*;
 use crate::engine::Engine;
 use crate::rules::Rules;
-use crate::script::PhaseHandler;
+use crate::script::{PhaseHandler, Reads};
 
 /// How much each part of the value counts (documented in docs/bots.md).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -138,57 +139,78 @@ pub struct Valuer {
     pub regional: bool,
     events: Vec<Event>,
     scratch: Option<GameState>,
+    /// A scoring failed: its zero award is not what the rules give, so no
+    /// difference is learnt from it.
+    failed: bool,
 }
 
 impl Valuer {
     pub fn new(engine: &Engine, weights: Weights) -> Valuer {
-        Valuer { weights, units: Units::of(engine), board_only: false, regional: false, events: Vec::new(), scratch: None }
+        Valuer { weights, units: Units::of(engine), board_only: false, regional: false, events: Vec::new(), scratch: None, failed: false }
     }
 
     /// What the rules' score handler would award each seat if the year
     /// ended in position `st` (a copy is scored; `st` is not changed).
-    /// Zero for every seat once the game is over.
+    /// Zero for every seat once the game is over. Where the scoring reads
+    /// only the board, an answer is remembered by the board view it read
+    /// (`ScoreCache`).
     pub fn score_now(&mut self, engine: &Engine, st: &GameState) -> Vec<i64> {
         if st.phase == Phase::GameOver {
             return vec![0; st.seats()];
         }
-        let key = self.board_only.then(|| board_key(st));
-        if let Some(k) = &key
-            && let Some(v) = SCORES.with_borrow_mut(|c| c.get(engine, k))
-        {
+        let remember = self.board_only && !engine.runtime().narrating();
+        if remember && let Some(v) = CACHE.with_borrow_mut(|c| c.of(engine).score(engine, st)) {
             return v;
         }
+        let (v, reads) = self.score_afresh(engine, st);
+        match reads {
+            Some(reads) if remember => CACHE.with_borrow_mut(|c| c.of(engine).keep_score(engine, st, reads, &v)),
+            Some(_) => {}
+            None => self.failed = true,
+        }
+        v
+    }
+
+    /// Runs the rules' score handler on a copy of `st`: the award, and what
+    /// the handler read of the state (None when it failed: no award).
+    fn score_afresh(&mut self, engine: &Engine, st: &GameState) -> (Vec<i64>, Option<Reads>) {
         let s = self.scratch.get_or_insert_with(|| st.clone());
         s.clone_from(st);
         s.ask = None;
         self.events.clear();
-        let v = match engine.runtime().call_phase(s, &mut self.events, PhaseHandler::Score) {
-            Ok(_) => s.players.iter().zip(&st.players).map(|(a, b)| a.points - b.points).collect(),
-            Err(_) => vec![0; st.seats()],
-        };
-        if let Some(k) = key {
-            SCORES.with_borrow_mut(|c| c.put(engine, k, v.clone()));
+        let rt = engine.runtime();
+        rt.take_reads();
+        match rt.call_phase(s, &mut self.events, PhaseHandler::Score) {
+            Ok(_) => (s.players.iter().zip(&st.players).map(|(a, b)| a.points - b.points).collect(), Some(rt.take_reads())),
+            Err(_) => (vec![0; st.seats()], None),
         }
-        v
     }
 
     /// What `score_now(st)` gives for a position `st` reached from `base`,
     /// whose scores are `now0`. Where the rules' scoring reads only the
     /// board and scores each region on its own, a change within one region
-    /// adds what the same change of that region's board added before
-    /// (remembered across positions and seats); else `st` is scored.
+    /// adds the difference between what that region's views are known to
+    /// score (`Worths`, learnt across positions, seats and games); else
+    /// `st` is scored.
     pub fn score_from(&mut self, engine: &Engine, base: &GameState, now0: &[i64], st: &GameState) -> Vec<i64> {
         if !self.board_only {
             return self.score_now(engine, st);
         }
         let Some(changed) = changed_region(engine, base, st) else { return now0.to_vec() };
-        let Some(r) = changed.filter(|_| self.regional) else { return self.score_now(engine, st) };
-        let key = delta_key(engine, base, st, r);
-        if let Some(d) = DELTAS.with_borrow_mut(|c| c.get(engine, &key)) {
+        let Some(r) = changed.filter(|_| self.regional && !self.failed && !engine.runtime().narrating()) else {
+            return self.score_now(engine, st);
+        };
+        let Some(nodes) = CACHE.with_borrow_mut(|c| c.of(engine).region_nodes(engine, base, st, r)) else {
+            return self.score_now(engine, st);
+        };
+        if let Some(d) = CACHE.with_borrow_mut(|c| c.of(engine).worths.difference(nodes.0, nodes.1)) {
             return now0.iter().zip(d).map(|(a, b)| a + b).collect();
         }
         let full = self.score_now(engine, st);
-        DELTAS.with_borrow_mut(|c| c.put(engine, key, full.iter().zip(now0).map(|(a, b)| a - b).collect()));
+        if !self.failed {
+            let d: Vec<i64> = full.iter().zip(now0).map(|(a, b)| a - b).collect();
+            CACHE.with_borrow_mut(|c| c.of(engine).join(nodes, &d));
+        }
         full
     }
 
@@ -359,7 +381,7 @@ fn probe_board_only(engine: &Engine, val: &mut Valuer, st: &GameState) -> bool {
         q.armies += 1;
         q.unrest += 1;
     }
-    val.score_now(engine, st) == val.score_now(engine, &other)
+    val.score_afresh(engine, st).0 == val.score_afresh(engine, &other).0
 }
 
 /// Where `st`'s board differs from `base`'s: `None` nowhere,
@@ -380,26 +402,9 @@ fn changed_region(engine: &Engine, base: &GameState, st: &GameState) -> Option<O
     found
 }
 
-/// A change of region `r`'s board: the round, the region, and each of its
-/// provinces' owner, buildings and play before and after.
-fn delta_key(engine: &Engine, base: &GameState, st: &GameState, r: usize) -> Vec<u8> {
-    let mut k = vec![st.seats() as u8, st.year, st.season, r as u8, (r >> 8) as u8];
-    for (i, p) in engine.rules.map.provinces.iter().enumerate() {
-        if p.region == r {
-            for s in [base, st] {
-                let q = &s.provinces[i];
-                k.extend([q.owner.map_or(u8::MAX, |o| o.index() as u8), q.buildings, u8::from(s.in_play[i])]);
-            }
-        }
-    }
-    k
-}
-
 thread_local! {
     /// Per engine's rules: whether its scoring scores each region on its own.
     static REGIONAL: PerEngine = const { RefCell::new(Vec::new()) };
-    /// What a change of one region's board adds to each seat's score.
-    static DELTAS: RefCell<ScoreCache> = RefCell::new(ScoreCache { rules: Weak::new(), map: std::collections::HashMap::new(), kept: DELTAS_KEPT });
 }
 
 /// Whether the rules' scoring (already found to read only the board)
@@ -434,7 +439,7 @@ fn probe_regions(engine: &Engine, val: &mut Valuer, st: &GameState) -> bool {
     let mut added = |from: &GameState, change: &dyn Fn(&mut GameState)| -> Vec<i64> {
         let mut to = from.clone();
         change(&mut to);
-        let (a, b) = (val.score_now(engine, &to), val.score_now(engine, from));
+        let (a, b) = (val.score_afresh(engine, &to).0, val.score_afresh(engine, from).0);
         a.iter().zip(&b).map(|(x, y)| x - y).collect()
     };
     for q in probes {
@@ -459,54 +464,235 @@ fn probe_regions(engine: &Engine, val: &mut Valuer, st: &GameState) -> bool {
     true
 }
 
-/// What the scoring depends on when it reads only the board: the round,
-/// the provinces in play, and each province's owner and buildings.
-fn board_key(st: &GameState) -> Vec<u8> {
-    // The seats first: a remembered score has one entry per seat, so a
-    // board of a game with another player count must not find it.
-    let mut k = Vec::with_capacity(3 + 3 * st.provinces.len());
-    k.push(st.seats() as u8);
-    k.push(st.year);
-    k.push(st.season);
-    for (q, &on) in st.provinces.iter().zip(&st.in_play) {
-        k.push(q.owner.map_or(u8::MAX, |s| s.index() as u8));
-        k.push(q.buildings);
-        k.push(u8::from(on));
-    }
-    k
+/// How remembered scores are keyed: by the board view alone while every
+/// scoring read nothing else (`Reads`), by the round too once one read
+/// the round, not at all once one read anything more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Keying {
+    View,
+    ViewAndRound,
+    Off,
 }
 
-/// Scores remembered by board for one engine's rules (the seats of a round
-/// plan from the same board; its answer is the same for each).
+/// Scores remembered for one engine's rules. A scoring that read only the
+/// board view (`script::board_view`: each seat's provinces and buildings,
+/// the leaders of each kind in each region) gives the same award for every
+/// position with the same view, whatever else differs: the Lua it runs
+/// keeps nothing between calls, so what it read decides what it does. The
+/// runtime says what each call read (`Runtime::take_reads`), so this holds
+/// call by call, not by a probe.
 struct ScoreCache {
     rules: Weak<Rules>,
-    map: std::collections::HashMap<Vec<u8>, Vec<i64>>,
-    /// Entries remembered at most (then the cache starts afresh).
-    kept: usize,
+    keying: Keying,
+    /// Awards by board view (and round).
+    scores: HashMap<Vec<u8>, Vec<i64>>,
+    /// What each region's view scores, where the scoring is regional.
+    worths: Worths,
+    key: Vec<u8>,
 }
 
-/// Boards remembered at most.
-const SCORES_KEPT: usize = 4096;
-/// Changes of a region's board remembered at most (a region's board is
-/// met again across rounds and games: about 100 bytes each).
-const DELTAS_KEPT: usize = 32768;
-
-impl ScoreCache {
-    fn of(&mut self, engine: &Engine) -> &mut std::collections::HashMap<Vec<u8>, Vec<i64>> {
-        if !Weak::ptr_eq(&self.rules, &Rc::downgrade(&engine.rules)) || self.rules.strong_count() == 0 || self.map.len() >= self.kept {
-            self.rules = Rc::downgrade(&engine.rules);
-            self.map.clear();
-        }
-        &mut self.map
-    }
-    fn get(&mut self, engine: &Engine, k: &[u8]) -> Option<Vec<i64>> {
-        self.of(engine).get(k).cloned()
-    }
-    fn put(&mut self, engine: &Engine, k: Vec<u8>, v: Vec<i64>) {
-        self.of(engine).insert(k, v);
-    }
-}
+/// Board views remembered at most (then the cache starts afresh).
+const SCORES_KEPT: usize = 16384;
+/// Region views whose worth is known at most (about 150 bytes each).
+const WORTHS_KEPT: usize = 65536;
 
 thread_local! {
-    static SCORES: RefCell<ScoreCache> = RefCell::new(ScoreCache { rules: Weak::new(), map: std::collections::HashMap::new(), kept: SCORES_KEPT });
+    static CACHE: RefCell<ScoreCache> = RefCell::new(ScoreCache {
+        rules: Weak::new(),
+        keying: Keying::View,
+        scores: HashMap::new(),
+        worths: Worths::default(),
+        key: Vec::new(),
+    });
+}
+
+impl ScoreCache {
+    /// The cache of `engine`'s rules (emptied when the rules change or it
+    /// is full).
+    fn of(&mut self, engine: &Engine) -> &mut ScoreCache {
+        if !Weak::ptr_eq(&self.rules, &Rc::downgrade(&engine.rules)) || self.rules.strong_count() == 0 {
+            self.rules = Rc::downgrade(&engine.rules);
+            self.keying = Keying::View;
+            self.forget();
+        }
+        if self.scores.len() >= SCORES_KEPT {
+            self.scores.clear();
+        }
+        if self.worths.parent.len() >= WORTHS_KEPT {
+            self.worths = Worths::default();
+        }
+        self
+    }
+
+    fn forget(&mut self) {
+        self.scores.clear();
+        self.worths = Worths::default();
+    }
+
+    /// Starts `self.key` with what the keying needs beyond the view.
+    fn start_key(&mut self, st: &GameState) {
+        self.key.clear();
+        if self.keying == Keying::ViewAndRound {
+            self.key.extend([st.year, st.season]);
+        }
+    }
+
+    fn score(&mut self, engine: &Engine, st: &GameState) -> Option<Vec<i64>> {
+        if self.keying == Keying::Off {
+            return None;
+        }
+        self.start_key(st);
+        crate::script::board_view(&engine.rules, st, &mut self.key);
+        self.scores.get(&self.key).cloned()
+    }
+
+    /// Keeps the award `v` of a scoring of `st` that read `reads`, keyed
+    /// as it allows (a scoring that read more than the keys say starts the
+    /// cache afresh with keys that say more, or turns it off).
+    fn keep_score(&mut self, engine: &Engine, st: &GameState, reads: Reads, v: &[i64]) {
+        let need = if reads.other {
+            Keying::Off
+        } else if reads.round {
+            Keying::ViewAndRound
+        } else {
+            Keying::View
+        };
+        if need > self.keying {
+            self.keying = need;
+            self.forget();
+        }
+        if self.keying != Keying::Off {
+            self.start_key(st);
+            crate::script::board_view(&engine.rules, st, &mut self.key);
+            self.scores.insert(self.key.clone(), v.to_vec());
+        }
+    }
+
+    /// The nodes of region `r`'s views in `base` and in `st`, with the
+    /// keying they were made under (None when it is off).
+    fn region_nodes(&mut self, engine: &Engine, base: &GameState, st: &GameState, r: usize) -> Option<(u32, u32, Keying)> {
+        if self.keying == Keying::Off {
+            return None;
+        }
+        let node = |c: &mut ScoreCache, s: &GameState| {
+            c.start_key(s);
+            c.key.extend((r as u16).to_le_bytes());
+            crate::script::region_view(&engine.rules, s, r, &mut c.key);
+            c.worths.node(&c.key)
+        };
+        Some((node(self, base), node(self, st), self.keying))
+    }
+
+    /// Learns that region view `nodes.1` scores `d` more than `nodes.0`,
+    /// unless the keying changed since the nodes were made.
+    fn join(&mut self, nodes: (u32, u32, Keying), d: &[i64]) {
+        if nodes.2 == self.keying && self.keying != Keying::Off {
+            let mut w = [0; MAX_SEATS];
+            w.iter_mut().zip(d).for_each(|(a, b)| *a = *b);
+            self.worths.join(nodes.0, nodes.1, w);
+        }
+    }
+}
+
+/// What region views score, each up to a constant shared by the views
+/// joined to it by known differences: a union-find whose edges are the
+/// differences scorings showed. Where the scoring is regional (what a
+/// change within a region adds does not depend on the other regions), the
+/// difference between any two joined views is known, however they were
+/// joined (each scoring joins the view before to the view after).
+#[derive(Default)]
+struct Worths {
+    index: HashMap<Vec<u8>, u32>,
+    parent: Vec<u32>,
+    /// A view's worth less its parent's, by seat.
+    up: Vec<[i64; MAX_SEATS]>,
+    /// Views in the group (for roots: short paths).
+    size: Vec<u32>,
+}
+
+impl Worths {
+    fn node(&mut self, key: &[u8]) -> u32 {
+        if let Some(&n) = self.index.get(key) {
+            return n;
+        }
+        let n = self.parent.len() as u32;
+        self.index.insert(key.to_vec(), n);
+        self.parent.push(n);
+        self.up.push([0; MAX_SEATS]);
+        self.size.push(1);
+        n
+    }
+
+    /// `x`'s group, and `x`'s worth less the group's root's.
+    fn root(&mut self, x: u32) -> (u32, [i64; MAX_SEATS]) {
+        let p = self.parent[x as usize];
+        if p == x {
+            return (x, [0; MAX_SEATS]);
+        }
+        let (r, above) = self.root(p);
+        let mut w = self.up[x as usize];
+        w.iter_mut().zip(above).for_each(|(a, b)| *a += b);
+        self.parent[x as usize] = r;
+        self.up[x as usize] = w;
+        (r, w)
+    }
+
+    /// `b`'s worth less `a`'s, where known.
+    fn difference(&mut self, a: u32, b: u32) -> Option<[i64; MAX_SEATS]> {
+        let ((ra, wa), (rb, mut wb)) = (self.root(a), self.root(b));
+        (ra == rb).then(|| {
+            wb.iter_mut().zip(wa).for_each(|(x, y)| *x -= y);
+            wb
+        })
+    }
+
+    /// Learns that `b` is worth `d` more than `a`.
+    fn join(&mut self, a: u32, b: u32, d: [i64; MAX_SEATS]) {
+        let ((ra, wa), (rb, wb)) = (self.root(a), self.root(b));
+        if ra == rb {
+            return;
+        }
+        // rb's worth less ra's: (b - wb) - (a - wa) = d - wb + wa.
+        let mut w = d;
+        w.iter_mut().zip(wb.iter().zip(wa)).for_each(|(x, (b, a))| *x += a - b);
+        let (low, high) = if self.size[ra as usize] >= self.size[rb as usize] { (rb, ra) } else { (ra, rb) };
+        if low == ra {
+            w.iter_mut().for_each(|x| *x = -*x);
+        }
+        self.parent[low as usize] = high;
+        self.up[low as usize] = w;
+        self.size[high as usize] += self.size[low as usize];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_SEATS, Worths};
+
+    fn w(v: i64) -> [i64; MAX_SEATS] {
+        let mut a = [0; MAX_SEATS];
+        a[0] = v;
+        a[1] = -2 * v;
+        a
+    }
+
+    /// Differences joined in any order and direction add up, both ways;
+    /// views never joined have none.
+    #[test]
+    fn worths_add_up_along_joins() {
+        let mut ws = Worths::default();
+        let [a, b, c, d, e] = [b"a", b"b", b"c", b"d", b"e"].map(|k| ws.node(k));
+        ws.join(a, b, w(3));
+        ws.join(d, c, w(5));
+        assert_eq!(ws.difference(a, c), None);
+        ws.join(b, c, w(-1));
+        assert_eq!(ws.difference(a, c), Some(w(2)));
+        assert_eq!(ws.difference(c, a), Some(w(-2)));
+        assert_eq!(ws.difference(a, d), Some(w(-3)));
+        assert_eq!(ws.difference(d, b), Some(w(6)));
+        assert_eq!(ws.difference(e, a), None);
+        ws.join(e, a, w(10));
+        assert_eq!(ws.difference(e, d), Some(w(7)));
+        assert_eq!(ws.node(b"c"), c, "a view is one node");
+    }
 }

@@ -15,7 +15,7 @@ use mlua::{FromLuaMulti, IntoLuaMulti, Lua, Table};
 use super::raw::Many;
 
 use super::Shared;
-use super::lend::{Call, Host};
+use super::lend::{Call, Host, Reads};
 use crate::core::{Event, GameState, ProvinceId, Seat};
 use crate::rules::Rules;
 
@@ -28,6 +28,7 @@ mod records;
 mod tower;
 
 pub(super) use board::{BoardScratch, make_view as make_board_view};
+pub use board::{board_view, region_view};
 
 /// The longest narration line (`game.log`) and question text (`game.ask`).
 pub const MAX_TEXT: usize = 1024;
@@ -113,10 +114,11 @@ where
     F: Fn(&Lua, Host<'_>, A) -> mlua::Result<R> + 'static,
 {
     let sh = sh.clone();
+    let reads = Reads::of(name);
     t.set(
         name,
         lua.create_function(move |lua, a: A| {
-            let mut call = Call::enter(&sh, name).map_err(rt)?;
+            let mut call = Call::enter_reading(&sh, name, reads).map_err(rt)?;
             f(lua, call.host(), a)
         })?,
     )

@@ -27,15 +27,54 @@ pub(super) const IN_TOWER: &str = "game.* is not available inside a tower model 
 /// dropped.
 pub(super) struct Call<'a>(&'a Shared);
 
+/// What host functions read of the game state, beyond what a caller can
+/// key an answer by: the board as `game.board()` shows it and the number
+/// of seats. Gathered across calls until `Runtime::take_reads`, so that a
+/// bot knows exactly what a scoring read (docs/bots.md): one that read
+/// neither gives the same answer for every position with the same board
+/// view.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reads {
+    /// The round (`game.year`, `game.season`).
+    pub round: bool,
+    /// Anything else (every other host function, writes included, except
+    /// those that only record: `add_points`, `tally`, `log`).
+    pub other: bool,
+}
+
+impl Reads {
+    /// What a call of the host function `name` reads (by its name, once
+    /// when the function is registered).
+    pub(super) fn of(name: &str) -> Reads {
+        match name {
+            "board" | "seats" | "add_points" | "tally" | "log" => Reads::default(),
+            "year" | "season" => Reads { round: true, other: false },
+            _ => Reads { round: false, other: true },
+        }
+    }
+
+    fn with(self, more: Reads) -> Reads {
+        Reads { round: self.round | more.round, other: self.other | more.other }
+    }
+}
+
 impl<'a> Call<'a> {
     #[inline]
     pub(super) fn enter(sh: &'a Shared, name: &str) -> Result<Call<'a>, String> {
+        Call::enter_reading(sh, name, Reads::of(name))
+    }
+
+    /// `enter` for a function whose reads (`Reads::of` its name) are
+    /// known already.
+    #[inline]
+    pub(super) fn enter_reading(sh: &'a Shared, name: &str, reads: Reads) -> Result<Call<'a>, String> {
         if sh.in_tower.get() {
             return Err(IN_TOWER.into());
         }
         if sh.busy.replace(true) {
             return Err(format!("game.{name} was called while another game.* call was running"));
         }
+        sh.reads.set(sh.reads.get().with(reads));
         Ok(Call(sh))
     }
 

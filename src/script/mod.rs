@@ -18,6 +18,9 @@ mod raw;
 mod value;
 mod values;
 
+pub use api::{board_view, region_view};
+pub use lend::Reads;
+
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt;
@@ -205,6 +208,8 @@ pub(crate) struct Shared {
     read_at_load: RefCell<Vec<bool>>,
     /// `game.board()`'s counts and leaders (api/board.rs).
     board: RefCell<api::BoardScratch>,
+    /// What host functions read since the last `Runtime::take_reads`.
+    reads: Cell<Reads>,
 }
 
 /// A function a variant added or replaced, whose calls the lab counts.
@@ -256,6 +261,7 @@ impl Shared {
             loading: Cell::new(false),
             read_at_load: RefCell::new(Vec::new()),
             board: RefCell::new(api::BoardScratch::default()),
+            reads: Cell::new(Reads::default()),
         }
     }
 
@@ -645,6 +651,13 @@ impl Runtime {
 
     pub fn narrating(&self) -> bool {
         self.shared.narrate.get()
+    }
+
+    /// What the host functions called since the last call of this read
+    /// of the state beyond the board view and the seats (`Reads`), and
+    /// starts afresh.
+    pub fn take_reads(&self) -> Reads {
+        self.shared.reads.replace(Reads::default())
     }
 
     /// Bytes the VM uses now.

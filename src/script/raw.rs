@@ -20,7 +20,7 @@ use std::rc::Rc;
 use mlua::{Lua, Table, ffi};
 
 use super::Shared;
-use super::lend::{Call, Host};
+use super::lend::{Call, Host, Reads};
 
 /// A raw host function: its body and the `Shared` it runs with. The VM
 /// holds its address as the function's first upvalue (one read per call);
@@ -29,6 +29,8 @@ use super::lend::{Call, Host};
 struct Body<A, R, F> {
     sh: *const Shared,
     name: &'static str,
+    /// What a call reads of the state (`Reads::of` its name).
+    reads: Reads,
     f: F,
     _types: PhantomData<fn(A) -> R>,
 }
@@ -551,7 +553,7 @@ impl<A: RawArgs, R: RawRet, F: Fn(Host<'_>, A) -> mlua::Result<R>> Body<A, R, F>
         // SAFETY: called by the trampoline with the function's own stack.
         let args = unsafe { A::read(l, 1, self.name)? };
         let results = {
-            let mut call = Call::enter(sh, self.name)?;
+            let mut call = Call::enter_reading(sh, self.name, self.reads)?;
             (self.f)(call.host(), args).map_err(message)?
         };
         // SAFETY: as above.
@@ -578,7 +580,7 @@ where
     R: RawRet + 'static,
     F: Fn(Host<'_>, A) -> mlua::Result<R> + 'static,
 {
-    let body = Box::new(Body::<A, R, F> { sh: Rc::as_ptr(sh), name, f, _types: PhantomData });
+    let body = Box::new(Body::<A, R, F> { sh: Rc::as_ptr(sh), name, reads: Reads::of(name), f, _types: PhantomData });
     let raw_ptr = &*body as *const Body<A, R, F> as *mut c_void;
     // The `Body` lives as long as `Shared`, which the runtime keeps until
     // after the VM is closed: the pointers stay valid while Lua can call

@@ -300,3 +300,63 @@ end)
     std::fs::write(&turns, text).unwrap();
     assert!(!regional(&engine_from(&pack, &map)), "a bonus over the whole board is not regional");
 }
+
+/// The base pack with its scoring followed by `extra` (Lua run after the
+/// pack's own scoring, inside the same handler).
+fn scoring_plus(tag: &str, extra: &str) -> Engine {
+    let (pack, map) = copy_data(tag);
+    let turns = pack.join("turns.lua");
+    let mut text = std::fs::read_to_string(&turns).unwrap();
+    text.push_str(&format!(
+        "\nlocal pack_score = shogun.original(\"handler\", \"score\")\nshogun.replace(\"handler\", \"score\", function()\n  pack_score()\n  {extra}\nend)\n"
+    ));
+    std::fs::write(&turns, text).unwrap();
+    engine_from(&pack, &map)
+}
+
+/// The runtime says what a call's host functions read beyond the board
+/// view and the seats: nothing for the base pack's scoring (without its
+/// narration, which reads each seat's points, as in a bot's look-ahead),
+/// the round for one that reads the year, more for one that reads war
+/// chests.
+#[test]
+fn the_runtime_says_what_a_scoring_read() {
+    use shogun_lab::script::{PhaseHandler, Reads};
+    let reads = |engine: &Engine| {
+        let mut st = planning(engine, 1);
+        engine.runtime().set_narration(false);
+        engine.runtime().take_reads();
+        engine.runtime().call_phase(&mut st, &mut Vec::new(), PhaseHandler::Score).unwrap();
+        engine.runtime().take_reads()
+    };
+    assert_eq!(reads(&engine()), Reads::default());
+    let year = scoring_plus("year-scoring", "game.add_points(1, game.year())");
+    assert_eq!(reads(&year), Reads { round: true, other: false });
+    let chests = scoring_plus("chest-scoring", "game.add_points(1, game.chests(1))");
+    assert_eq!(reads(&chests), Reads { round: false, other: true });
+    assert_eq!(chests.runtime().take_reads(), Reads::default(), "taking them starts afresh");
+}
+
+/// A score is remembered by the board view only for a scoring that read
+/// nothing else, call by call: one that also reads war chests (or the
+/// year) is scored afresh where they differ, even where the planner was
+/// told that the scoring reads only the board.
+#[test]
+fn a_score_is_remembered_only_where_the_scoring_read_only_the_board() {
+    let check = |engine: &Engine, change: &dyn Fn(&mut GameState), by: i64| {
+        let st = planning(engine, 1);
+        let mut val = Valuer::new(engine, Weights::default());
+        val.board_only = true;
+        let a = val.score_now(engine, &st);
+        let mut other = st.clone();
+        change(&mut other);
+        let b = val.score_now(engine, &other);
+        assert_eq!(b[0] - a[0], by, "{a:?} {b:?}");
+        assert_eq!(val.score_now(engine, &st), a, "the first position again");
+    };
+    let chests = scoring_plus("chest-scoring", "game.add_points(1, game.chests(1))");
+    check(&chests, &|st| st.players[0].chests += 3, 3);
+    let year = scoring_plus("year-scoring", "game.add_points(1, game.year())");
+    check(&year, &|st| st.year += 1, 1);
+    check(&engine(), &|st| st.players[0].chests += 3, 0);
+}

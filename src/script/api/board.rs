@@ -23,6 +23,7 @@ use std::rc::Rc;
 use mlua::{Function, Lua, Table, ffi};
 
 use crate::core::{GameState, MAX_SEATS};
+use crate::rules::Rules;
 use crate::script::Shared;
 use crate::script::lend::Call;
 use crate::script::raw::{ErrorText, message, over_shared, raise};
@@ -76,11 +77,20 @@ fn read(sh: &Shared, args: c_int) -> Result<Holdings, String> {
 /// One pass over the provinces: each seat's provinces and buildings, the
 /// buildings of each kind in each region by seat, then their leaders.
 fn count(sh: &Shared, st: &GameState) -> Holdings {
-    let map = &sh.rules.map;
-    let kinds = sh.rules.rules.components.buildings.len();
-    let mut out = Holdings { seats: st.seats(), provinces: [0; MAX_SEATS], buildings: [0; MAX_SEATS] };
     let mut scratch = sh.board.borrow_mut();
     let BoardScratch { counts, leaders, .. } = &mut *scratch;
+    let out = tally(&sh.rules, st, counts);
+    leaders.clear();
+    leaders.extend(counts.iter().map(leaders_of));
+    out
+}
+
+/// Each seat's provinces and buildings, and into `counts` the buildings
+/// of each kind in each region by seat (`[region * kinds + kind][seat]`).
+fn tally(rules: &Rules, st: &GameState, counts: &mut Vec<[u16; MAX_SEATS]>) -> Holdings {
+    let map = &rules.map;
+    let kinds = rules.rules.components.buildings.len();
+    let mut out = Holdings { seats: st.seats(), provinces: [0; MAX_SEATS], buildings: [0; MAX_SEATS] };
     counts.clear();
     counts.resize(map.regions.len() * kinds, [0; MAX_SEATS]);
     for (p, prov) in st.provinces.iter().enumerate() {
@@ -93,12 +103,56 @@ fn count(sh: &Shared, st: &GameState) -> Holdings {
             c[o] += u16::from(prov.has(k));
         }
     }
-    leaders.clear();
-    leaders.extend(counts.iter().map(|c| {
-        let most = c.iter().copied().max().unwrap_or(0);
-        if most == 0 { 0 } else { c.iter().enumerate().filter(|&(_, &n)| n == most).fold(0u8, |m, (s, _)| m | 1 << s) }
-    }));
     out
+}
+
+/// The seats with the most of a count by seat (bit `s` for seat `s`,
+/// 0-based; none when nobody has any).
+fn leaders_of(c: &[u16; MAX_SEATS]) -> u8 {
+    let most = c.iter().copied().max().unwrap_or(0);
+    if most == 0 { 0 } else { c.iter().enumerate().filter(|&(_, &n)| n == most).fold(0u8, |m, (s, _)| m | 1 << s) }
+}
+
+/// What `game.board()` shows of `st`, as bytes appended to `out`: the
+/// seats, each seat's provinces and buildings, and the leaders of each
+/// building kind in each region. A script that reads the state only
+/// through `game.board()` (and the seats: `Reads`) sees the same in two
+/// positions with the same bytes.
+pub fn board_view(rules: &Rules, st: &GameState, out: &mut Vec<u8>) {
+    let mut counts = Vec::new();
+    let held = tally(rules, st, &mut counts);
+    out.push(held.seats as u8);
+    for s in 0..held.seats {
+        out.extend((held.provinces[s] as u16).to_le_bytes());
+        out.extend((held.buildings[s] as u16).to_le_bytes());
+    }
+    out.extend(counts.iter().map(leaders_of));
+}
+
+/// The part of `board_view` that region `r` makes: each seat's provinces
+/// and buildings there, and the leaders of each building kind there.
+/// Positions that differ only in region `r`, with the same bytes for it,
+/// show the same board view.
+pub fn region_view(rules: &Rules, st: &GameState, r: usize, out: &mut Vec<u8>) {
+    // A province's buildings are bits of a byte: 8 kinds at most.
+    let kinds = rules.rules.components.buildings.len().min(8);
+    let (mut provinces, mut buildings) = ([0u16; MAX_SEATS], [0u16; MAX_SEATS]);
+    let mut counts = [[0u16; MAX_SEATS]; 8];
+    for (p, prov) in st.provinces.iter().enumerate() {
+        let Some(o) = prov.owner.filter(|_| rules.map.provinces[p].region == r) else { continue };
+        let o = o.index();
+        provinces[o] += 1;
+        buildings[o] += prov.building_count() as u16;
+        for (k, c) in counts[..kinds].iter_mut().enumerate() {
+            c[o] += u16::from(prov.has(k));
+        }
+    }
+    out.push(st.seats() as u8);
+    for s in 0..st.seats() {
+        out.extend(provinces[s].to_le_bytes());
+        out.extend(buildings[s].to_le_bytes());
+    }
+    out.extend(counts[..kinds].iter().map(leaders_of));
 }
 
 /// `game.board()`: reads (see `read`), then refreshes the view.
