@@ -63,7 +63,7 @@ pub fn run_bench_with(
         })
         .map_err(|e| format!("game with seed {seed}: {e}"))?;
         if progress && (g + 1) % 500 == 0 {
-            eprintln!("  {} / {games} games, {:.0} games/s", g + 1, (g + 1) as f64 / (start.elapsed() - sampling).as_secs_f64());
+            eprintln!("  {} / {games} games, {} games/s", g + 1, super::rate((g + 1) as f64 / (start.elapsed() - sampling).as_secs_f64()));
         }
     }
     let seconds = (start.elapsed() - sampling).as_secs_f64();
@@ -134,11 +134,11 @@ pub fn command(args: BenchArgs) -> Result<(), String> {
     println!("invariants:       checked {}", engine.check_mode().describe());
     if jobs == 1 {
         println!("time:             {:.3} s", reports[0].seconds);
-        println!("games/s:          {:.0}", reports[0].games_per_second());
+        println!("games/s:          {}", super::rate(reports[0].games_per_second()));
     } else {
         println!("time:             {wall:.3} s (wall clock)");
-        println!("games/s:          {:.0} in total", games as f64 / wall);
-        println!("games/s per core: {per_core:.0} (mean over threads)");
+        println!("games/s:          {} in total", super::rate(games as f64 / wall));
+        println!("games/s per core: {} (mean over threads)", super::rate(per_core));
     }
     println!("decisions/game:   {:.1}", decisions as f64 / games as f64);
     println!("battles/game:     {:.1}", battles as f64 / games as f64);

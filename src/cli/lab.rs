@@ -374,8 +374,8 @@ fn run(args: LabArgs) -> Result<(), String> {
     let secs = started.elapsed().as_secs_f64();
     let played = agg.games() * lab.arms.len() as u64 * lab.header.conditions.len() as u64;
     eprintln!(
-        "{played} games in {secs:.1} s ({:.0} games/s on {} job(s)); invariants checked {}",
-        played as f64 / secs.max(1e-9),
+        "{played} games in {secs:.1} s ({} games/s on {} job(s)); invariants checked {}",
+        super::rate(played as f64 / secs.max(1e-9)),
         lab.jobs,
         lab.check.describe()
     );

@@ -412,6 +412,20 @@ struct Progress {
     tenths: std::cell::Cell<u64>,
 }
 
+/// A rate per second for people: whole numbers from 100 up, else three
+/// significant digits, so that a slow run (mcts bots: 0.12 games/s) does
+/// not read "0 games/s".
+pub(crate) fn rate(x: f64) -> String {
+    match x {
+        x if !x.is_finite() => "-".to_string(),
+        x if x <= 0.0 => "0".to_string(),
+        x if x >= 99.95 => format!("{x:.0}"),
+        x if x >= 9.995 => format!("{x:.1}"),
+        x if x >= 0.9995 => format!("{x:.2}"),
+        x => format!("{:.*}", (2 - x.log10().floor() as i64).clamp(2, 9) as usize, x),
+    }
+}
+
 impl Progress {
     fn games(total: u64) -> Progress {
         use std::io::IsTerminal;
@@ -446,7 +460,7 @@ impl Progress {
         if tenths > self.tenths.get() && done < self.total {
             self.tenths.set(tenths);
             let secs = self.started.elapsed().as_secs_f64();
-            eprintln!("{done}/{} games, {:.0} games/s, {secs:.0} s", self.total, done as f64 / secs.max(1e-9));
+            eprintln!("{done}/{} games, {} games/s, {secs:.0} s", self.total, rate(done as f64 / secs.max(1e-9)));
         }
     }
 
@@ -516,5 +530,17 @@ pub fn main() -> ExitCode {
             eprintln!("error: {msg}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rates_keep_three_significant_digits_below_a_hundred() {
+        let cases = [(2907.4, "2907"), (99.96, "100"), (12.34, "12.3"), (1.0, "1.00"), (0.121, "0.121"), (0.000_456_7, "0.000457"), (0.0, "0")];
+        for (x, text) in cases {
+            assert_eq!(super::rate(x), text, "{x}");
+        }
+        assert_eq!(super::rate(f64::NAN), "-");
     }
 }
