@@ -33,8 +33,11 @@ pub struct Planner {
 }
 
 /// Provinces tried per card (each costs a call of the rules' handler, and
-/// for a build one of its scoring); deploys try the most pressed one.
-const TRIED: usize = 2;
+/// for a build one of its scoring). A plan puts one province card on each
+/// action, and cards that rank provinces alike (the three deploys, the
+/// three builds) want the same ones: with fewer tried, cards ran out of
+/// provinces and were left unplayed (docs/bots.md, "planner").
+const TRIED: usize = 4;
 /// Attacks valued per plan (the likeliest to win).
 const ATTACKS_TRIED: usize = 4;
 /// The least chance at which an attack is considered.
@@ -52,6 +55,9 @@ struct Option_ {
     chests: i64,
     /// Its lookahead's position in `Options::after` (attacks have none).
     after: Option<usize>,
+    /// Its province's rank among those tried for the card (0: the most
+    /// promising): breaks ties of gain.
+    rank: usize,
 }
 
 /// The actions the plan may take and the position each leads to.
@@ -115,7 +121,7 @@ fn candidates(engine: &Engine, view: &SeatView, seat: Seat, a: usize, kind: Acti
         c.retain(|&p| view.province(p).unrest == 0);
     }
     c.sort_by_key(|&p| (std::cmp::Reverse(key(p)), p));
-    c.truncate(if matches!(kind, ActionKind::Deploy | ActionKind::DeployMove) { 1 } else { TRIED });
+    c.truncate(TRIED);
     c
 }
 
@@ -196,16 +202,16 @@ impl Planner {
             }
             if kind == ActionKind::MoveAttack {
                 let found = attacks.get_or_insert_with(|| attacks_worth_trying(engine, view, seat, val, look, &mine));
-                out.list.extend(found.iter().map(|&(p, q, gain)| Option_ { gain, action: a, province: p, target: Some(q), chests: 0, after: None }));
+                out.list.extend(found.iter().map(|&(p, q, gain)| Option_ { gain, action: a, province: p, target: Some(q), chests: 0, after: None, rank: 0 }));
                 continue;
             }
-            for p in candidates(engine, view, seat, a, kind, &mine) {
+            for (rank, p) in candidates(engine, view, seat, a, kind, &mine).into_iter().enumerate() {
                 if !look.act(engine, seat, None, a, p) {
                     continue;
                 }
                 let gain = look.value(engine, val, &look.scratch, seat) - look.v0;
                 let chests = look.scratch.players[me].chests - look.base.players[me].chests;
-                out.list.push(Option_ { gain, action: a, province: p, target: None, chests, after: Some(out.after.len()) });
+                out.list.push(Option_ { gain, action: a, province: p, target: None, chests, after: Some(out.after.len()), rank });
                 out.after.push(look.scratch.clone());
             }
         }
@@ -214,7 +220,7 @@ impl Planner {
 
     /// The best options with one province card and one target each.
     fn matching(mut opts: Vec<Option_>) -> Vec<Option_> {
-        opts.sort_by(|x, y| y.gain.total_cmp(&x.gain).then(x.action.cmp(&y.action)).then(x.province.cmp(&y.province)));
+        opts.sort_by(|x, y| y.gain.total_cmp(&x.gain).then(x.rank.cmp(&y.rank)).then(x.action.cmp(&y.action)).then(x.province.cmp(&y.province)));
         let mut chosen: Vec<Option_> = Vec::new();
         for o in opts {
             if o.gain <= 1e-9 {

@@ -1,7 +1,7 @@
 //! The rule-aware `planner`: it values positions by the pack's own scoring
 //! (a castle worth more is built where a temple was), it sees only its
 //! seat's view (the tower's levels, unlike the counts inside, change
-//! nothing), and it beats random play. `mcts` samples the tower's levels
+//! nothing), and it beats random and greedy play. `mcts` samples the tower's levels
 //! from the counts. Fixed seeds throughout: no test can flake.
 
 use std::sync::Arc;
@@ -182,6 +182,21 @@ fn the_planner_beats_random_play() {
     let spec = LadderSpec { arm: arm(), levels: vec!["random".into(), "planner".into()], settings };
     let r = ladder(&spec, &|_| {}).unwrap();
     assert!(r[0].win_rate.lo > 2.0 * Rung::par(4), "{:?}", r[0]);
+    assert!(r[0].margin.lo > 0.0, "{:?}", r[0]);
+}
+
+/// The planner's rung above greedy on a small sample (issue 22's ladder:
+/// random < greedy < rule-aware): one planner seat against three greedy
+/// seats, rotated, wins with a 95% lower bound above 30% over 100 games
+/// (seeds 1-100: 55.5%, 45.7-64.9%; an equal bot wins 25%), and more
+/// points than they do.
+#[test]
+fn the_planner_beats_greedy() {
+    let mut settings = Settings::new(4, 1, 100);
+    settings.jobs = Some(2);
+    let spec = LadderSpec { arm: arm(), levels: vec!["greedy".into(), "planner".into()], settings };
+    let r = ladder(&spec, &|_| {}).unwrap();
+    assert!(r[0].win_rate.lo > 0.30, "{:?}", r[0]);
     assert!(r[0].margin.lo > 0.0, "{:?}", r[0]);
 }
 
