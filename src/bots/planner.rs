@@ -32,12 +32,14 @@ pub struct Planner {
     spaces: Option<((u8, u8), Vec<f64>)>,
 }
 
-/// Provinces tried per card (each costs a call of the rules' handler, and
-/// for a build one of its scoring). A plan puts one province card on each
-/// action, and cards that rank provinces alike (the three deploys, the
-/// three builds) want the same ones: with fewer tried, cards ran out of
-/// provinces and were left unplayed (docs/bots.md, "planner").
-const TRIED: usize = 4;
+/// Provinces a build card is tried in first (each costs a call of the
+/// rules' handler and one of its scoring); other cards are tried in their
+/// best one first. A card that lost every province it was tried in to
+/// other cards is tried in one more, until it has one: a plan puts one
+/// province card on each action, and cards that rank provinces alike (the
+/// three deploys, the three builds, collecting) want the same ones
+/// (docs/bots.md, "planner").
+const TRIED: usize = 2;
 /// Attacks valued per plan (the likeliest to win).
 const ATTACKS_TRIED: usize = 4;
 /// The least chance at which an attack is considered.
@@ -64,6 +66,9 @@ struct Option_ {
 struct Options {
     list: Vec<Option_>,
     after: Vec<GameState>,
+    /// Per action card: the provinces worth trying, best first, and how
+    /// many of them have been tried.
+    cands: Vec<(Vec<ProvinceId>, usize)>,
 }
 
 impl Planner {
@@ -99,7 +104,7 @@ fn planning_base(engine: &Engine, view: &SeatView) -> GameState {
     base
 }
 
-/// The provinces worth trying for an action of `kind`, best first: the
+/// The provinces worth trying for an action of `kind`, all of them, best first: the
 /// richest by the map for collecting (the rules' handler then says what
 /// it yields), the most pressed for deploying, the best defended for
 /// building.
@@ -121,7 +126,6 @@ fn candidates(engine: &Engine, view: &SeatView, seat: Seat, a: usize, kind: Acti
         c.retain(|&p| view.province(p).unrest == 0);
     }
     c.sort_by_key(|&p| (std::cmp::Reverse(key(p)), p));
-    c.truncate(TRIED);
     c
 }
 
@@ -189,13 +193,14 @@ impl<'a> Look<'a> {
 }
 
 impl Planner {
-    /// The actions worth planning, each with its gain by the lookahead.
+    /// The actions worth planning, each with its gain by the lookahead:
+    /// every card tried in its best province (a build in `TRIED`).
     fn options(&self, engine: &Engine, view: &SeatView, seat: Seat, val: &mut Valuer, look: &mut Look) -> Options {
         let mine: Vec<ProvinceId> = look.base.provinces_of(seat).collect();
-        let mut out = Options { list: Vec::new(), after: Vec::new() };
-        let me = seat.index();
+        let n = engine.rules.cards.actions.len();
+        let mut out = Options { list: Vec::new(), after: Vec::new(), cands: vec![(Vec::new(), 0); n] };
         let mut attacks: Option<Vec<(ProvinceId, ProvinceId, f64)>> = None;
-        for a in 0..engine.rules.cards.actions.len() {
+        for a in 0..n {
             let kind = action_kind(engine, a);
             if self.forbid.action(kind) || kind == ActionKind::Other {
                 continue;
@@ -205,17 +210,53 @@ impl Planner {
                 out.list.extend(found.iter().map(|&(p, q, gain)| Option_ { gain, action: a, province: p, target: Some(q), chests: 0, after: None, rank: 0 }));
                 continue;
             }
-            for (rank, p) in candidates(engine, view, seat, a, kind, &mine).into_iter().enumerate() {
-                if !look.act(engine, seat, None, a, p) {
-                    continue;
-                }
-                let gain = look.value(engine, val, &look.scratch, seat) - look.v0;
-                let chests = look.scratch.players[me].chests - look.base.players[me].chests;
-                out.list.push(Option_ { gain, action: a, province: p, target: None, chests, after: Some(out.after.len()), rank });
-                out.after.push(look.scratch.clone());
-            }
+            out.cands[a].0 = candidates(engine, view, seat, a, kind, &mine);
+            // A building is worth what it adds where it stands (a region's
+            // majority); what the others bring differs little by province.
+            let first = if matches!(kind, ActionKind::Build(_)) { TRIED } else { 1 };
+            Planner::try_more(engine, seat, val, look, &mut out, a, first);
         }
         out
+    }
+
+    /// Tries card `a` in up to `more` provinces of its list not tried yet;
+    /// false when none was left.
+    fn try_more(engine: &Engine, seat: Seat, val: &mut Valuer, look: &mut Look, out: &mut Options, a: usize, more: usize) -> bool {
+        let me = seat.index();
+        let (list, tried) = &mut out.cands[a];
+        let from = *tried;
+        let to = (from + more).min(list.len());
+        *tried = to;
+        for rank in from..to {
+            let p = out.cands[a].0[rank];
+            if !look.act(engine, seat, None, a, p) {
+                continue;
+            }
+            let gain = look.value(engine, val, &look.scratch, seat) - look.v0;
+            let chests = look.scratch.players[me].chests - look.base.players[me].chests;
+            out.list.push(Option_ { gain, action: a, province: p, target: None, chests, after: Some(out.after.len()), rank });
+            out.after.push(look.scratch.clone());
+        }
+        to > from
+    }
+
+    /// The best options (`matching`), each card that lost every province
+    /// it was tried in to other cards tried in one more, until none is
+    /// left so.
+    fn widened(engine: &Engine, seat: Seat, val: &mut Valuer, look: &mut Look, out: &mut Options) -> Vec<Option_> {
+        loop {
+            let chosen = Planner::matching(out.list.clone());
+            let starved: Vec<usize> = (0..out.cands.len())
+                .filter(|&a| !chosen.iter().any(|c| c.action == a) && out.list.iter().any(|o| o.action == a && o.target.is_none() && o.gain > 1e-9))
+                .collect();
+            let mut widened = false;
+            for a in starved {
+                widened |= Planner::try_more(engine, seat, val, look, out, a, 1);
+            }
+            if !widened {
+                return chosen;
+            }
+        }
     }
 
     /// The best options with one province card and one target each.
@@ -360,8 +401,8 @@ impl Bot for Planner {
         let mut val = Valuer::new(engine, self.weights);
         let base = planning_base(engine, view);
         let mut look = Look::new(engine, &mut val, &base, seat);
-        let opts = self.options(engine, view, seat, &mut val, &mut look);
-        let chosen = Planner::matching(opts.list);
+        let mut opts = self.options(engine, view, seat, &mut val, &mut look);
+        let chosen = Planner::widened(engine, seat, &mut val, &mut look, &mut opts);
         let spaces = Planner::space_values(engine, &mut val, &mut look, seat, &chosen, &opts.after);
         let offered: Vec<f64> = base.special_row.iter().zip(&spaces).filter(|(s, _)| s.is_some()).map(|(_, v)| *v).collect();
         let spread = if offered.is_empty() {
