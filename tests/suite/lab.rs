@@ -317,9 +317,13 @@ fn a_scoring_variant_changes_what_the_rule_aware_player_builds() {
         }
         assert_eq!(r.actions.len(), 10, "every action card of the rules is counted: {:?}", r.actions.keys());
         assert_eq!(r.built["castle"].len(), 4, "per seat");
-        let rice: i64 = r.tallies["collected.rice"].iter().sum();
-        assert!(rice > 0 && r.actions["rice"].iter().sum::<u32>() > 0, "rice collected is counted");
+        // Rice collected is counted: a game with rice actions carried out
+        // has rice collected, one without has none (a game where no seat
+        // collects rice happens: under the base rules, seed 33's planners did not).
+        let rice: i64 = r.tallies.get("collected.rice").map_or(0, |v| v.iter().sum());
+        assert_eq!(rice > 0, r.actions["rice"].iter().sum::<u32>() > 0, "game {}: rice collected is counted", r.game);
     }
+    assert!(records.iter().any(|r| r.tallies.get("collected.rice").is_some_and(|v| v.iter().sum::<i64>() > 0)), "rice is collected");
     let table = report.text();
     assert!(table.contains("built.castle") && table.contains("actions.deploy5") && table.contains("tally.collected.taxes"), "{table}");
     let (report, _) = run(&["--variant", "castle-majority", "--against", "base", "--games", "60"]);
