@@ -203,7 +203,7 @@ impl Valuer {
         let Some(nodes) = CACHE.with_borrow_mut(|c| c.of(engine).region_nodes(engine, base, st, r)) else {
             return self.score_now(engine, st);
         };
-        if let Some(d) = CACHE.with_borrow_mut(|c| c.of(engine).worths.difference(nodes.0, nodes.1)) {
+        if let Some(d) = CACHE.with_borrow_mut(|c| c.of(engine).difference(nodes)) {
             return now0.iter().zip(d).map(|(a, b)| a + b).collect();
         }
         let full = self.score_now(engine, st);
@@ -488,7 +488,19 @@ struct ScoreCache {
     scores: HashMap<Vec<u8>, Vec<i64>>,
     /// What each region's view scores, where the scoring is regional.
     worths: Worths,
+    /// How many times `worths` was started afresh (nodes carry it).
+    generation: u64,
     key: Vec<u8>,
+}
+
+/// Two region views' nodes in `ScoreCache::worths`, and what they were
+/// made under.
+#[derive(Clone, Copy)]
+struct Nodes {
+    before: u32,
+    after: u32,
+    keying: Keying,
+    generation: u64,
 }
 
 /// Board views remembered at most (then the cache starts afresh).
@@ -502,6 +514,7 @@ thread_local! {
         keying: Keying::View,
         scores: HashMap::new(),
         worths: Worths::default(),
+        generation: 0,
         key: Vec::new(),
     });
 }
@@ -519,14 +532,14 @@ impl ScoreCache {
             self.scores.clear();
         }
         if self.worths.parent.len() >= WORTHS_KEPT {
-            self.worths = Worths::default();
+            self.restart_worths();
         }
         self
     }
 
     fn forget(&mut self) {
         self.scores.clear();
-        self.worths = Worths::default();
+        self.restart_worths();
     }
 
     /// Starts `self.key` with what the keying needs beyond the view.
@@ -569,8 +582,9 @@ impl ScoreCache {
     }
 
     /// The nodes of region `r`'s views in `base` and in `st`, with the
-    /// keying they were made under (None when it is off).
-    fn region_nodes(&mut self, engine: &Engine, base: &GameState, st: &GameState, r: usize) -> Option<(u32, u32, Keying)> {
+    /// keying and the generation of `worths` they were made in (None when
+    /// the keying is off).
+    fn region_nodes(&mut self, engine: &Engine, base: &GameState, st: &GameState, r: usize) -> Option<Nodes> {
         if self.keying == Keying::Off {
             return None;
         }
@@ -580,17 +594,41 @@ impl ScoreCache {
             crate::script::region_view(&engine.rules, s, r, &mut c.key);
             c.worths.node(&c.key)
         };
-        Some((node(self, base), node(self, st), self.keying))
+        let (before, after) = (node(self, base), node(self, st));
+        Some(Nodes { before, after, keying: self.keying, generation: self.generation })
     }
 
-    /// Learns that region view `nodes.1` scores `d` more than `nodes.0`,
-    /// unless the keying changed since the nodes were made.
-    fn join(&mut self, nodes: (u32, u32, Keying), d: &[i64]) {
-        if nodes.2 == self.keying && self.keying != Keying::Off {
+    /// Whether nodes made earlier still name views of `worths`: the keying
+    /// is the same and `worths` was not started afresh since (when full,
+    /// or the keying or rules changed), which may happen between making
+    /// the nodes and using them (`of` empties a full cache).
+    fn current(&self, nodes: Nodes) -> bool {
+        nodes.keying == self.keying && nodes.generation == self.generation && self.keying != Keying::Off
+    }
+
+    /// What region view `nodes.after` scores more than `nodes.before`,
+    /// where known and the nodes are current.
+    fn difference(&mut self, nodes: Nodes) -> Option<[i64; MAX_SEATS]> {
+        if !self.current(nodes) {
+            return None;
+        }
+        self.worths.difference(nodes.before, nodes.after)
+    }
+
+    /// Learns that region view `nodes.after` scores `d` more than
+    /// `nodes.before`, unless the nodes are no longer current.
+    fn join(&mut self, nodes: Nodes, d: &[i64]) {
+        if self.current(nodes) {
             let mut w = [0; MAX_SEATS];
             w.iter_mut().zip(d).for_each(|(a, b)| *a = *b);
-            self.worths.join(nodes.0, nodes.1, w);
+            self.worths.join(nodes.before, nodes.after, w);
         }
+    }
+
+    /// Starts `worths` afresh: nodes made before name nothing.
+    fn restart_worths(&mut self) {
+        self.worths = Worths::default();
+        self.generation += 1;
     }
 }
 
@@ -667,7 +705,7 @@ impl Worths {
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_SEATS, Worths};
+    use super::{Keying, MAX_SEATS, Nodes, ScoreCache, Worths};
 
     fn w(v: i64) -> [i64; MAX_SEATS] {
         let mut a = [0; MAX_SEATS];
@@ -694,5 +732,30 @@ mod tests {
         ws.join(e, a, w(10));
         assert_eq!(ws.difference(e, d), Some(w(7)));
         assert_eq!(ws.node(b"c"), c, "a view is one node");
+    }
+
+    /// Nodes made before `worths` started afresh name nothing: `of`
+    /// empties a full cache between making a lookahead's nodes and asking
+    /// their difference, which indexed an empty `worths` (a 2000-game
+    /// planner lab, Sun 4, seed 50001: "index out of bounds: the len is 0
+    /// but the index is 65509").
+    #[test]
+    fn nodes_from_before_a_restart_name_nothing() {
+        let mut c = ScoreCache {
+            rules: std::rc::Weak::new(),
+            keying: Keying::View,
+            scores: Default::default(),
+            worths: Worths::default(),
+            generation: 0,
+            key: Vec::new(),
+        };
+        let (before, after) = (c.worths.node(b"a"), c.worths.node(b"b"));
+        let nodes = Nodes { before, after, keying: Keying::View, generation: c.generation };
+        c.join(nodes, &[1, -2]);
+        assert_eq!(c.difference(nodes).map(|d| (d[0], d[1])), Some((1, -2)));
+        c.restart_worths();
+        assert_eq!(c.difference(nodes), None);
+        c.join(nodes, &[1, -2]);
+        assert!(c.worths.parent.is_empty(), "nothing learnt through stale nodes");
     }
 }
