@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 
-use super::GameData;
+use super::{DEFAULT_BOT, GameData};
 use crate::lab::tune::Adaptation;
 use crate::lab::{self, Arm, GameRecord, Header, Lab, LabError, LabWord, Report, Settings};
 
@@ -82,7 +82,8 @@ pub struct LabArgs {
     #[arg(long, default_value_t = 4)]
     pub players: u8,
     /// Bots by seat, comma separated (the last fills the rest; default:
-    /// greedy, with --adapt the planner it starts from).
+    /// planner, the rule-aware player; with --adapt the planner the search
+    /// starts from).
     #[arg(long, value_delimiter = ',')]
     pub bots: Vec<String>,
     /// Rotate the bots one seat per game (default: on when the bots differ).
@@ -235,7 +236,7 @@ pub fn build(args: &LabArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Lab
         let bots = match (args.bots.is_empty(), &adapt) {
             (false, _) => args.bots.clone(),
             (true, Some(a)) => vec![a.from.clone()],
-            (true, None) => vec!["greedy".to_string()],
+            (true, None) => vec![DEFAULT_BOT.to_string()],
         };
         (vec![bots], "--bots")
     } else {
@@ -309,8 +310,8 @@ pub fn notes(args: &LabArgs, a: &Adaptation) -> Vec<String> {
             a.trial
         ));
     }
-    if args.bots.is_empty() && args.bots_sets.is_empty() {
-        out.push(format!("--adapt without --bots: the fixed players are {} (the planner the search starts from), not greedy", a.from));
+    if args.bots.is_empty() && args.bots_sets.is_empty() && a.from != DEFAULT_BOT {
+        out.push(format!("--adapt without --bots: the fixed players are {} (the planner the search starts from), not {DEFAULT_BOT}", a.from));
     }
     out
 }

@@ -191,12 +191,18 @@ impl Default for OneGame {
     }
 }
 
+/// The players of a game played by bots alone (`run`, `diff`, `lab`):
+/// the rule-aware planner, which plays what the rules pay for (a variant
+/// that pays more for a kind of play gets more of it) and beats greedy
+/// (docs/bots.md).
+pub const DEFAULT_BOT: &str = "planner";
+
 /// The bots of a game played without a person (`run`, `diff`).
 #[derive(Args, Debug, Clone)]
 pub struct BotSeats {
     /// Bots by seat, comma separated (options after `:`, e.g. mcts:400,
     /// greedy:no-attack); the last one fills the remaining seats.
-    #[arg(long, default_value = "greedy", value_delimiter = ',', long_help = bots_help())]
+    #[arg(long, default_value = DEFAULT_BOT, value_delimiter = ',', long_help = bots_help())]
     pub bots: Vec<String>,
 }
 

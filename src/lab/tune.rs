@@ -307,10 +307,7 @@ impl Adaptation {
         }
         let fixed = h.conditions.iter().filter(|c| c.per_arm.is_empty()).collect::<Vec<_>>();
         if !fixed.is_empty() && fixed.iter().all(|c| c.bots.iter().all(|b| *b == self.from)) {
-            out.push_str(&format!(
-                "  fixed players: {} in every seat, the planner the search starts from (lab --adapt's default without --bots; greedy without --adapt)\n",
-                self.from
-            ));
+            out.push_str(&format!("  fixed players: {} in every seat, the planner the search starts from (lab --adapt's default without --bots)\n", self.from));
         }
         for (i, (a, name)) in self.arms.iter().zip(&h.arms).enumerate() {
             let check = match &a.check {

@@ -126,7 +126,8 @@ fn a_rare_change_gets_intervals_of_some_width() {
     // (Under the cascade tower and the "may" question province 7 is the one
     // where the bonus changes a few of the first 200 games: 5, none of them
     // seat A's result; the intervals must still have width.)
-    let (report, _) = run(&["--variant", "seat-a-rare:province=7", "--against", "base", "--games", "200"]);
+    // Greedy bots: the games this comment counts.
+    let (report, _) = run(&["--variant", "seat-a-rare:province=7", "--against", "base", "--games", "200", "--bots", "greedy"]);
     let p = &report.conditions[0].pairs[0];
     assert!(p.identical_games < 200);
     let a = &p.findings[0];
@@ -326,7 +327,7 @@ fn a_scoring_variant_changes_what_the_rule_aware_player_builds() {
     assert!(records.iter().any(|r| r.tallies.get("collected.rice").is_some_and(|v| v.iter().sum::<i64>() > 0)), "rice is collected");
     let table = report.text();
     assert!(table.contains("built.castle") && table.contains("actions.deploy5") && table.contains("tally.collected.taxes"), "{table}");
-    let (report, _) = run(&["--variant", "castle-majority", "--against", "base", "--games", "60"]);
+    let (report, _) = run(&["--variant", "castle-majority", "--against", "base", "--games", "60", "--bots", "greedy"]);
     let p = &report.conditions[0].pairs[0];
     assert_eq!(p.diffs["built.castle"].value, 0.0, "greedy does not read the scoring");
     assert_eq!(p.diffs["actions.attack_a"].value, 0.0);

@@ -106,7 +106,7 @@ fn adapting_is_deterministic_and_a_cache_hit_or_a_bad_entry_changes_nothing() {
     assert!(out.contains(&format!("arm 1 (castle-majority(award=6)): {bot0} (40 games,")), "{out}");
     assert!(out.contains("== tower (ruleset's), rules + each arm's tuned players (planner adapted per arm) — 12 games per arm =="), "{out}");
     assert!(out.contains("fixed players: planner in every seat"), "{out}");
-    assert!(stderr(&text).contains("note: --adapt without --bots: the fixed players are planner"), "{}", stderr(&text));
+    assert!(!stderr(&text).contains("note: --adapt without --bots"), "planner is the default anyway: {}", stderr(&text));
 
     // The search is `bots tune`'s, on the lab's seed + 10^9.
     let tune = shogun(&["bots", "tune", "--variant", "castle-majority", "--budget", "40", "--games", "20", "--seed", "1000000001"], &cache);
@@ -264,7 +264,7 @@ fn adapt_options_are_checked_before_anything_is_played() {
 }
 
 /// What --adapt does that a user may not expect is said: a budget that is
-/// not whole trials, and fixed players switched from greedy to the planner.
+/// not whole trials, and fixed players other than the default planner.
 #[test]
 fn adapt_says_what_it_leaves_unplayed_and_which_players_are_fixed() {
     let notes = |args: &[&str]| {
@@ -274,8 +274,9 @@ fn adapt_says_what_it_leaves_unplayed_and_which_players_are_fixed() {
     let n = notes(&["--adapt", "300", "--bots", "greedy"]);
     assert_eq!(n, ["--adapt 300: 1 whole trials of 200 games fit; the other 100 games of the budget are not played"]);
     assert!(notes(&["--adapt", "400", "--bots", "greedy"]).is_empty());
-    let n = notes(&["--adapt", "400"]);
-    assert_eq!(n, ["--adapt without --bots: the fixed players are planner (the planner the search starts from), not greedy"]);
+    assert!(notes(&["--adapt", "400"]).is_empty(), "the planner is the default players");
+    let n = notes(&["--adapt", "400", "--adapt-from", "planner:army=0.5"]);
+    assert_eq!(n, ["--adapt without --bots: the fixed players are planner:army=0.5 (the planner the search starts from), not planner"]);
     let lab = build(&parse(&["--adapt", "400"]).unwrap(), &|_| None).unwrap();
     assert_eq!(lab.header.conditions[0].bots, ["planner"; 4]);
 }

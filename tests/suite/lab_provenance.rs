@@ -265,7 +265,7 @@ fn a_rule_that_never_runs_is_reported_as_unexercised() {
     // income-before-revolt under greedy bots (issue 21's example): they
     // never collect where there is unrest, so the replaced collection runs
     // but the rule (collect first, then the revolt) never comes into play.
-    let r = lab_json(&data, &["--variant", "income-before-revolt", "--against", "--games", "30"]);
+    let r = lab_json(&data, &["--variant", "income-before-revolt", "--against", "--games", "30", "--bots", "greedy"]);
     let c = &r["conditions"][0];
     let u = &c["arms"][0]["rule_use"];
     assert_eq!(u["games_in_play"], 0, "{u}");
