@@ -493,13 +493,13 @@ struct ScoreCache {
     key: Vec<u8>,
 }
 
-/// Two region views' nodes in `ScoreCache::worths`, and what they were
-/// made under.
+/// Two region views' nodes in `ScoreCache::worths`, and the generation of
+/// `worths` they were made in (every change of keying or rules starts
+/// `worths` afresh, so the generation says the keying too).
 #[derive(Clone, Copy)]
 struct Nodes {
     before: u32,
     after: u32,
-    keying: Keying,
     generation: u64,
 }
 
@@ -582,8 +582,8 @@ impl ScoreCache {
     }
 
     /// The nodes of region `r`'s views in `base` and in `st`, with the
-    /// keying and the generation of `worths` they were made in (None when
-    /// the keying is off).
+    /// generation of `worths` they were made in (None when the keying is
+    /// off).
     fn region_nodes(&mut self, engine: &Engine, base: &GameState, st: &GameState, r: usize) -> Option<Nodes> {
         if self.keying == Keying::Off {
             return None;
@@ -595,15 +595,15 @@ impl ScoreCache {
             c.worths.node(&c.key)
         };
         let (before, after) = (node(self, base), node(self, st));
-        Some(Nodes { before, after, keying: self.keying, generation: self.generation })
+        Some(Nodes { before, after, generation: self.generation })
     }
 
-    /// Whether nodes made earlier still name views of `worths`: the keying
-    /// is the same and `worths` was not started afresh since (when full,
-    /// or the keying or rules changed), which may happen between making
-    /// the nodes and using them (`of` empties a full cache).
+    /// Whether nodes made earlier still name views of `worths`: it was not
+    /// started afresh since (when full, or the keying or rules changed),
+    /// which may happen between making the nodes and using them (`of`
+    /// empties a full cache).
     fn current(&self, nodes: Nodes) -> bool {
-        nodes.keying == self.keying && nodes.generation == self.generation && self.keying != Keying::Off
+        nodes.generation == self.generation && self.keying != Keying::Off
     }
 
     /// What region view `nodes.after` scores more than `nodes.before`,
@@ -750,7 +750,7 @@ mod tests {
             key: Vec::new(),
         };
         let (before, after) = (c.worths.node(b"a"), c.worths.node(b"b"));
-        let nodes = Nodes { before, after, keying: Keying::View, generation: c.generation };
+        let nodes = Nodes { before, after, generation: c.generation };
         c.join(nodes, &[1, -2]);
         assert_eq!(c.difference(nodes).map(|d| (d[0], d[1])), Some((1, -2)));
         c.restart_worths();
