@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::yaml::{Diagnostics, Positions, YamlFile};
 use crate::core::ProvinceId;
 
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct MapFile {
     pub name: String,
@@ -27,7 +27,7 @@ pub struct MapFile {
     pub presets: BTreeMap<u8, Vec<BTreeMap<String, i64>>>,
 }
 
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct ProvinceRow {
     pub name: String,
@@ -45,7 +45,7 @@ pub struct ProvinceRow {
     pub lat: Option<f64>,
 }
 
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct SeaRoute {
     pub between: [String; 2],

@@ -3,9 +3,11 @@
 //! checks (an unknown province name, a one-sided border) can point at the
 //! exact line and column too.
 
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use saphyr_parser::{Event, Parser};
 use serde::de::DeserializeOwned;
@@ -163,6 +165,7 @@ fn join(parent: &str, child: &str) -> String {
 }
 
 /// A parsed YAML file: its typed content and its position index.
+#[derive(Clone, Debug)]
 pub struct YamlFile<T> {
     pub path: PathBuf,
     pub value: T,
@@ -263,6 +266,40 @@ pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<YamlFile<T>
     Ok(YamlFile { path: path.to_path_buf(), value, pos: Positions::build(text) })
 }
 
+/// How many parsed files [`parse_again`] keeps per thread.
+const REMEMBERED: usize = 16;
+
+/// One remembered parse: the type, the path, the whole text, the result.
+type Parsed = (TypeId, PathBuf, String, Rc<dyn Any>);
+
+thread_local! {
+    static PARSED: std::cell::RefCell<Vec<Parsed>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`parse`], remembering the result by type, path and the file's whole
+/// text: a process that loads the same files again (a REPL's `reload`, a
+/// lab's arms, the soak, a fuzz target that changes one file of a pack)
+/// parses only the files whose text changed. The text is compared in
+/// full, so a hit is exactly what `parse` would return; failures are not
+/// kept. At most [`REMEMBERED`] files are kept per thread.
+pub fn parse_again<T: DeserializeOwned + Clone + 'static>(path: &Path, text: &str) -> Result<YamlFile<T>, Diagnostic> {
+    let key = TypeId::of::<T>();
+    let hit = PARSED
+        .with_borrow(|kept| kept.iter().find(|(t, p, s, _)| *t == key && p == path && s == text).and_then(|(.., v)| v.downcast_ref::<YamlFile<T>>().cloned()));
+    if let Some(file) = hit {
+        return Ok(file);
+    }
+    let file = parse::<T>(path, text)?;
+    PARSED.with_borrow_mut(|kept| {
+        kept.retain(|(t, p, ..)| !(*t == key && p == path));
+        if kept.len() >= REMEMBERED {
+            kept.remove(0);
+        }
+        kept.push((key, path.to_path_buf(), text.to_string(), Rc::new(file.clone())));
+    });
+    Ok(file)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,6 +316,30 @@ mod tests {
         // A path that is not there falls back to its nearest indexed parent.
         assert_eq!(p.of("list/1/borders/7"), p.of("list/1/borders"));
         assert_eq!(p.of("list/1/borders"), (6, 7));
+    }
+
+    /// A remembered parse is returned only for the same type, path and
+    /// whole text; a changed file is parsed again, and a failure is not
+    /// remembered (the same text fails again, with its message).
+    #[test]
+    fn a_parse_is_remembered_only_for_the_same_text() {
+        let path = Path::new("memo-test.yaml");
+        let first = parse_again::<serde_yaml::Value>(path, "a: 1\n").unwrap();
+        assert_eq!(first.value["a"], serde_yaml::Value::from(1));
+        let again = parse_again::<serde_yaml::Value>(path, "a: 1\n").unwrap();
+        assert_eq!(again.value, first.value);
+        let changed = parse_again::<serde_yaml::Value>(path, "a: 2\n").unwrap();
+        assert_eq!(changed.value["a"], serde_yaml::Value::from(2));
+        assert_eq!(changed.pos.of("a"), (1, 4));
+        let other = parse_again::<serde_yaml::Value>(Path::new("other.yaml"), "a: 3\n").unwrap();
+        assert_eq!(other.path, Path::new("other.yaml"));
+        // Another type of the same text is parsed as that type.
+        assert!(parse_again::<Vec<i64>>(path, "a: 2\n").is_err());
+        let bad = "a: [1\n";
+        let e1 = parse_again::<serde_yaml::Value>(path, bad).unwrap_err();
+        let e2 = parse_again::<serde_yaml::Value>(path, bad).unwrap_err();
+        assert_eq!(e1, e2);
+        assert_eq!(parse_again::<serde_yaml::Value>(path, "a: 2\n").unwrap().value, changed.value);
     }
 
     /// Issue 23 item 6: deep nesting is refused at the depth limit, in
