@@ -32,6 +32,12 @@ pub trait Bot {
     fn choose(&mut self, engine: &Engine, view: &SeatView, seat: Seat, kind: &str, options: &[Choice]) -> Choice;
 }
 
+/// The players wherever none are named (`run`, `diff`, `lab`, the REPL's
+/// `lab`, and the seats `play` does not give a person): the rule-aware
+/// planner, which plays what the rules pay for (a variant that pays more
+/// for a kind of play gets more of it) and beats greedy (docs/bots.md).
+pub const DEFAULT: &str = "planner";
+
 /// Every kind of bot: its name, what it does and its options. The one
 /// list: parsing (`BotSpec::parse`), `help seat`, `play --seats`, `--bots`
 /// and their errors all read it.

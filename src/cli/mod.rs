@@ -191,11 +191,8 @@ impl Default for OneGame {
     }
 }
 
-/// The players of a game played by bots alone (`run`, `diff`, `lab`):
-/// the rule-aware planner, which plays what the rules pay for (a variant
-/// that pays more for a kind of play gets more of it) and beats greedy
-/// (docs/bots.md).
-pub const DEFAULT_BOT: &str = "planner";
+/// The players of a game played by bots alone (`run`, `diff`, `lab`).
+pub const DEFAULT_BOT: &str = crate::bots::DEFAULT;
 
 /// The bots of a game played without a person (`run`, `diff`).
 #[derive(Args, Debug, Clone)]
@@ -211,7 +208,7 @@ pub struct PlayArgs {
     #[command(flatten)]
     pub game: OneGame,
     /// Who plays each seat: human or a bot, comma separated; the last fills
-    /// the rest (default: seat 1 human, the others greedy).
+    /// the rest (default: seat 1 human, the others {}).
     #[arg(long, value_delimiter = ',', long_help = seats_help())]
     pub seats: Vec<String>,
     /// Script mode: carry on after a failing command (exit status 1 at the end).
@@ -227,13 +224,14 @@ fn bots_help() -> String {
 /// `play --help`'s text for `--seats`: every bot from `bots::BOTS`.
 fn seats_help() -> String {
     format!(
-        "Who plays each seat, comma separated: human or a bot (options after `:`); the last fills the rest (default: seat 1 human, the others greedy). The bots:\n{}",
+        "Who plays each seat, comma separated: human or a bot (options after `:`); the last fills the rest (default: seat 1 human, the others {}). The bots:\n{}",
+        DEFAULT_BOT,
         crate::bots::bots_listed("  ")
     )
 }
 
 fn play(args: PlayArgs, colour: Colour) -> Result<(), String> {
-    let given: Vec<String> = if args.seats.is_empty() { vec!["human".into(), "greedy".into()] } else { args.seats.clone() };
+    let given: Vec<String> = if args.seats.is_empty() { vec!["human".into(), DEFAULT_BOT.into()] } else { args.seats.clone() };
     let (spec, players, seed) = (args.game.spec(), args.game.players, args.game.seed);
     let seats = crate::bots::fill_seats(&given, players, true, "--seats")?;
     let config = crate::repl::Config { spec, players, seed, seats };

@@ -115,6 +115,7 @@ fn arguments(w: &Words, cmd: &str, args: &[&str]) -> Vec<String> {
             v.extend(strs(&["show", "auto", "clear", "done", "bid"]));
             v
         }
+        "plan" if n == 1 && args[0] == "auto" => w.bots.iter().filter(|b| *b != "human").cloned().collect(),
         "plan" if n == 1 && args[0] == "bid" => {
             let mut v = strs(&["0", "1", "2", "3", "4", "-"]);
             v.extend(w.own.iter().cloned());

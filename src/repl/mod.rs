@@ -14,7 +14,6 @@ pub use term::run;
 
 use std::path::Path;
 
-use crate::bots::Bot;
 use crate::core::*;
 use crate::engine::{CheckMode, Engine, EngineError};
 use crate::play::{Edit, Entry, Game, GameSpec, Notation, PlayError, Player, SaveFile, SavedEntry, Stop, Until};
@@ -83,8 +82,8 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     ("choose", "choose ANSWER", "answer the question: a province, a number, pass, deck, redraw, space N (or type the option's number alone)", "choose Kozuke"),
     (
         "plan",
-        "plan [show|auto|clear|done] | plan ACTION PROVINCE|- | plan bid VALUE|PROVINCE|- | plan ACTION:PROVINCE... bid:VALUE",
-        "edit the secret plan of the human seat to plan (one space, or several at once: only the spaces named change; a card named twice is refused, one already on another space moves there), then lock it in with `plan done` (`plan done anyway` for a plan with no province card); each edit shows the ledger: the war chests action by action in the order of the row (the rules' own handlers on your view; the event and specials are not counted before they are drawn), what would be skipped and why, the bids you may make and what is not placed yet; after `undo` the draft comes back",
+        "plan [show|auto [BOT]|clear|done] | plan ACTION PROVINCE|- | plan bid VALUE|PROVINCE|- | plan ACTION:PROVINCE... bid:VALUE",
+        "edit the secret plan of the human seat to plan (one space, or several at once: only the spaces named change; a card named twice is refused, one already on another space moves there), then lock it in with `plan done` (`plan done anyway` for a plan with no province card); `plan auto` fills in the plan the default players (the planner) would make from your view, `plan auto greedy` another bot's; each edit shows the ledger: the war chests action by action in the order of the row (the rules' own handlers on your view; the event and specials are not counted before they are drawn), what would be skipped and why, the bids you may make and what is not placed yet; after `undo` the draft comes back",
         "plan taxes Settsu",
     ),
     (
@@ -693,8 +692,11 @@ impl Repl {
         match args {
             [] | ["show"] => {}
             ["clear"] => *draft = Plan { slots: vec![None; n], bid: None },
-            ["auto"] => {
-                let mut b = crate::bots::Greedy::new(self.config.seed ^ s as u64);
+            ["auto"] | ["auto", _] => {
+                // The proposal of the default players (or of the bot named),
+                // from the seat's own view.
+                let bot = args.get(1).copied().unwrap_or(crate::bots::DEFAULT);
+                let mut b = crate::bots::by_name(bot, self.config.seed ^ s as u64).map_err(|e| format!("plan auto {bot}: {e}"))?;
                 let view = crate::core::SeatView::new(self.game.state(), seat);
                 let plan = b.plan(&self.game.engine, &view, seat);
                 self.drafts[s] = Some(plan);
@@ -733,7 +735,7 @@ impl Repl {
             }
             _ => {
                 return Err(
-                    "usage: plan [show|auto|clear|done] | plan ACTION PROVINCE|- | plan bid VALUE|PROVINCE|- | plan ACTION:PROVINCE... bid:VALUE".into()
+                    "usage: plan [show|auto [BOT]|clear|done] | plan ACTION PROVINCE|- | plan bid VALUE|PROVINCE|- | plan ACTION:PROVINCE... bid:VALUE".into(),
                 );
             }
         }
@@ -941,7 +943,7 @@ impl Repl {
     fn lab(&self, args: &[&str]) -> Result<String, String> {
         use crate::lab::{Arm, Lab, LabWord, Settings};
         let mut games = 200u64;
-        let mut bots = vec!["greedy".to_string()];
+        let mut bots = vec![crate::bots::DEFAULT.to_string()];
         let (mut seed, mut jobs) = (self.config.seed, None);
         let mut against: Vec<Vec<String>> = Vec::new();
         let mut it = crate::lab::arm_words(args.iter().map(|a| a.to_string())).into_iter().peekable();

@@ -69,15 +69,16 @@ view god
 player B
 tower
 ";
-    let (ok, out) = session(script, &["play", "--seed", "3"]);
+    // Greedy opponents: this session pins the REPL's stepping, not the default players.
+    let (ok, out) = session(script, &["play", "--seed", "3", "--seats", "human,greedy"]);
     assert!(ok, "{out}");
     snap("repl_stepping_and_deciding", &out);
 }
 
 #[test]
 fn script_session_undo_redo_and_history() {
-    let script = "next\nnext\nnext\nplan auto\nplan done\nstep 3\nhistory\nundo 2\nhistory\nredo\nhistory\nundo 99\nundo\n";
-    let (ok, out) = session(script, &["play", "--seed", "4"]);
+    let script = "next\nnext\nnext\nplan auto greedy\nplan done\nstep 3\nhistory\nundo 2\nhistory\nredo\nhistory\nundo 99\nundo\n";
+    let (ok, out) = session(script, &["play", "--seed", "4", "--seats", "human,greedy"]);
     assert!(!ok, "the last undo fails: nothing to undo");
     assert!(out.contains("error: nothing to undo"), "{out}");
     snap("repl_undo_redo", &out);
@@ -236,7 +237,23 @@ fn what_if_edits_are_recorded_and_undone() {
 fn bare_shogun_opens_the_repl_on_the_default_game() {
     let (ok, out) = session("status\n", &[]);
     assert!(ok, "{out}");
-    assert!(out.contains("map sun, 4 players, seed 1") && out.contains("seats: A human, B greedy, C greedy, D greedy"), "{out}");
+    assert!(out.contains("map sun, 4 players, seed 1") && out.contains("seats: A human, B planner, C planner, D planner"), "{out}");
+}
+
+/// The REPL's other seats and `plan auto` are the default players (the
+/// rule-aware planner), as in `run` and `lab`; `plan auto BOT` asks
+/// another bot, and an unknown name is refused with the bots' names.
+#[test]
+fn the_repl_proposes_and_plays_with_the_default_players() {
+    let script = "next\nnext\nnext\nplan auto\nplan show\nplan auto planner\nplan show\nplan auto greedy\nplan show\nplan auto nobody\n";
+    let (ok, out) = session(script, &["play", "--seed", "5"]);
+    assert!(!ok, "the unknown bot is refused: {out}");
+    let shown: Vec<&str> = out.split("> plan show").skip(1).map(|s| s.split("\n> ").next().unwrap_or_default()).collect();
+    assert_eq!(shown.len(), 3, "{out}");
+    assert_eq!(shown[0], shown[1], "plan auto is the planner's plan: {out}");
+    assert!(out.contains("plan auto nobody") && out.contains("planner") && out.contains("greedy"), "{out}");
+    let (ok, out) = session("status\n", &["play", "--players", "3"]);
+    assert!(ok && out.contains("seats: A human, B planner, C planner"), "{out}");
 }
 
 #[test]

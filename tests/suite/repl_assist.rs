@@ -23,7 +23,7 @@ pub(crate) fn until_asked(r: &mut Repl, kind: &str) {
         }
         match r.engine().legal(r.state()) {
             Legal::Plan { seats } if seats.contains(&A) => {
-                run(r, &["plan auto", "plan done"]);
+                run(r, &["plan auto greedy", "plan done"]);
             }
             Legal::Choose { seat: A, .. } => {
                 run(r, &["1"]);

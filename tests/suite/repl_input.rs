@@ -8,7 +8,7 @@ use crate::common::*;
 #[test]
 fn numbers_are_option_numbers_and_bare_answers_are_accepted() {
     let mut r = repl(&["human", "greedy", "greedy", "greedy"], 7);
-    let out = run(&mut r, &["next", "next", "next", "plan auto", "plan done", "end"]);
+    let out = run(&mut r, &["next", "next", "next", "plan auto greedy", "plan done", "end"]);
     assert!(out.contains("A to decide: choose a turn-order space\n  1) space 4") && out.contains("\n  2) space 5"), "{out}");
     // `4` is option 4, which does not exist: refused, not read as space 4.
     let err = r.exec("4").unwrap_err();
@@ -171,7 +171,7 @@ fn completion_follows_the_command_and_the_question() {
     assert!(r.completions("plan ").iter().any(|w| w == "taxes") && r.completions("plan ").iter().any(|w| w == "done"));
     assert_eq!(r.completions("plan taxes S"), ["Settsu"], "B's Shima and Shimotsuke are not A's");
     assert_eq!(r.completions("plan bid K"), ["Kaga", "Kii"]);
-    run(&mut r, &["plan auto", "plan done", "end"]);
+    run(&mut r, &["plan auto greedy", "plan done", "end"]);
     // A question: its answers, after `choose` and alone.
     assert_eq!(r.completions("choose "), ["space"]);
     assert_eq!(r.completions("choose space "), ["4", "5"]);

@@ -143,7 +143,7 @@ fn item3_the_colon_form_changes_only_the_spaces_named() {
     let err = r.exec("plan deploy5:Kii attack_a:Kii bid:1").unwrap_err();
     assert!(err.contains("Kii is named twice"), "{err}");
     assert!(r.exec("plan deploy5:Kii temple:Kii").is_err());
-    let auto = r.exec("plan auto").unwrap();
+    let auto = r.exec("plan auto greedy").unwrap();
     let before = auto.lines().next().unwrap().to_string();
     let shown = r.exec("plan attack_b:Yamato bid:2").unwrap();
     let after = shown.lines().next().unwrap();
