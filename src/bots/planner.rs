@@ -19,6 +19,7 @@ use super::{ActionKind, Bot, Forbid, Greedy, action_kind, feasible};
 use crate::core::*;
 use crate::engine::{Engine, TURN_SPACE};
 use crate::rules::{Asked, AskedField};
+use crate::script::Reads;
 
 #[derive(Clone)]
 pub struct Planner {
@@ -60,6 +61,8 @@ struct Option_ {
     /// Its province's rank among those tried for the card (0: the most
     /// promising): breaks ties of gain.
     rank: usize,
+    /// What its lookahead read that a special card can change (`Reads::specials`).
+    reads: Reads,
 }
 
 /// The actions the plan may take and the position each leads to.
@@ -136,6 +139,8 @@ struct Look<'a> {
     v0: f64,
     scratch: GameState,
     events: Vec<Event>,
+    /// What the last `act` read of the state (`Reads`).
+    reads: Reads,
 }
 
 impl<'a> Look<'a> {
@@ -145,7 +150,7 @@ impl<'a> Look<'a> {
         val.regional = board_only && scoring_is_regional(engine, val, base);
         let now0 = val.score_now(engine, base);
         let v0 = val.value_with(engine, base, seat, &now0);
-        Look { base, now0, v0, scratch: base.clone(), events: Vec::new() }
+        Look { base, now0, v0, scratch: base.clone(), events: Vec::new(), reads: Reads::default() }
     }
 
     /// The value of `st` (a position reached from the base): the rules'
@@ -164,7 +169,11 @@ impl<'a> Look<'a> {
         self.scratch.clone_from(self.base);
         self.scratch.players[seat.index()].space = space;
         self.events.clear();
-        if engine.runtime().call_action(&mut self.scratch, &mut self.events, a, seat, p).is_err() {
+        let rt = engine.runtime();
+        rt.take_reads();
+        let done = rt.call_action(&mut self.scratch, &mut self.events, a, seat, p);
+        self.reads = rt.take_reads();
+        if done.is_err() {
             return false;
         }
         self.scratch.ask = None;
@@ -207,7 +216,16 @@ impl Planner {
             }
             if kind == ActionKind::MoveAttack {
                 let found = attacks.get_or_insert_with(|| attacks_worth_trying(engine, view, seat, val, look, &mine));
-                out.list.extend(found.iter().map(|&(p, q, gain)| Option_ { gain, action: a, province: p, target: Some(q), chests: 0, after: None, rank: 0 }));
+                out.list.extend(found.iter().map(|&(p, q, gain)| Option_ {
+                    gain,
+                    action: a,
+                    province: p,
+                    target: Some(q),
+                    chests: 0,
+                    after: None,
+                    rank: 0,
+                    reads: Reads::default(),
+                }));
                 continue;
             }
             out.cands[a].0 = candidates(engine, view, seat, a, kind, &mine);
@@ -234,7 +252,7 @@ impl Planner {
             }
             let gain = look.value(engine, val, &look.scratch, seat) - look.v0;
             let chests = look.scratch.players[me].chests - look.base.players[me].chests;
-            out.list.push(Option_ { gain, action: a, province: p, target: None, chests, after: Some(out.after.len()), rank });
+            out.list.push(Option_ { gain, action: a, province: p, target: None, chests, after: Some(out.after.len()), rank, reads: look.reads });
             out.after.push(look.scratch.clone());
         }
         to > from
@@ -301,8 +319,8 @@ impl Planner {
     /// The worth of each turn-order space to the plan: the gain its special
     /// card adds to the chosen actions it may touch (each carried out again
     /// by the rules' handler holding that space; a special whose effects
-    /// name only other action cards adds nothing). Spaces without a card
-    /// add nothing.
+    /// name only other action cards, or hooks the action's lookahead never
+    /// asked for, adds nothing). Spaces without a card add nothing.
     fn space_values(engine: &Engine, val: &mut Valuer, look: &mut Look, seat: Seat, chosen: &[Option_], after: &[GameState]) -> Vec<f64> {
         let row: Vec<&Option_> = chosen.iter().filter(|o| o.after.is_some()).collect();
         let specials = look.base.special_row.clone();
@@ -313,9 +331,12 @@ impl Planner {
                 let Some(sp) = sp else { return 0.0 };
                 let effects = &engine.rules.cards.specials[*sp as usize].effects;
                 let mut extra = 0.0;
+                let rt = engine.runtime();
                 for o in &row {
                     let id = engine.rules.cards.actions[o.action].id.as_str();
-                    if !effects.iter().any(|e| e.actions.is_empty() || e.actions.iter().any(|x| x == id)) {
+                    // Its lookahead, which asked for none of the special's
+                    // hooks, runs alike holding it.
+                    if !effects.iter().any(|e| (e.actions.is_empty() || e.actions.iter().any(|x| x == id)) && rt.consulted(o.reads, &e.hook)) {
                         continue;
                     }
                     let done = look.act(engine, seat, Some(k as u8), o.action, o.province);

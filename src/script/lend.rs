@@ -40,6 +40,12 @@ pub struct Reads {
     /// Anything else (every other host function, writes included, except
     /// those that only record: `add_points`, `tally`, `log`).
     pub other: bool,
+    /// What a seat's special card (its turn-order space) can have changed:
+    /// bit `n` when `game.effects` was asked for the `n`-th hook any effect
+    /// names on behalf of a seat (`Runtime::consulted`), every bit when a
+    /// seat's special was read itself (`game.special`). A call that asked
+    /// for none of a special's hooks runs alike whoever holds it.
+    pub specials: u64,
 }
 
 impl Reads {
@@ -48,13 +54,20 @@ impl Reads {
     pub(super) fn of(name: &str) -> Reads {
         match name {
             "board" | "seats" | "add_points" | "tally" | "log" => Reads::default(),
-            "year" | "season" => Reads { round: true, other: false },
-            _ => Reads { round: false, other: true },
+            "year" | "season" => Reads { round: true, ..Reads::default() },
+            "special" => Reads { other: true, specials: u64::MAX, ..Reads::default() },
+            _ => Reads { other: true, ..Reads::default() },
         }
     }
 
-    fn with(self, more: Reads) -> Reads {
-        Reads { round: self.round | more.round, other: self.other | more.other }
+    pub(super) fn with(self, more: Reads) -> Reads {
+        Reads { round: self.round | more.round, other: self.other | more.other, specials: self.specials | more.specials }
+    }
+
+    /// The reads of asking for hook number `h`'s effects on behalf of a
+    /// seat (every bit beyond the 64th hook).
+    pub(super) fn hook(h: usize) -> Reads {
+        Reads { specials: if h < 64 { 1 << h } else { u64::MAX }, ..Reads::default() }
     }
 }
 

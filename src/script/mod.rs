@@ -660,6 +660,14 @@ impl Runtime {
         self.shared.reads.replace(Reads::default())
     }
 
+    /// Whether calls that read `reads` asked for the effects on `hook` on
+    /// behalf of a seat, or read a seat's special card (`Reads::specials`).
+    pub fn consulted(&self, reads: Reads, hook: &str) -> bool {
+        let cache = self.shared.effects_cache_raw.borrow();
+        let Some(h) = cache.as_ref().and_then(|c| c.hook_number(hook)) else { return reads.specials == u64::MAX };
+        reads.specials & Reads::hook(h).specials != 0
+    }
+
     /// Bytes the VM uses now.
     pub fn memory_used(&self) -> usize {
         self.lua.used_memory()

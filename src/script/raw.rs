@@ -621,6 +621,13 @@ pub(super) struct EffectsCache {
     fallback: c_int,
 }
 
+impl EffectsCache {
+    /// The number of hook `name` among those effects name (`Reads::hook`).
+    pub(super) fn hook_number(&self, name: &str) -> Option<usize> {
+        self.hooks.iter().position(|(_, n)| n == name.as_bytes())
+    }
+}
+
 /// Replaces `t.effects` (the full lookup) with the cached one.
 pub(super) fn cache_effects(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     let fallback: mlua::Function = t.get("effects")?;
@@ -690,7 +697,10 @@ fn effects_slot(sh: &Shared, l: *mut ffi::lua_State) -> Result<Option<usize>, St
             return Ok(None);
         };
         let special = match seat {
-            Some(s) => st.special_of(crate::core::Seat::new(sh.seat(st, "effects", s)?)),
+            Some(s) => {
+                sh.reads.set(sh.reads.get().with(Reads::hook(h)));
+                st.special_of(crate::core::Seat::new(sh.seat(st, "effects", s)?))
+            }
             None => None,
         };
         let a = match action {
