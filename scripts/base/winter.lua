@@ -110,35 +110,46 @@ local majority_awards, kinds = {}, #majority_kinds
 for i, kind in ipairs(majority_kinds) do majority_awards[i] = RULES.scoring.region_majority[kind] end
 
 -- Each seat scores its provinces and buildings, and in each region the
--- seats with the most buildings of a kind score its award.
+-- seats with the most buildings of a kind score its award. Bots run this
+-- for every position they look at (docs/bots.md), so it reads the view's
+-- lists once each and keeps the host functions in locals: a read through
+-- a read-only table goes through its metatable.
+local board_of, tally, add_points = game.board, game.tally, game.add_points
 shogun.handler("score", function()
-  local board = game.board()
-  local points, majority, lines = {}, {}, {}
-  for s = 1, #board.provinces do
-    local provinces, buildings = board.provinces[s], board.buildings[s]
-    points[s], majority[s] = provinces * per_province + buildings * per_building, 0
-    game.tally("points.provinces", s, provinces * per_province)
-    game.tally("points.buildings", s, buildings * per_building)
+  local board = board_of()
+  local held, built, by_region = board.provinces, board.buildings, board.leaders
+  local seats = #held
+  -- Made with room for five seats: no table grows while it is filled.
+  local points, majority, lines = { 0, 0, 0, 0, 0 }, { 0, 0, 0, 0, 0 }, {}
+  for s = 1, seats do
+    local provinces, buildings = held[s], built[s]
+    points[s] = provinces * per_province + buildings * per_building
+    tally("points.provinces", s, provinces * per_province)
+    tally("points.buildings", s, buildings * per_building)
     if NARRATE then lines[s] = { count(provinces, "province") .. ", " .. count(buildings, "building") } end
   end
-  for r = 1, #board.leaders do
-    local region = board.leaders[r]
+  for r = 1, #by_region do
+    local region = by_region[r]
     for i = 1, kinds do
-      local leaders, award = region[majority_kinds[i]], majority_awards[i]
-      local n = #leaders
-      if n > 1 then award = award - tie_step end
-      if award > 0 then
-        for k = 1, n do
-          local s = leaders[k]
+      local leaders = region[majority_kinds[i]]
+      local first = leaders[1]
+      if first ~= nil then
+        -- Tied leaders score tie_step less.
+        local award = majority_awards[i]
+        local k, s = 1, first
+        if leaders[2] ~= nil then award = award - tie_step end
+        while award > 0 and s ~= nil do
           points[s], majority[s] = points[s] + award, majority[s] + award
           if NARRATE then lines[s][#lines[s] + 1] = string.format("%s %s %d", MAP.regions[r], majority_kinds[i], award) end
+          k = k + 1
+          s = leaders[k]
         end
       end
     end
   end
-  for s = 1, #points do
-    game.tally("points.majority", s, majority[s])
-    game.add_points(s, points[s])
+  for s = 1, seats do
+    tally("points.majority", s, majority[s])
+    add_points(s, points[s])
     if NARRATE then
       note("%s scores %d (%s): %d points", seat_name(s), points[s], table.concat(lines[s], "; "), game.points(s))
     end
