@@ -148,7 +148,7 @@ impl<'a> Look<'a> {
         let board_only = scoring_reads_only_board(engine, val, base);
         val.board_only = board_only;
         val.regional = board_only && scoring_is_regional(engine, val, base);
-        let now0 = val.score_now(engine, base);
+        let now0 = val.score_base(engine, base);
         let v0 = val.value_with(engine, base, seat, &now0);
         Look { base, now0, v0, scratch: base.clone(), events: Vec::new(), reads: Reads::default() }
     }

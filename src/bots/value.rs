@@ -214,6 +214,32 @@ impl Valuer {
         full
     }
 
+    /// `score_now(st)` for a position a lookahead starts from: reached
+    /// from the last one scored so (by this thread, for these rules) by a
+    /// change within one region, it adds what that change is known to add
+    /// (`score_from`), as the lookaheads from the last one may have learnt
+    /// it (the action carried out since was often one of them); else `st`
+    /// is scored.
+    pub fn score_base(&mut self, engine: &Engine, st: &GameState) -> Vec<i64> {
+        let last = CACHE.with_borrow_mut(|c| c.of(engine).last.take());
+        let now = match last {
+            Some((b, n)) if self.board_only && b.seats() == st.seats() && b.phase != Phase::GameOver && st.phase != Phase::GameOver => {
+                let now = self.score_from(engine, &b, &n, st);
+                CACHE.with_borrow_mut(|c| c.last = Some((b, n)));
+                now
+            }
+            _ => self.score_now(engine, st),
+        };
+        CACHE.with_borrow_mut(|c| match &mut c.last {
+            Some((b, n)) => {
+                b.clone_from(st);
+                n.clone_from(&now);
+            }
+            None => c.last = Some((st.clone(), now.clone())),
+        });
+        now
+    }
+
     /// Action rounds still to be played after the current one.
     fn rounds_after(&self, st: &GameState) -> i64 {
         let u = &self.units;
@@ -491,6 +517,8 @@ struct ScoreCache {
     /// How many times `worths` was started afresh (nodes carry it).
     generation: u64,
     key: Vec<u8>,
+    /// The last position `Valuer::score_base` scored, and its scores.
+    last: Option<(GameState, Vec<i64>)>,
 }
 
 /// Two region views' nodes in `ScoreCache::worths`, and the generation of
@@ -516,6 +544,7 @@ thread_local! {
         worths: Worths::default(),
         generation: 0,
         key: Vec::new(),
+        last: None,
     });
 }
 
@@ -539,6 +568,7 @@ impl ScoreCache {
 
     fn forget(&mut self) {
         self.scores.clear();
+        self.last = None;
         self.restart_worths();
     }
 
@@ -748,6 +778,7 @@ mod tests {
             worths: Worths::default(),
             generation: 0,
             key: Vec::new(),
+            last: None,
         };
         let (before, after) = (c.worths.node(b"a"), c.worths.node(b"b"));
         let nodes = Nodes { before, after, generation: c.generation };
