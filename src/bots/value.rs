@@ -164,7 +164,7 @@ impl Valuer {
         }
         let (v, reads) = self.score_afresh(engine, st);
         match reads {
-            Some(reads) if remember => CACHE.with_borrow_mut(|c| c.of(engine).keep_score(engine, st, reads, &v)),
+            Some(reads) if remember => CACHE.with_borrow_mut(|c| c.of(engine).keep_score(engine, st, reads, &v, true)),
             Some(_) => {}
             None => self.failed = true,
         }
@@ -591,8 +591,9 @@ impl ScoreCache {
 
     /// Keeps the award `v` of a scoring of `st` that read `reads`, keyed
     /// as it allows (a scoring that read more than the keys say starts the
-    /// cache afresh with keys that say more, or turns it off).
-    fn keep_score(&mut self, engine: &Engine, st: &GameState, reads: Reads, v: &[i64]) {
+    /// cache afresh with keys that say more, or turns it off). `keyed`:
+    /// `self.key` is `st`'s key already (`score` made it).
+    fn keep_score(&mut self, engine: &Engine, st: &GameState, reads: Reads, v: &[i64], mut keyed: bool) {
         let need = if reads.other {
             Keying::Off
         } else if reads.round {
@@ -603,10 +604,13 @@ impl ScoreCache {
         if need > self.keying {
             self.keying = need;
             self.forget();
+            keyed = false;
         }
         if self.keying != Keying::Off {
-            self.start_key(st);
-            crate::script::board_view(&engine.rules, st, &mut self.key);
+            if !keyed {
+                self.start_key(st);
+                crate::script::board_view(&engine.rules, st, &mut self.key);
+            }
             self.scores.insert(self.key.clone(), v.to_vec());
         }
     }

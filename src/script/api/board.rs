@@ -17,6 +17,7 @@
 //! New tables each call cost more than the host calls they replace
 //! (about 500 machine instructions each, allocation and collection).
 
+use std::cell::RefCell;
 use std::ffi::c_int;
 use std::rc::Rc;
 
@@ -119,14 +120,20 @@ fn leaders_of(c: &[u16; MAX_SEATS]) -> u8 {
 /// through `game.board()` (and the seats: `Reads`) sees the same in two
 /// positions with the same bytes.
 pub fn board_view(rules: &Rules, st: &GameState, out: &mut Vec<u8>) {
-    let mut counts = Vec::new();
-    let held = tally(rules, st, &mut counts);
-    out.push(held.seats as u8);
-    for s in 0..held.seats {
-        out.extend((held.provinces[s] as u16).to_le_bytes());
-        out.extend((held.buildings[s] as u16).to_le_bytes());
+    thread_local! {
+        /// `tally`'s counts, kept between calls (bots key every position
+        /// they score by its view).
+        static COUNTS: RefCell<Vec<[u16; MAX_SEATS]>> = const { RefCell::new(Vec::new()) };
     }
-    out.extend(counts.iter().map(leaders_of));
+    COUNTS.with_borrow_mut(|counts| {
+        let held = tally(rules, st, counts);
+        out.push(held.seats as u8);
+        for s in 0..held.seats {
+            out.extend((held.provinces[s] as u16).to_le_bytes());
+            out.extend((held.buildings[s] as u16).to_le_bytes());
+        }
+        out.extend(counts.iter().map(leaders_of));
+    });
 }
 
 /// The part of `board_view` that region `r` makes: each seat's provinces
