@@ -274,14 +274,19 @@ impl Valuer {
         row.map_or(0.0, |r| r.revolts as f64 + 0.25 * (r.revolts * r.extra_peasants) as f64)
     }
 
-    /// Every seat's worth given the scores `now` of `score_now`.
-    pub fn seat_values(&self, engine: &Engine, st: &GameState, now: &[i64]) -> Vec<f64> {
+    /// Every seat's worth given the scores `now` of `score_now`, into
+    /// `out` (the first `st.seats()`), allocating nothing: the planner
+    /// values every position it looks at.
+    fn seat_values(&self, engine: &Engine, st: &GameState, now: &[i64], out: &mut [f64; MAX_SEATS]) {
         let n = st.seats();
         if st.phase == Phase::GameOver {
-            return st.players.iter().map(|p| p.points as f64 + CHEST_AT_END * p.chests as f64).collect();
+            for (o, p) in out.iter_mut().zip(&st.players) {
+                *o = p.points as f64 + CHEST_AT_END * p.chests as f64;
+            }
+            return;
         }
         // Provinces and armies of each seat, in one pass over the board.
-        let mut held = vec![(0f64, 0f64); n];
+        let mut held = [(0f64, 0f64); MAX_SEATS];
         for q in &st.provinces {
             if let Some(o) = q.owner {
                 held[o.index()].0 += 1.0;
@@ -295,17 +300,16 @@ impl Valuer {
         let fight = ((self.rounds_after(st) + 1) as f64 / u.seasons as f64).min(1.0);
         let chest = self.chest_value(st);
         let loss = Valuer::rice_loss(engine, st);
-        let (reach, exposure) = if w.reach == 0.0 && w.exposure == 0.0 { (vec![0.0; n], vec![0.0; n]) } else { self.threats(engine, st) };
-        (0..n)
-            .map(|s| {
-                let p = &st.players[s];
-                let score = now[s] as f64 * (1.0 + w.future * years_after);
-                let threat = w.reach * reach[s] - w.exposure * exposure[s];
-                let forces = fight * u.province * (w.army * held[s].1 + w.supply * f64::from(p.supply) + threat);
-                let revolts = w.revolt * u.province * Valuer::winter_revolts(engine, held[s].0, p.rice as f64, loss);
-                p.points as f64 + score + chest * p.chests as f64 + forces - revolts
-            })
-            .collect()
+        let threats = (w.reach != 0.0 || w.exposure != 0.0).then(|| self.threats(engine, st));
+        for (s, o) in out.iter_mut().enumerate().take(n) {
+            let p = &st.players[s];
+            let score = now[s] as f64 * (1.0 + w.future * years_after);
+            let (reach, exposure) = threats.as_ref().map_or((0.0, 0.0), |(r, e)| (r[s], e[s]));
+            let threat = w.reach * reach - w.exposure * exposure;
+            let forces = fight * u.province * (w.army * held[s].1 + w.supply * f64::from(p.supply) + threat);
+            let revolts = w.revolt * u.province * Valuer::winter_revolts(engine, held[s].0, p.rice as f64, loss);
+            *o = p.points as f64 + score + chest * p.chests as f64 + forces - revolts;
+        }
     }
 
     /// Per seat: the sum over its provinces of the best chance to take a
@@ -350,7 +354,9 @@ impl Valuer {
 
     /// `value` with the scores already known.
     pub fn value_with(&self, engine: &Engine, st: &GameState, seat: Seat, now: &[i64]) -> f64 {
-        let all = self.seat_values(engine, st, now);
+        let mut all = [0.0; MAX_SEATS];
+        self.seat_values(engine, st, now, &mut all);
+        let all = &all[..st.seats()];
         let me = all[seat.index()];
         let others = all.iter().enumerate().filter(|&(s, _)| s != seat.index()).map(|(_, v)| *v);
         let (best, sum, k) = others.fold((f64::NEG_INFINITY, 0.0, 0usize), |(b, s, k), v| (b.max(v), s + v, k + 1));
