@@ -347,10 +347,46 @@ fn the_runtime_says_what_a_scoring_read() {
     };
     assert_eq!(reads(&engine()), Reads::default());
     let year = scoring_plus("year-scoring", "game.add_points(1, game.year())");
-    assert_eq!(reads(&year), Reads { round: true, other: false });
+    assert_eq!(reads(&year), Reads { round: true, ..Reads::default() });
     let chests = scoring_plus("chest-scoring", "game.add_points(1, game.chests(1))");
-    assert_eq!(reads(&chests), Reads { round: false, other: true });
+    assert_eq!(reads(&chests), Reads { other: true, ..Reads::default() });
     assert_eq!(chests.runtime().take_reads(), Reads::default(), "taking them starts afresh");
+}
+
+/// What a seat's special card can change in a call: the hooks whose
+/// effects it asked for on behalf of a seat (a build asks for the calm
+/// after it, not for the tax yield; collecting taxes asks for the tax
+/// yield; a hook no effect names is never asked for), every hook once it
+/// read a seat's special itself.
+/// The planner tries a special on a planned action only where its
+/// lookahead asked for one of the special's hooks.
+#[test]
+fn the_runtime_says_which_hooks_a_call_asked_for() {
+    let engine = engine();
+    let rt = engine.runtime();
+    let st0 = planning(&engine, 1);
+    let seat = Seat::new(0);
+    let p = st0.provinces_of(seat).find(|&p| st0.provinces[p.index()].unrest == 0).unwrap();
+    let act = |card: &str| {
+        let a = engine.rules.cards.actions.iter().position(|c| c.id == card).unwrap();
+        let mut st = st0.clone();
+        st.players[0].chests = 10;
+        rt.take_reads();
+        rt.call_action(&mut st, &mut Vec::new(), a, seat, p).unwrap();
+        rt.take_reads()
+    };
+    let build = act("temple");
+    assert!(rt.consulted(build, "after_build") && !rt.consulted(build, "action_cost"));
+    assert!(!rt.consulted(build, "tax_yield") && !rt.consulted(build, "rice_yield"));
+    let taxes = act("taxes");
+    assert!(rt.consulted(taxes, "tax_yield") && !rt.consulted(taxes, "deploy_armies"));
+    let special = scoring_plus("special-read", "game.special(1)");
+    let mut st = planning(&special, 1);
+    special.runtime().set_narration(false);
+    special.runtime().take_reads();
+    special.runtime().call_phase(&mut st, &mut Vec::new(), shogun_lab::script::PhaseHandler::Score).unwrap();
+    let all = special.runtime().take_reads();
+    assert!(special.runtime().consulted(all, "tax_yield") && special.runtime().consulted(all, "no_such_hook"));
 }
 
 /// A score is remembered by the board view only for a scoring that read
