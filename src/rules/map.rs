@@ -77,6 +77,8 @@ pub struct Map {
     pub regions: Vec<String>,
     pub provinces: Vec<Province>,
     pub by_name: HashMap<String, usize>,
+    /// The provinces of each region, by index, in map order.
+    pub in_region: Vec<Vec<usize>>,
     pub out_of_play: BTreeMap<u8, Vec<usize>>,
     pub presets: BTreeMap<u8, Vec<Vec<(usize, u32)>>>,
     /// Sea routes marked as assumed.
@@ -150,7 +152,12 @@ impl Map {
         if errors(diags) > errors_before {
             return None;
         }
+        let mut in_region = vec![Vec::new(); m.regions.len()];
+        for (i, p) in provinces.iter().enumerate() {
+            in_region[p.region].push(i);
+        }
         Some(Map {
+            in_region,
             name: m.name.clone(),
             title: m.title.clone(),
             provenance: m.provenance.clone(),

@@ -145,8 +145,9 @@ pub fn region_view(rules: &Rules, st: &GameState, r: usize, out: &mut Vec<u8>) {
     let kinds = rules.rules.components.buildings.len().min(8);
     let (mut provinces, mut buildings) = ([0u16; MAX_SEATS], [0u16; MAX_SEATS]);
     let mut counts = [[0u16; MAX_SEATS]; 8];
-    for (p, prov) in st.provinces.iter().enumerate() {
-        let Some(o) = prov.owner.filter(|_| rules.map.provinces[p].region == r) else { continue };
+    for &p in &rules.map.in_region[r] {
+        let Some(o) = st.provinces[p].owner else { continue };
+        let prov = &st.provinces[p];
         let o = o.index();
         provinces[o] += 1;
         buildings[o] += prov.building_count() as u16;
