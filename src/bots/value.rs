@@ -10,9 +10,10 @@
 //! explains each.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::thread::LocalKey;
+
+use rustc_hash::FxHashMap;
 
 use super::odds::win_table;
 use super::{ActionKind, action_kind};
@@ -517,7 +518,7 @@ struct ScoreCache {
     rules: Weak<Rules>,
     keying: Keying,
     /// Awards by board view (and round).
-    scores: HashMap<Vec<u8>, Vec<i64>>,
+    scores: FxHashMap<Vec<u8>, Vec<i64>>,
     /// What each region's view scores, where the scoring is regional.
     worths: Worths,
     /// How many times `worths` was started afresh (nodes carry it).
@@ -546,7 +547,7 @@ thread_local! {
     static CACHE: RefCell<ScoreCache> = RefCell::new(ScoreCache {
         rules: Weak::new(),
         keying: Keying::View,
-        scores: HashMap::new(),
+        scores: FxHashMap::default(),
         worths: Worths::default(),
         generation: 0,
         key: Vec::new(),
@@ -680,7 +681,7 @@ impl ScoreCache {
 /// joined (each scoring joins the view before to the view after).
 #[derive(Default)]
 struct Worths {
-    index: HashMap<Vec<u8>, u32>,
+    index: FxHashMap<Vec<u8>, u32>,
     parent: Vec<u32>,
     /// A view's worth less its parent's, by seat.
     up: Vec<[i64; MAX_SEATS]>,
