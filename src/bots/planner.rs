@@ -418,6 +418,28 @@ impl Bot for Planner {
     }
 
     fn plan(&mut self, engine: &Engine, view: &SeatView, seat: Seat) -> Plan {
+        self.plan_ranked(engine, view, seat).0
+    }
+
+    fn choose(&mut self, engine: &Engine, view: &SeatView, seat: Seat, kind: &str, options: &[Choice]) -> Choice {
+        if options.len() == 1 {
+            return options[0];
+        }
+        match (engine.rules.bots.asked(kind), kind) {
+            (_, TURN_SPACE) => self.choose_space(view, options),
+            (Some(Asked::MoveTarget), _) => self.choose_target(engine, view, seat, kind, options),
+            (Some(Asked::MoveCount), _) => choose_count(engine, view, seat, options),
+            (Some(Asked::DeployMove), _) => choose_deploy_move(engine, view, seat, options),
+            _ => self.greedy.choose(engine, view, seat, kind, options),
+        }
+    }
+}
+
+impl Planner {
+    /// Its plan, and the actions it tried but left out, best gain first
+    /// (action, province): `mcts` searches among plans that take one of
+    /// them instead (its candidates).
+    pub(super) fn plan_ranked(&mut self, engine: &Engine, view: &SeatView, seat: Seat) -> (Plan, Vec<(usize, ProvinceId)>) {
         let _quiet = Quiet::new(engine);
         let mut val = Valuer::new(engine, self.weights);
         let base = planning_base(engine, view);
@@ -443,24 +465,11 @@ impl Bot for Planner {
             plan.slots[o.action] = Some(Card::Province(o.province));
         }
         super::comply(engine, view, seat, &mut plan, self.forbid);
-        plan
+        let mut rest: Vec<&Option_> = opts.list.iter().filter(|o| o.gain > 1e-9 && plan.slots[o.action] != Some(Card::Province(o.province))).collect();
+        rest.sort_by(|x, y| y.gain.total_cmp(&x.gain).then(x.rank.cmp(&y.rank)));
+        let rest = rest.into_iter().map(|o| (o.action, o.province)).collect();
+        (plan, rest)
     }
-
-    fn choose(&mut self, engine: &Engine, view: &SeatView, seat: Seat, kind: &str, options: &[Choice]) -> Choice {
-        if options.len() == 1 {
-            return options[0];
-        }
-        match (engine.rules.bots.asked(kind), kind) {
-            (_, TURN_SPACE) => self.choose_space(view, options),
-            (Some(Asked::MoveTarget), _) => self.choose_target(engine, view, seat, kind, options),
-            (Some(Asked::MoveCount), _) => choose_count(engine, view, seat, options),
-            (Some(Asked::DeployMove), _) => choose_deploy_move(engine, view, seat, options),
-            _ => self.greedy.choose(engine, view, seat, kind, options),
-        }
-    }
-}
-
-impl Planner {
     /// The space whose special card is worth most to the round's plan
     /// (the earlier space on a tie); the first space without a valuation.
     fn choose_space(&self, view: &SeatView, options: &[Choice]) -> Choice {
