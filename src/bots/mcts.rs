@@ -6,27 +6,30 @@
 //! deck and the draft deck are shuffled, the tower's levels are drawn from
 //! the counts by colour inside it, the game's random streams get a fresh
 //! seed (battles, the event drawn, ties in the bids), and every other seat
-//! that has already planned gets the plan the greedy policy would make in
-//! its place (their real plans are hidden from the view and never read).
-//! The candidate chosen by UCB1 is applied to that world with
+//! gets the plan the planner would make in its place (their real plans
+//! are hidden from the view and never read; the cards already face up
+//! stay). The j-th visit of every candidate plays in the same sampled
+//! world (common random numbers), so candidates are compared on equal
+//! worlds. The candidate chosen by UCB1 is applied to that world with
 //! `Engine::apply` (so every rule, variant and tower, Lua ones included,
-//! is respected), then all seats play the greedy policy (this seat keeping
-//! its restrictions) until the end of the year or of the game, and the
-//! world is valued by the rules' own scoring (`value::Valuer`, the
+//! is respected), then every seat's questions are answered by the planner
+//! (this seat keeping its restrictions) until the end of the round, and
+//! the world is valued by the rules' own scoring (`value::Valuer`, the
 //! planner's value of a position). The bot picks the candidate visited most.
 //!
 //! Planning is a secret simultaneous decision; the bot treats it as its
-//! own move against the others' sampled plans: its candidates are the
-//! greedy plan, the same plan with each other bid, and plans that put one
-//! other province card on one other action space (only where the action
-//! could be carried out), up to a number that grows with the budget.
+//! own move against the others' modelled plans: its candidates are the
+//! planner's plan, that plan with one action the planner tried but left
+//! out, greedy's plan, the planner's plan with another bid, and plans that
+//! put one other province card on one other action space (only where the
+//! action could be carried out), up to a number that grows with the budget.
 //! The tree is one level deep (a bandit over the root's candidates);
 //! deeper decisions are played by the rollout policy. See docs/bots.md.
 
 use std::time::Duration;
 
 use super::value::{Valuer, Weights};
-use super::{Bot, Forbid, Greedy, action_kind, feasible};
+use super::{Bot, Forbid, Greedy, Planner, action_kind, feasible};
 use crate::clock::Stopwatch;
 use crate::core::*;
 use crate::engine::{CheckMode, Engine};
@@ -83,6 +86,9 @@ pub struct Mcts {
     rng: GameRng,
     budget: Budget,
     forbid: Forbid,
+    /// Makes the plan the candidates start from (and remembers what the
+    /// turn-order spaces are worth to it).
+    planner: Planner,
 }
 
 /// What the search found for one candidate.
@@ -119,7 +125,7 @@ impl Drop for Quiet<'_> {
 
 impl Mcts {
     pub fn new(seed: u64, budget: Budget, forbid: Forbid) -> Mcts {
-        Mcts { rng: GameRng::seeded(seed), budget, forbid }
+        Mcts { rng: GameRng::seeded(seed), budget, forbid, planner: Planner::restricted(seed, forbid) }
     }
 
     /// How many plans a planning search considers.
@@ -130,13 +136,16 @@ impl Mcts {
         }
     }
 
-    /// Candidate plans: the greedy plan first, then other bids, then
-    /// one-card changes, all valid and within the restrictions.
+    /// Candidate plans: the planner's plan first; then, two to one, that
+    /// plan with one action the planner tried but left out put in (the
+    /// best first) and other plans (greedy's, the planner's with each
+    /// other bid); then plans that put one other province card on one
+    /// other action space where that action could be carried out, drawn
+    /// at random. All valid and within the restrictions.
     fn plan_candidates(&mut self, engine: &Engine, sv: &SeatView, seat: Seat) -> Vec<Plan> {
         let want = self.plan_candidates_wanted();
         let view = sv.state();
-        let base = Greedy::restricted(0, self.forbid).plan(engine, sv, seat);
-        let mut out = vec![base.clone()];
+        let (base, tried) = self.planner.plan_ranked(engine, sv, seat);
         let n = base.slots.len();
         let kinds: Vec<_> = (0..n).map(|a| action_kind(engine, a)).collect();
         let finish = |mut p: Plan| -> Plan {
@@ -148,49 +157,40 @@ impl Mcts {
             super::comply(engine, sv, seat, &mut p, self.forbid);
             p
         };
-        let mut bids: Vec<Option<Card>> =
-            engine.rules.rules.components.chest_cards.iter().filter(|&&v| v <= sv.chests(seat)).map(|&v| Some(Card::Chest(v as u8))).collect();
-        if let Some(p) = sv.provinces_of(seat).last() {
-            bids.push(Some(Card::Province(p)));
-        }
-        let mut more = Vec::new();
-        for bid in bids {
+        // The base plan with province card `q` on action `a`.
+        let put = |(a, q): (usize, ProvinceId)| -> Plan {
+            let card = Some(Card::Province(q));
             let mut p = base.clone();
-            if let Some(c @ Card::Province(_)) = bid {
-                for s in p.slots.iter_mut().filter(|s| **s == Some(c)) {
-                    *s = None;
-                }
+            for s in p.slots.iter_mut().filter(|s| **s == card) {
+                *s = None;
             }
-            p.bid = bid;
-            more.push(finish(p));
-        }
-        let mut changes = Vec::new();
+            if p.bid == card {
+                p.bid = None;
+            }
+            p.slots[a] = card;
+            finish(p)
+        };
+        let mut others = vec![Greedy::restricted(0, self.forbid).plan(engine, sv, seat)];
         let chests = sv.chests(seat);
-        for a in 0..n {
-            if self.forbid.action(kinds[a]) {
-                continue;
-            }
-            for q in sv.provinces_of(seat) {
-                let card = Some(Card::Province(q));
-                if base.slots[a] == card || !feasible(engine, sv, seat, a, kinds[a], q, chests) {
-                    continue;
-                }
-                let mut p = base.clone();
-                for s in p.slots.iter_mut().filter(|s| **s == card) {
-                    *s = None;
-                }
-                if p.bid == card {
-                    p.bid = None;
-                }
-                p.slots[a] = card;
-                changes.push(p);
-            }
+        for &v in engine.rules.rules.components.chest_cards.iter().filter(|&&v| v <= chests) {
+            let mut p = base.clone();
+            p.bid = Some(Card::Chest(v as u8));
+            others.push(finish(p));
         }
+        let mut changes: Vec<(usize, ProvinceId)> = (0..n)
+            .filter(|&a| !self.forbid.action(kinds[a]))
+            .flat_map(|a| sv.provinces_of(seat).map(move |q| (a, q)))
+            .filter(|&(a, q)| base.slots[a] != Some(Card::Province(q)) && feasible(engine, sv, seat, a, kinds[a], q, chests))
+            .collect();
         self.rng.shuffle(&mut changes);
-        for p in more.into_iter().chain(changes.into_iter().map(finish)) {
+        let (mut tried, mut others, mut changes) = (tried.into_iter(), others.into_iter(), changes.into_iter());
+        let mut out = vec![base.clone()];
+        for turn in 0.. {
             if out.len() >= want {
                 break;
             }
+            let next = if turn % 3 < 2 { tried.next().map(put).or_else(|| others.next()) } else { others.next().or_else(|| tried.next().map(put)) };
+            let Some(p) = next.or_else(|| changes.next().map(put)) else { break };
             let forbidden =
                 p.slots.iter().enumerate().any(|(a, c)| matches!(c, Some(Card::Province(_))) && self.forbid.action(kinds[a]) && base.slots[a] != *c);
             if !out.contains(&p) && !forbidden && engine.check_plan(view, seat, &p).is_ok() {
@@ -229,6 +229,8 @@ impl Mcts {
         let (mut all, mut all_sq) = (0f64, 0f64);
         let mut it = 0u32;
         let mut valuer = Valuer::new(engine, Weights::default());
+        let model = Model::of(engine, view, seat, &mut self.rng, &self.planner);
+        let base_seed = self.rng.next_seed();
         loop {
             let done = match self.budget {
                 Budget::Iterations(k) => it >= k.max(n as u32),
@@ -251,9 +253,11 @@ impl Mcts {
                     })
                     .unwrap_or(0)
             };
-            let world = determinize(engine, view, seat, &mut self.rng);
-            let mut rng = self.rng.fork();
-            let v = rollout(engine, world, &candidates[k], seat, self.forbid, &mut rng, &mut valuer);
+            // Common random numbers: the j-th visit of every candidate
+            // plays in the same sampled world.
+            let mut wrng = GameRng::seeded(base_seed ^ u64::from(visits[k]).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let world = model.world(engine, view, seat, &mut wrng);
+            let v = rollout(engine, world, &candidates[k], seat, &mut valuer, &model);
             visits[k] += 1;
             sums[k] += v;
             all += v;
@@ -269,9 +273,76 @@ impl Mcts {
     }
 }
 
-/// One world consistent with `view`, which `seat` sees: what the seat
-/// cannot see is drawn again (see the module's comment).
-pub fn determinize(engine: &Engine, view: &GameState, seat: Seat, rng: &mut GameRng) -> GameState {
+/// What the search takes the other seats to do: the plan the planner
+/// would make in each one's place, made once per search from one sampled
+/// world. Their views of every world sampled are the same (what differs
+/// between the worlds, the face-down cards' and the events' order, the
+/// tower's levels and the streams, none of them sees either), so one world
+/// serves for all; and every world is drawn from this seat's view only.
+struct Model {
+    plans: Vec<Option<Plan>>,
+    /// The round (year, season) the plans were made for.
+    round: (u8, u8),
+    /// Who answers each seat's questions in the rollouts: the planner
+    /// that made its plan (it knows what the turn-order spaces are worth
+    /// to it).
+    players: Vec<Planner>,
+}
+
+impl Model {
+    fn of(engine: &Engine, view: &GameState, seat: Seat, rng: &mut GameRng, own: &Planner) -> Model {
+        let round = (view.year, view.season);
+        let planning = matches!(view.phase, Phase::Planning | Phase::Reveal | Phase::ChooseSpace { .. } | Phase::Actions { .. });
+        let mut players: Vec<Planner> = Seat::all(view.seats()).map(|s| if s == seat { own.clone() } else { Planner::new(0) }).collect();
+        if !planning {
+            return Model { plans: vec![None; view.seats()], round, players };
+        }
+        let w = sample(engine, view, rng);
+        let plans = Seat::all(w.seats()).map(|s| (s != seat).then(|| players[s.index()].plan(engine, &SeatView::new(&w, s), s))).collect();
+        Model { plans, round, players }
+    }
+
+    /// `seat`'s plan by the model in its round, else greedy's in its place.
+    fn plan(&self, engine: &Engine, w: &GameState, s: Seat) -> Plan {
+        match &self.plans[s.index()] {
+            Some(p) if (w.year, w.season) == self.round => p.clone(),
+            _ => Greedy::new(0).plan(engine, &SeatView::new(w, s), s),
+        }
+    }
+
+    /// One world consistent with `view`, the other seats that have
+    /// planned given the model's plans.
+    fn world(&self, engine: &Engine, view: &GameState, seat: Seat, rng: &mut GameRng) -> GameState {
+        let mut w = sample(engine, view, rng);
+        for s in Seat::all(w.seats()) {
+            let Some(shown) = w.players[s.index()].plan.clone() else { continue };
+            if s == seat {
+                continue;
+            }
+            // The cards already face up stay; the model fills the rest.
+            let mut plan = self.plan(engine, &w, s);
+            let cards: Vec<Card> = shown.slots.iter().chain(std::iter::once(&shown.bid)).flatten().copied().collect();
+            for (slot, seen) in plan.slots.iter_mut().zip(&shown.slots) {
+                if seen.is_some() {
+                    *slot = *seen;
+                } else if slot.is_some_and(|c| cards.contains(&c)) {
+                    *slot = None;
+                }
+            }
+            if shown.bid.is_some() {
+                plan.bid = shown.bid;
+            } else if plan.bid.is_some_and(|c| cards.contains(&c)) {
+                plan.bid = None;
+            }
+            w.players[s.index()].plan = Some(plan);
+        }
+        w
+    }
+}
+
+/// `view` with what its seat cannot see drawn again, the others' plans
+/// left as the view shows them.
+fn sample(engine: &Engine, view: &GameState, rng: &mut GameRng) -> GameState {
     let mut w = view.clone();
     // The future (every random stream) is hidden: another seed.
     w.streams.reseed(rng.next_seed());
@@ -284,31 +355,37 @@ pub fn determinize(engine: &Engine, view: &GameState, seat: Seat, rng: &mut Game
     // What a seat's view keeps of the tower is its contents by colour.
     crate::tower::sample_levels(engine.tower().as_ref(), &mut w.tower, rng);
     w.seen_by = None;
-    for s in Seat::all(w.seats()) {
-        if s != seat && w.players[s.index()].plan.is_some() {
-            let plan = Greedy::new(0).plan(engine, &SeatView::new(&w, s), s);
-            w.players[s.index()].plan = Some(plan);
-        }
-    }
     w
 }
 
-/// Applies `first` to the world, plays greedy to the end of the year (or
-/// game) and returns the world's value for `seat` by the rules' own
+/// One world consistent with `view`, which `seat` sees: what the seat
+/// cannot see is drawn again (see the module's comment).
+pub fn determinize(engine: &Engine, view: &GameState, seat: Seat, rng: &mut GameRng) -> GameState {
+    let model = Model::of(engine, view, seat, rng, &Planner::new(0));
+    model.world(engine, view, seat, rng)
+}
+
+/// Whether a rollout has reached its horizon.
+fn horizon_reached(w: &GameState, year: u8) -> bool {
+    w.year != year || matches!(w.phase, Phase::RoundStart | Phase::Winter | Phase::Score | Phase::Preload | Phase::YearStart | Phase::GameOver)
+}
+
+/// Applies `first` to the world, plays on to the horizon (the end of the
+/// round) and returns the world's value for `seat` by the rules' own
 /// scoring (`Valuer`, the planner's value of a position).
-fn rollout(engine: &Engine, mut w: GameState, first: &Decision, seat: Seat, forbid: Forbid, rng: &mut GameRng, valuer: &mut Valuer) -> f64 {
+fn rollout(engine: &Engine, mut w: GameState, first: &Decision, seat: Seat, valuer: &mut Valuer, model: &Model) -> f64 {
     let year = w.year;
     if engine.apply(&mut w, first).is_err() {
         return valuer.value(engine, &w, seat) - 1000.0;
     }
-    let mut bots: Vec<Greedy> =
-        Seat::all(w.seats()).map(|s| Greedy::restricted(u64::from(rng.below(u32::MAX)), if s == seat { forbid } else { Forbid::default() })).collect();
-    while w.phase != Phase::GameOver && w.year == year {
+    let mut bots = model.players.clone();
+    while !horizon_reached(&w, year) {
         let d = match engine.actor(&w) {
             Actor::Terminal => break,
             Actor::Chance => Decision::Chance,
-            Actor::Seat(s) => super::decide(engine, &w, s, &mut bots[s.index()]),
+            Actor::Simultaneous(seats) if seats[0] != seat => Decision::Plan { seat: seats[0], plan: model.plan(engine, &w, seats[0]) },
             Actor::Simultaneous(seats) => super::decide(engine, &w, seats[0], &mut bots[seats[0].index()]),
+            Actor::Seat(s) => super::decide(engine, &w, s, &mut bots[s.index()]),
         };
         if engine.apply(&mut w, &d).is_err() {
             break;

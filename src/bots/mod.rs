@@ -47,7 +47,7 @@ pub const BOTS: &[(&str, &str)] = &[
     ("greedy", "one-rule heuristics by what the rules pack declares; options :no-attack, :no-build"),
     (
         "mcts",
-        "information-set search with greedy rollouts valued by the pack's scoring; options :N iterations a decision (mcts:400) or a time (mcts:50ms, not reproducible), :no-attack, :no-build",
+        "information-set search around the planner's plan, planner rollouts to the round's end valued by the pack's scoring; options :N iterations a decision (mcts:400) or a time (mcts:50ms, not reproducible), :no-attack, :no-build",
     ),
 ];
 
