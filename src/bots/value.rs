@@ -526,6 +526,9 @@ struct ScoreCache {
     key: Vec<u8>,
     /// The last position `Valuer::score_base` scored, and its scores.
     last: Option<(GameState, Vec<i64>)>,
+    /// Scratch region views (`region_nodes`).
+    view_before: Vec<u8>,
+    view_after: Vec<u8>,
 }
 
 /// Two region views' nodes in `ScoreCache::worths`, and the generation of
@@ -552,6 +555,8 @@ thread_local! {
         generation: 0,
         key: Vec::new(),
         last: None,
+        view_before: Vec::new(),
+        view_after: Vec::new(),
     });
 }
 
@@ -622,21 +627,64 @@ impl ScoreCache {
         }
     }
 
-    /// The nodes of region `r`'s views in `base` and in `st`, with the
-    /// generation of `worths` they were made in (None when the keying is
-    /// off).
+    /// The nodes of the change from `base` to `st` within region `r`,
+    /// with the generation of `worths` they were made in (None when the
+    /// keying is off, or keyed by the round and the two differ).
+    ///
+    /// A scoring that reads only the board view (each seat's provinces and
+    /// buildings in all, `T`, and the leaders of each kind in each region,
+    /// `L`) and scores each region on its own gives `K + Σ_r g_r(view_r)`
+    /// as a function of `T` and `L` alone; two regions' counts varied
+    /// apart then make it affine in `T`: `a·T + Σ_r h_r(L_r)`. So what a
+    /// change within region `r` adds is `a·ΔT + h_r(L_r') − h_r(L_r)`: the
+    /// node before is region `r`'s leaders (`h_r(L_r)`), the node after its
+    /// leaders after with the change of the seats' counts (`a·ΔT +
+    /// h_r(L_r')`); a change that leaves the leaders as they were adds
+    /// `a·ΔT` in whatever region (nodes without the region).
     fn region_nodes(&mut self, engine: &Engine, base: &GameState, st: &GameState, r: usize) -> Option<Nodes> {
-        if self.keying == Keying::Off {
+        if self.keying == Keying::Off || (self.keying == Keying::ViewAndRound && (base.year, base.season) != (st.year, st.season)) {
             return None;
         }
-        let node = |c: &mut ScoreCache, s: &GameState| {
-            c.start_key(s);
-            c.key.extend((r as u16).to_le_bytes());
-            crate::script::region_view(&engine.rules, s, r, &mut c.key);
-            c.worths.node(&c.key)
+        let (mut before, mut after) = (std::mem::take(&mut self.view_before), std::mem::take(&mut self.view_after));
+        before.clear();
+        after.clear();
+        crate::script::region_view(&engine.rules, base, r, &mut before);
+        crate::script::region_view(&engine.rules, st, r, &mut after);
+        let seats = usize::from(before[0]);
+        let counts = 1 + 4 * seats;
+        let same_leaders = before[counts..] == after[counts..];
+        // Keys: the round where keyed by it, the seats, a tag (0/1: before
+        // and after a change that leaves the leaders; 2/3: one that
+        // changes them, then the region), then the leaders before, or
+        // the change of the counts and the leaders after.
+        self.start_key(st);
+        self.key.push(before[0]);
+        let at = self.key.len();
+        let tag = if same_leaders { 0 } else { 2 };
+        let region = |key: &mut Vec<u8>| {
+            if !same_leaders {
+                key.extend((r as u16).to_le_bytes());
+            }
         };
-        let (before, after) = (node(self, base), node(self, st));
-        Some(Nodes { before, after, generation: self.generation })
+        self.key.push(tag);
+        region(&mut self.key);
+        if !same_leaders {
+            self.key.extend(&before[counts..]);
+        }
+        let b = self.worths.node(&self.key);
+        self.key.truncate(at);
+        self.key.push(tag + 1);
+        region(&mut self.key);
+        for i in (1..counts).step_by(2) {
+            let d = i32::from(u16::from_le_bytes([after[i], after[i + 1]])) - i32::from(u16::from_le_bytes([before[i], before[i + 1]]));
+            self.key.extend((d as i16).to_le_bytes());
+        }
+        if !same_leaders {
+            self.key.extend(&after[counts..]);
+        }
+        let a = self.worths.node(&self.key);
+        (self.view_before, self.view_after) = (before, after);
+        Some(Nodes { before: b, after: a, generation: self.generation })
     }
 
     /// Whether nodes made earlier still name views of `worths`: it was not
@@ -790,6 +838,8 @@ mod tests {
             generation: 0,
             key: Vec::new(),
             last: None,
+            view_before: Vec::new(),
+            view_after: Vec::new(),
         };
         let (before, after) = (c.worths.node(b"a"), c.worths.node(b"b"));
         let nodes = Nodes { before, after, generation: c.generation };
