@@ -190,9 +190,9 @@ impl Valuer {
     /// What `score_now(st)` gives for a position `st` reached from `base`,
     /// whose scores are `now0`. Where the rules' scoring reads only the
     /// board and scores each region on its own, a change within one region
-    /// adds the difference between what that region's views are known to
-    /// score (`Worths`, learnt across positions, seats and games); else
-    /// `st` is scored.
+    /// adds what such a change is known to add (`Worths` over the nodes of
+    /// `ScoreCache::region_nodes`, learnt across positions, seats and
+    /// games); else `st` is scored.
     pub fn score_from(&mut self, engine: &Engine, base: &GameState, now0: &[i64], st: &GameState) -> Vec<i64> {
         if !self.board_only {
             return self.score_now(engine, st);
@@ -519,7 +519,8 @@ struct ScoreCache {
     keying: Keying,
     /// Awards by board view (and round).
     scores: FxHashMap<Vec<u8>, Vec<i64>>,
-    /// What each region's view scores, where the scoring is regional.
+    /// What changes within a region add, where the scoring is regional
+    /// (`region_nodes`).
     worths: Worths,
     /// How many times `worths` was started afresh (nodes carry it).
     generation: u64,
@@ -531,7 +532,7 @@ struct ScoreCache {
     view_after: Vec<u8>,
 }
 
-/// Two region views' nodes in `ScoreCache::worths`, and the generation of
+/// A change's two nodes in `ScoreCache::worths` (`region_nodes`), and the generation of
 /// `worths` they were made in (every change of keying or rules starts
 /// `worths` afresh, so the generation says the keying too).
 #[derive(Clone, Copy)]
@@ -543,7 +544,7 @@ struct Nodes {
 
 /// Board views remembered at most (then the cache starts afresh).
 const SCORES_KEPT: usize = 16384;
-/// Region views whose worth is known at most (about 150 bytes each).
+/// Nodes (leaders, changes) whose worth is known at most (about 150 bytes each).
 const WORTHS_KEPT: usize = 65536;
 
 thread_local! {
@@ -721,12 +722,14 @@ impl ScoreCache {
     }
 }
 
-/// What region views score, each up to a constant shared by the views
-/// joined to it by known differences: a union-find whose edges are the
-/// differences scorings showed. Where the scoring is regional (what a
-/// change within a region adds does not depend on the other regions), the
-/// difference between any two joined views is known, however they were
-/// joined (each scoring joins the view before to the view after).
+/// What nodes (`ScoreCache::region_nodes`: a region's leaders before a
+/// change, the change of the counts with the leaders after) are worth,
+/// each up to a constant shared by the nodes joined to it by known
+/// differences: a union-find whose edges are the differences scorings
+/// showed. Where the scoring is regional, every node has a worth (see
+/// `region_nodes`), so the difference between any two joined nodes is
+/// known, however they were joined (each scoring joins the node before
+/// to the node after).
 #[derive(Default)]
 struct Worths {
     index: FxHashMap<Vec<u8>, u32>,
