@@ -674,8 +674,11 @@ fn check_cards(f: &yaml::YamlFile<CardsFile>, r: &RulesFile, d: &mut Diagnostics
             format!("calendar.open_action_cards is {}, but there are only {} action cards", r.calendar.open_action_cards, c.actions.len()),
         );
     }
-    let need = (r.calendar.years * r.calendar.events_per_year).max(0) as usize;
-    if c.events.len() < need {
+    // Both numbers come from the pack: a product past i64 (years out of
+    // range are reported by check_calendar_and_winter) needs more cards
+    // than any pack has, never a wrapped count.
+    let need = r.calendar.years.max(0).saturating_mul(r.calendar.events_per_year.max(0));
+    if (c.events.len() as i64) < need {
         d.error(
             p,
             at("events"),

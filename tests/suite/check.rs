@@ -99,3 +99,21 @@ fn broken_fixtures_give_the_expected_diagnostics() {
         assert!(out.contains(needle), "no diagnostic mentions {needle:?}:\n{out}");
     }
 }
+
+/// The pack fuzzer's finding (fuzz/artifacts/pack/crash-bbe1ff31…, kept in
+/// tests/fixtures/fuzz/pack/): `years: 2111111111111111111` made the
+/// event-card check multiply past i64 (a panic with overflow checks; a
+/// wrapped count without). Years out of range are refused on their own
+/// line, and a huge events_per_year needs more event cards than the pack
+/// has instead of a wrapped number.
+#[test]
+fn calendar_numbers_too_large_are_refused_not_wrapped() {
+    let (pack, map) = copy_data("calendar-overflow");
+    edit(&pack.join("rules.yaml"), "  years: 2\n", "  years: 2111111111111111111\n");
+    let msg = shogun_lab::rules::load(&pack, &map).map(|_| ()).unwrap_err().to_string();
+    assert!(msg.contains("calendar.years is 2111111111111111111, expected 1..=20"), "{msg}");
+    let (pack, map) = copy_data("calendar-overflow");
+    edit(&pack.join("rules.yaml"), "  events_per_year: 4\n", "  events_per_year: 9223372036854775807\n");
+    let msg = shogun_lab::rules::load(&pack, &map).map(|_| ()).unwrap_err().to_string();
+    assert!(msg.contains("but 2 years of 9223372036854775807 events need 9223372036854775807"), "{msg}");
+}
