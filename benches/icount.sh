@@ -1,0 +1,28 @@
+#!/bin/bash
+# Instructions per game, counted by callgrind (a loaded machine does not
+# blur them): (I(GAMES) - I(10)) / (GAMES - 10) of `shogun bench`, which
+# takes the start-up (rules load, Lua VM) out.
+#
+# usage: benches/icount.sh GAMES BOTS BIN DATA [more bench options]
+#   e.g. benches/icount.sh 200 planner target/release/shogun .
+# Compare two builds in one sitting: the same command with each BIN (and
+# each build's own DATA, the scripts it was built with).
+set -euo pipefail
+if [ $# -lt 4 ]; then
+  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2
+fi
+games=$1 bots=$2 bin=$3 data=$4
+shift 4
+command -v valgrind > /dev/null || { echo "icount.sh: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
+[ "$games" -gt 10 ] || { echo "icount.sh: GAMES must be more than 10" >&2; exit 2; }
+count() {
+  local n=$1
+  shift
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" bench --data "$data" --games "$n" --bots "$bots" "$@" 2>&1 > /dev/null |
+    sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+a=$(count 10 "$@")
+b=$(count "$games" "$@")
+[ -n "$a" ] && [ -n "$b" ] || { echo "icount.sh: callgrind gave no count (does \`$bin bench --data $data\` run?)" >&2; exit 1; }
+echo "$bots: $(((b - a) / (games - 10))) instructions/game ($games games)"
