@@ -548,20 +548,25 @@ const SCORES_KEPT: usize = 16384;
 const WORTHS_KEPT: usize = 65536;
 
 thread_local! {
-    static CACHE: RefCell<ScoreCache> = RefCell::new(ScoreCache {
-        rules: Weak::new(),
-        keying: Keying::View,
-        scores: FxHashMap::default(),
-        worths: Worths::default(),
-        generation: 0,
-        key: Vec::new(),
-        last: None,
-        view_before: Vec::new(),
-        view_after: Vec::new(),
-    });
+    static CACHE: RefCell<ScoreCache> = RefCell::new(ScoreCache::empty());
 }
 
 impl ScoreCache {
+    /// A cache of no rules yet, with nothing remembered.
+    fn empty() -> ScoreCache {
+        ScoreCache {
+            rules: Weak::new(),
+            keying: Keying::View,
+            scores: FxHashMap::default(),
+            worths: Worths::default(),
+            generation: 0,
+            key: Vec::new(),
+            last: None,
+            view_before: Vec::new(),
+            view_after: Vec::new(),
+        }
+    }
+
     /// The cache of `engine`'s rules (emptied when the rules change or it
     /// is full).
     fn of(&mut self, engine: &Engine) -> &mut ScoreCache {
@@ -797,7 +802,7 @@ impl Worths {
 
 #[cfg(test)]
 mod tests {
-    use super::{Keying, MAX_SEATS, Nodes, ScoreCache, Worths};
+    use super::{MAX_SEATS, Nodes, ScoreCache, Worths};
 
     fn w(v: i64) -> [i64; MAX_SEATS] {
         let mut a = [0; MAX_SEATS];
@@ -833,17 +838,7 @@ mod tests {
     /// but the index is 65509").
     #[test]
     fn nodes_from_before_a_restart_name_nothing() {
-        let mut c = ScoreCache {
-            rules: std::rc::Weak::new(),
-            keying: Keying::View,
-            scores: Default::default(),
-            worths: Worths::default(),
-            generation: 0,
-            key: Vec::new(),
-            last: None,
-            view_before: Vec::new(),
-            view_after: Vec::new(),
-        };
+        let mut c = ScoreCache::empty();
         let (before, after) = (c.worths.node(b"a"), c.worths.node(b"b"));
         let nodes = Nodes { before, after, generation: c.generation };
         c.join(nodes, &[1, -2]);
