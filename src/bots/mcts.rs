@@ -8,14 +8,18 @@
 //! seed (battles, the event drawn, ties in the bids), and every other seat
 //! gets the plan the planner would make in its place (their real plans
 //! are hidden from the view and never read; the cards already face up
-//! stay). The j-th visit of every candidate plays in the same sampled
-//! world (common random numbers), so candidates are compared on equal
-//! worlds. The candidate chosen by UCB1 is applied to that world with
+//! stay). The budget is spent by sequential halving: in rounds, every
+//! candidate still in plays the same further worlds (the j-th visit of
+//! each in the same sampled world: common random numbers), and after each
+//! round the worse half by mean is dropped, so candidates are only ever
+//! compared on equal worlds. A candidate is applied to its world with
 //! `Engine::apply` (so every rule, variant and tower, Lua ones included,
 //! is respected), then every seat's questions are answered by the planner
 //! (this seat keeping its restrictions) until the end of the round, and
 //! the world is valued by the rules' own scoring (`value::Valuer`, the
-//! planner's value of a position). The bot picks the candidate visited most.
+//! planner's value of a position). The bot picks the best mean of the
+//! last round (on a tie the earlier candidate: the planner's plan, or the
+//! planner's answer to a question, comes first).
 //!
 //! Planning is a secret simultaneous decision; the bot treats it as its
 //! own move against the others' modelled plans: its candidates are the
@@ -217,6 +221,13 @@ impl Mcts {
 
     /// Runs the search over `candidates` (decisions for `seat` in the
     /// position `view` shows) and returns what it found for each.
+    ///
+    /// Sequential halving over common worlds: the budget is spent in
+    /// rounds (ceil(log2 n) of them, an equal share each); in a round every
+    /// candidate still in plays the same further worlds (the j-th visit of
+    /// each in the same sampled world), and at its end the worse half by
+    /// mean is dropped. So every comparison is between means over the same
+    /// worlds, never a candidate's luck against another's.
     pub fn search(&mut self, engine: &Engine, view: &GameState, seat: Seat, candidates: &[Decision]) -> Vec<CandidateStats> {
         let n = candidates.len();
         let mut visits = vec![0u32; n];
@@ -226,49 +237,54 @@ impl Mcts {
         }
         let _quiet = Quiet::new(engine);
         let watch = matches!(self.budget, Budget::Time(_)).then(Stopwatch::start);
-        let (mut all, mut all_sq) = (0f64, 0f64);
-        let mut it = 0u32;
         let mut valuer = Valuer::new(engine, Weights::default());
         let model = Model::of(engine, view, seat, &mut self.rng, &self.planner);
         let base_seed = self.rng.next_seed();
-        loop {
-            let done = match self.budget {
-                Budget::Iterations(k) => it >= k.max(n as u32),
-                Budget::Time(d) => it as usize >= n && watch.as_ref().is_some_and(|w| w.elapsed() >= d),
+        let rounds = n.next_power_of_two().trailing_zeros() as usize;
+        let mut alive: Vec<usize> = (0..n).collect();
+        let mut spent = 0u32;
+        let mut sweep = 0u32;
+        for round in 0..rounds {
+            let mut sweeps = 0u32;
+            // This round's equal share of what is left, in sweeps of every candidate still in.
+            let share = match self.budget {
+                Budget::Iterations(k) => ((k.saturating_sub(spent) as usize / (rounds - round) / alive.len()) as u32).max(1),
+                Budget::Time(_) => 0,
             };
-            if done {
-                break;
+            loop {
+                let more = match self.budget {
+                    Budget::Iterations(_) => sweeps < share,
+                    Budget::Time(d) => sweeps == 0 || watch.as_ref().is_some_and(|w| w.elapsed() < d.mul_f64((round + 1) as f64 / rounds as f64)),
+                };
+                if !more {
+                    break;
+                }
+                // Common random numbers: the j-th visit of every candidate
+                // plays in the same sampled world.
+                let mut wrng = GameRng::seeded(base_seed ^ u64::from(sweep).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                let world = model.world(engine, view, seat, &mut wrng);
+                for &k in &alive {
+                    let v = rollout(engine, world.clone(), &candidates[k], seat, &mut valuer, &model);
+                    visits[k] += 1;
+                    sums[k] += v;
+                }
+                spent += alive.len() as u32;
+                sweeps += 1;
+                sweep += 1;
             }
-            let k = if (it as usize) < n {
-                it as usize
-            } else {
-                let total = f64::from(it);
-                let mean = all / total;
-                let sd = (all_sq / total - mean * mean).max(0.0).sqrt().max(0.25);
-                let c = 1.0 * sd;
-                (0..n)
-                    .max_by(|&a, &b| {
-                        let ucb = |i: usize| sums[i] / f64::from(visits[i]) + c * (total.ln() / f64::from(visits[i])).sqrt();
-                        ucb(a).total_cmp(&ucb(b)).then(b.cmp(&a))
-                    })
-                    .unwrap_or(0)
-            };
-            // Common random numbers: the j-th visit of every candidate
-            // plays in the same sampled world.
-            let mut wrng = GameRng::seeded(base_seed ^ u64::from(visits[k]).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            let world = model.world(engine, view, seat, &mut wrng);
-            let v = rollout(engine, world, &candidates[k], seat, &mut valuer, &model);
-            visits[k] += 1;
-            sums[k] += v;
-            all += v;
-            all_sq += v * v;
-            it += 1;
+            if round + 1 < rounds {
+                // Keep the better half (on equal means, the earlier candidate).
+                alive.sort_by(|&a, &b| (sums[b] / f64::from(visits[b])).total_cmp(&(sums[a] / f64::from(visits[a]))).then(a.cmp(&b)));
+                alive.truncate(alive.len().div_ceil(2));
+                alive.sort_unstable();
+            }
         }
         (0..n).map(|i| CandidateStats { visits: visits[i], mean: if visits[i] == 0 { 0.0 } else { sums[i] / f64::from(visits[i]) } }).collect()
     }
 
-    /// The index of the best candidate: most visits, then best mean, then first.
-    fn best(stats: &[CandidateStats]) -> usize {
+    /// The index of the candidate the search chose: most visits (the last
+    /// round's), then best mean, then first.
+    pub fn best(stats: &[CandidateStats]) -> usize {
         (0..stats.len()).max_by(|&a, &b| stats[a].visits.cmp(&stats[b].visits).then(stats[a].mean.total_cmp(&stats[b].mean)).then(b.cmp(&a))).unwrap_or(0)
     }
 }
@@ -411,7 +427,15 @@ impl Bot for Mcts {
     }
 
     fn choose(&mut self, engine: &Engine, view: &SeatView, seat: Seat, kind: &str, options: &[Choice]) -> Choice {
-        let choices = self.choice_candidates(engine, view, seat, kind, options);
+        // The planner's answer first: what the search cannot tell apart
+        // from it (equal means) is not chosen over it.
+        let mut choices = self.choice_candidates(engine, view, seat, kind, options);
+        if choices.len() > 1 {
+            let first = self.planner.choose(engine, view, seat, kind, &choices);
+            if let Some(i) = choices.iter().position(|&c| c == first) {
+                choices[..=i].rotate_right(1);
+            }
+        }
         let cands: Vec<Decision> = choices.iter().map(|&c| Decision::Choose { seat, choice: c }).collect();
         if cands.len() == 1 {
             return choices[0];
