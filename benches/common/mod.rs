@@ -23,9 +23,14 @@ pub fn env(name: &str, default: usize) -> usize {
 /// Seat A's positions with more than one option in a game of four greedy
 /// bots.
 pub fn positions(engine: &Engine, seed: u64) -> Vec<GameState> {
-    let greedy = vec!["greedy".to_string(); 4];
+    positions_of(engine, seed, "greedy")
+}
+
+/// Seat A's positions with more than one option in a game of four `bot`s.
+pub fn positions_of(engine: &Engine, seed: u64, bot: &str) -> Vec<GameState> {
+    let names = vec![bot.to_string(); 4];
     let mut found = Vec::new();
-    let mut d = Driver::start(engine, 4, seed, SetupMode::Preset, &greedy).expect("start");
+    let mut d = Driver::start(engine, 4, seed, SetupMode::Preset, &names).expect("start");
     let mut before = d.state.clone();
     d.run(Until::End, |step, _| {
         let seat_a = match step.decision {
