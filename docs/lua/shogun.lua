@@ -4,6 +4,10 @@
 -- completion and checks. A test keeps this file in step with the API the
 -- Rust side registers: every `game.*` and `shogun.*` function is here.
 -- Seats, provinces, actions, events, specials and regions are 1-based.
+-- `game`, `shogun`, `string`, `math` and `table` are read only as
+-- `NAME.field` (or `NAME[key]`): a script cannot take one of them as a
+-- value (`local g = game` is refused when the file loads), so nothing can
+-- write into them, and `game.pay(...)` costs no more than a local would.
 
 ---@alias Seat integer
 ---@alias Province integer
@@ -165,24 +169,11 @@ function shogun.replace(kind, name, fn, when) end
 ---@return function|nil
 function shogun.original(kind, name) end
 
----The modifier registered under a name.
----@param name string
----@return function|nil
-function shogun.modifier_fn(name) end
-
----The action registered under a name (nil if none).
----@param name string
----@return function|nil
-function shogun.action_fn(name) end
-
----The handler registered under a name (nil if none).
----@param name string
----@return function|nil
-function shogun.handler_fn(name) end
-
 ---Read-only views of the registered functions by name, as they are now
----(replacements included): `shogun.actions[name]` is
----`shogun.action_fn(name)` in one table read instead of a call.
+---(replacements included): `shogun.actions[name]`, `shogun.handlers[name]`,
+---`shogun.modifiers[name]` (nil when none is registered). They replace
+---`shogun.action_fn`, `handler_fn` and `modifier_fn`, which say so when
+---called.
 ---@type table<string, fun(seat: Seat, province: Province, action: integer)>
 shogun.actions = {}
 ---@type table<string, function>
@@ -337,10 +328,20 @@ function game.set_rice(s, n) end
 ---@param s Seat
 ---@param n integer
 function game.add_points(s, n) end
----Supply -> one of the seat's provinces.
+---Every seat scores points from one source: `points[s]` is added to seat
+---s's points (a list with an entry per seat) and tallied for `shogun lab`
+---as `points.SOURCE`. A scoring in one call per source:
+---```lua
+---game.award("provinces", { 6, 4, 8, 2 })
+---```
+---@param source string # a metric word (a-z, 0-9, `.`, `_`, `-`)
+---@param points integer[]
+function game.award(source, points) end
+---Supply -> one of the seat's provinces; returns the armies there now.
 ---@param s Seat
 ---@param p Province
 ---@param n integer
+---@return integer
 function game.deploy(s, p, n) end
 ---Between two adjacent provinces of the seat.
 ---@param s Seat
@@ -400,6 +401,50 @@ function game.conquer(p, s) end
 ---Armies, buildings and unrest back to the supplies, the card to the deck.
 ---@param p Province
 function game.neutralize(p) end
+---A battle's throw: records a battle of `kind` (attack, neutral, revolt)
+---for `to`, then throws the attacker's `armies` from `from`, every army
+---of the defender in `to`, each side's extra cubes from its supply and
+---`peasants` from the general supply, with the tray. A side may be nil (a
+---neutral province has no defender, a revolt no attacking seat).
+---@param kind string
+---@param to Province
+---@param attacker Seat|nil
+---@param from Province|nil
+---@param armies integer|nil
+---@param attacker_extra integer|nil
+---@param defender Seat|nil
+---@param defender_extra integer|nil
+---@param peasants integer|nil
+---@return integer peasants the peasants that landed
+---@return integer attacker the attacker's cubes in the tray
+---@return integer defender the defender's cubes in the tray
+function game.fight(kind, to, attacker, from, armies, attacker_extra, defender, defender_extra, peasants) end
+---Where a battle's cubes go once the rules have said who won: each side's
+---cubes in the tray go back to its supply but `stay` of them, which go
+---into `to`; `to` goes to `holder` (a seat, or nil for neutral; as it
+---was, nothing changes); the tray's peasants go back to the general
+---supply when `peasants_back` is true.
+---@param to Province
+---@param holder Seat|nil
+---@param attacker Seat|nil
+---@param attacker_stay integer|nil
+---@param defender Seat|nil
+---@param defender_stay integer|nil
+---@param peasants_back boolean
+function game.settle(to, holder, attacker, attacker_stay, defender, defender_stay, peasants_back) end
+---A line of narration in the transcript: string.format's `fmt` and
+---arguments, and three conversions of its own: `%S` takes a seat and
+---writes its name, `%P` a province and writes its name, `%n` a number and
+---a noun ("army/armies", or "peasant" for "peasants") and writes the
+---count. Nothing is formatted when nobody reads the transcript (bulk
+---runs), so pass numbers and leave the words to it:
+---```lua
+---game.note("%S moves %n from %P to %P", seat, 3, "army/armies", from, to)
+------> "A moves 3 armies from Shinano to Kozuke"
+---```
+---@param fmt string
+---@param ... any
+function game.note(fmt, ...) end
 ---1..n from the scripts' random stream: each call its own draw at this
 ---stage of the game (a round, a seat's turn at an action, the winter), so an
 ---extra call shifts no throw, no card and no later stage's draws.
@@ -466,8 +511,8 @@ function seat_name(s) end
 ---@return string
 function pname(p) end
 
----Narrates a formatted line (string.format) when narration is on
----(nothing in bulk runs: NARRATE is false).
+---game.note under the base pack's older name (kept for packs that call
+---it).
 ---@param fmt string
 ---@param ... any
 function note(fmt, ...) end

@@ -1,7 +1,7 @@
 -- The ten actions. A handler gets (seat, province, action) and performs the
 -- action there in full, or skips it whole when it cannot (RULES.md).
 
-local game, note, modify = game, note, modify
+local note, modify = note, modify
 -- Numbers of the rules read on every action, once at load (RULES is final
 -- by then: variants change it before any script runs).
 local unrest_per_collection, armies_left_behind = RULES.params.unrest_per_collection, RULES.params.armies_left_behind

@@ -2,17 +2,6 @@
 -- Every battle throws cubes into the tower with everything in the tray and
 -- counts what lands (RULES.md, "Battles and the tower").
 
-local game, note, modify = game, note, modify
--- Host functions called on every action, kept in file-level locals: a
--- read through the sealed `game` table goes through its metatable.
-local max, min = math.max, math.min
-local tray_to_supply, tray_to_province, tally, tray_peasants_to_supply, throw_cubes, unrest_in, peasant_supply, neutralize, conquer, armies_in, supply_of, effects_on =
-  game.tray_to_supply, game.tray_to_province, game.tally, game.tray_peasants_to_supply, game.throw_cubes, game.unrest, game.peasant_supply, game.neutralize, game.conquer, game.armies, game.supply, game.effects
-local record_battle, handlers, format = game.battle, shogun.handlers, string.format
--- Read once at load (RULES is final by then).
-local battle_handler, neutral_peasants = RULES.handlers.battle, RULES.params.neutral_peasants
-local province_lost_handler = RULES.handlers.province_lost
-
 -- Battle outcomes as statistics (game.tally) from the side of the player
 -- who fought: the attacker in attacks, the owner in revolts.
 local WON = { attacker = "won", defender = "lost" }
@@ -47,7 +36,7 @@ shogun.handler("battle_outcome", function(kind, a, d, p, unrest)
   if d == 0 then return "tie", 0, 0 end
   if def > a then
     -- The defender loses as many as the attacker had, peasants first.
-    local lost = a - min(a, helpers)
+    local lost = a - math.min(a, helpers)
     return "defender", 0, d - lost
   end
   return "tie", 0, 0
@@ -57,91 +46,95 @@ end)
 -- and `shogun tower odds` call the same function, so a variant that
 -- replaces it changes both.
 function battle_outcome(kind, a, d, p, unrest)
-  return handlers[battle_handler](kind, a, d, p, unrest)
+  return shogun.handlers[RULES.handlers.battle](kind, a, d, p, unrest)
 end
 
 -- A province its owner lost in a battle (to `to`, or to nobody): the rule
 -- registered under rules.yaml `handlers.province_lost` says what becomes
 -- of the action he planned there (docs/rules.md, "Readings").
 function province_lost(seat, p, to)
-  handlers[province_lost_handler](seat, p, to)
+  shogun.handlers[RULES.handlers.province_lost](seat, p, to)
 end
 
 -- Extra cubes a side may throw from its supply (the attack and defence
 -- specials, the castle event): only as many as the supply has. The
--- modifiers' context is built only when an effect acts.
+-- modifiers' context is made only when an effect acts.
 local function attacker_extra(seat, to, from, action)
-  local effects = effects_on("attacker_extra", seat, action)
+  local effects = game.effects("attacker_extra", seat, action)
   if effects == nil then return 0 end
-  return max(0, min(apply_effects(effects, 0, { seat = seat, province = to, source = from, action = action }), supply_of(seat)))
+  local extra = apply_effects(effects, 0, { seat = seat, province = to, source = from, action = action })
+  return math.max(0, math.min(extra, game.supply(seat)))
 end
 local function defender_extra(defender, to, seat, action)
-  local effects = effects_on("defender_extra", defender, action)
+  local effects = game.effects("defender_extra", defender, action)
   if effects == nil then return 0 end
-  return max(0, min(apply_effects(effects, 0, { seat = defender, province = to, attacker = seat, action = action }), supply_of(defender)))
+  local extra = apply_effects(effects, 0, { seat = defender, province = to, attacker = seat, action = action })
+  return math.max(0, math.min(extra, game.supply(defender)))
 end
 
 -- Both rulebooks say the holder *may* throw these cubes (docs/rules.md,
 -- "Readings"): he is asked how many of them he throws (a count question
--- of kind EXTRA_CUBES, 0 up to what the cards allow), the attacker first,
--- then the defender. params.ask_extra_cubes: 1 (the books), or 0 (every
--- allowed cube is thrown without asking; the variant always-extra-cubes).
-local EXTRA_CUBES = "extra_cubes"
-local always_extra = RULES.params.ask_extra_cubes == 0
-local ask_count = game.ask_count
+-- of kind "extra_cubes", 0 up to what the cards allow), the attacker
+-- first, then the defender. params.ask_extra_cubes: 1 (the books), or 0
+-- (every allowed cube is thrown without asking; the variant
+-- always-extra-cubes).
+local function asks_extra_cubes()
+  return RULES.params.ask_extra_cubes ~= 0
+end
 
--- The battle itself, once both sides' extra cubes are known.
-local function fight(seat, defender, from, to, n, xa, xd)
-  record_battle("attack", to)
-  local dn = armies_in(to)
-  local unrest = unrest_in(to) > 0
-  if NARRATE then
-    note("%s attacks %s (%s, %s) from %s with %d%s%s", seat_name(seat), pname(to), seat_name(defender), count(dn, "army", "armies"),
-      pname(from), n, xa > 0 and format(" +%d from supply", xa) or "",
-      xd > 0 and format("; %s adds %d from supply", seat_name(defender), xd) or "")
-  end
-  local p, a, d = throw_cubes(0, seat, from, n, defender, to, dn, seat, nil, xa, defender, nil, xd)
-  if NARRATE and unrest then note("%s has unrest: the peasants take no side", pname(to)) end
-  local outcome, a_left, d_left = battle_outcome("attack", a, d, p, unrest)
-  tally(ATTACK_TALLY[outcome] or "battles.attack." .. outcome, seat)
-  -- Counted cubes that do not stay in the province go back to the supplies.
-  tray_to_supply(seat, a - a_left)
-  tray_to_supply(defender, d - d_left)
+-- What a battle tells the transcript. The battle paths run thousands of
+-- times in bulk runs, where nobody reads the narration: game.note then
+-- formats nothing, but its arguments would still be worked out, so these
+-- run only `if NARRATE`.
+local function narrate_attack(seat, defender, from, to, n, xa, xd, dn)
+  game.note("%S attacks %P (%S, %n) from %P with %d%s%s", seat, to, defender, dn, "army/armies", from, n,
+    xa > 0 and string.format(" +%d from supply", xa) or "", xd > 0 and string.format("; %s adds %d from supply", seat_name(defender), xd) or "")
+end
+local function narrate_outcome(seat, defender, to, outcome, a, d, a_left, d_left)
   if outcome == "attacker" then
-    conquer(to, seat)
-    tray_to_province(seat, to, a_left)
-    province_lost(defender, to, seat)
-    if NARRATE then note("%s wins %d:%d and holds %s with %d", seat_name(seat), a, d + (unrest and 0 or p), pname(to), a_left) end
+    game.note("%S wins %d:%d and holds %P with %d", seat, a, d, to, a_left)
   elseif outcome == "defender" then
-    tray_to_province(defender, to, d_left)
-    if NARRATE then note("%s defends %d:%d and keeps %s with %d", seat_name(defender), d + (unrest and 0 or p), a, pname(to), d_left) end
+    game.note("%S defends %d:%d and keeps %P with %d", defender, d, a, to, d_left)
+  elseif d == 0 then
+    game.note("no defending army landed: %P becomes neutral", to)
   else
-    neutralize(to)
-    province_lost(defender, to, nil)
-    if d == 0 then
-      if NARRATE then note("no defending army landed: %s becomes neutral", pname(to)) end
-    else
-      if NARRATE then note("tie %d:%d: %s loses its buildings and armies and becomes neutral", a, d + (unrest and 0 or p), pname(to)) end
-    end
+    game.note("tie %d:%d: %P loses its buildings and armies and becomes neutral", a, d, to)
   end
-  -- Peasants who counted go back to the general supply.
-  if not unrest then tray_peasants_to_supply() end
+end
+
+-- The battle itself, once both sides' extra cubes are known: the throw
+-- (game.fight), the pack's battle rule, and where the cubes go
+-- (game.settle): counted cubes that do not stay in the province go back
+-- to the supplies, and peasants who counted to the general supply.
+local function fight(seat, defender, from, to, n, xa, xd)
+  local _, dn, unrest_markers = game.province(to)
+  local unrest = unrest_markers > 0
+  if NARRATE then narrate_attack(seat, defender, from, to, n, xa, xd, dn) end
+  local p, a, d = game.fight("attack", to, seat, from, n, xa, defender, xd, 0)
+  if unrest then game.note("%P has unrest: the peasants take no side", to) end
+  local outcome, a_left, d_left = battle_outcome("attack", a, d, p, unrest)
+  game.tally(ATTACK_TALLY[outcome] or "battles.attack." .. outcome, seat)
+  local holder = outcome == "attacker" and seat or outcome == "defender" and defender or nil
+  game.settle(to, holder, seat, a_left, defender, d_left, not unrest)
+  if holder ~= defender then province_lost(defender, to, holder) end
+  -- (Peasants who landed count for the defender, unless there is unrest.)
+  if NARRATE then narrate_outcome(seat, defender, to, outcome, a, d + (unrest and 0 or p), a_left, d_left) end
 end
 
 -- The defender's question, if he may add cubes; else the battle.
 local function defend(seat, defender, from, to, n, action, xa)
   local xd = defender_extra(defender, to, seat, action)
-  if xd == 0 or always_extra then return fight(seat, defender, from, to, n, xa, xd) end
-  ask_count(defender, EXTRA_CUBES, format("%s attacks %s with %d%s: throw how many extra cubes from your supply (up to %d)?",
-    seat_name(seat), pname(to), n, xa > 0 and format(" +%d", xa) or "", xd), "defender_extra_cubes",
+  if xd == 0 or not asks_extra_cubes() then return fight(seat, defender, from, to, n, xa, xd) end
+  game.ask_count(defender, "extra_cubes", string.format("%s attacks %s with %d%s: throw how many extra cubes from your supply (up to %d)?",
+    seat_name(seat), pname(to), n, xa > 0 and string.format(" +%d", xa) or "", xd), "defender_extra_cubes",
     { seat = seat, defender = defender, from = from, to = to, n = n, xa = xa }, 0, xd)
 end
 
 -- `seat` attacks province `to` of `defender` with `n` armies from `from`.
 function attack(seat, defender, from, to, n, action)
   local xa = attacker_extra(seat, to, from, action)
-  if xa == 0 or always_extra then return defend(seat, defender, from, to, n, action, xa) end
-  ask_count(seat, EXTRA_CUBES, format("attack %s with %d: throw how many extra cubes from your supply (up to %d)?", pname(to), n, xa),
+  if xa == 0 or not asks_extra_cubes() then return defend(seat, defender, from, to, n, action, xa) end
+  game.ask_count(seat, "extra_cubes", string.format("attack %s with %d: throw how many extra cubes from your supply (up to %d)?", pname(to), n, xa),
     "attacker_extra_cubes", { defender = defender, from = from, to = to, n = n, action = action }, 0, xa)
 end
 
@@ -155,32 +148,29 @@ end)
 -- `seat` enters neutral province `to` with `n` armies from `from`, `xa`
 -- extra cubes from his supply.
 local function enter_neutral(seat, from, to, n, action, xa)
-  record_battle("neutral", to)
-  local k = max(0, min(modify_at("neutral_peasants", neutral_peasants, seat, to, action), peasant_supply()))
-  local unrest = unrest_in(to) > 0
+  local k = math.max(0, math.min(modify_at("neutral_peasants", RULES.params.neutral_peasants, seat, to, action), game.peasant_supply()))
+  local unrest = game.unrest(to) > 0
   if NARRATE then
-    note("%s enters neutral %s from %s with %d%s against %s", seat_name(seat), pname(to), pname(from), n,
-      xa > 0 and format(" +%d from supply", xa) or "", count(k, "peasant"))
+    game.note("%S enters neutral %P from %P with %d%s against %n", seat, to, from, n, xa > 0 and string.format(" +%d from supply", xa) or "", k,
+      "peasant")
   end
-  local p, a = throw_cubes(k, seat, from, n, seat, nil, xa)
+  local p, a = game.fight("neutral", to, seat, from, n, xa, nil, nil, k)
   local outcome, a_left = battle_outcome("neutral", a, 0, p, unrest)
-  tally(NEUTRAL_TALLY[outcome] or "battles.neutral." .. outcome, seat)
-  tray_to_supply(seat, a - a_left)
+  game.tally(NEUTRAL_TALLY[outcome] or "battles.neutral." .. outcome, seat)
+  game.settle(to, outcome == "attacker" and seat or nil, seat, a_left, nil, nil, not unrest)
+  if not NARRATE then return end
   if outcome == "attacker" then
-    conquer(to, seat)
-    tray_to_province(seat, to, a_left)
-    if NARRATE then note("%s takes %s with %d", seat_name(seat), pname(to), a_left) end
+    game.note("%S takes %P with %d", seat, to, a_left)
   else
-    if NARRATE then note("%s stays neutral (%d:%d)", pname(to), a, unrest and 0 or p) end
+    game.note("%P stays neutral (%d:%d)", to, a, unrest and 0 or p)
   end
-  if not unrest then tray_peasants_to_supply() end
 end
 
 -- `seat` enters neutral province `to` with `n` armies from `from`.
 function neutral_battle(seat, from, to, n, action)
   local xa = attacker_extra(seat, to, from, action)
-  if xa == 0 or always_extra then return enter_neutral(seat, from, to, n, action, xa) end
-  ask_count(seat, EXTRA_CUBES, format("enter neutral %s with %d: throw how many extra cubes from your supply (up to %d)?", pname(to), n, xa),
+  if xa == 0 or not asks_extra_cubes() then return enter_neutral(seat, from, to, n, action, xa) end
+  game.ask_count(seat, "extra_cubes", string.format("enter neutral %s with %d: throw how many extra cubes from your supply (up to %d)?", pname(to), n, xa),
     "neutral_extra_cubes", { from = from, to = to, n = n, action = action }, 0, xa)
 end
 
@@ -190,32 +180,27 @@ end)
 
 -- Peasants rise in `p` against its owner `seat`. Returns true if he holds it.
 function revolt(seat, p, peasants, why)
-  record_battle("revolt", p)
-  local k = min(peasants, peasant_supply())
-  local dn = armies_in(p)
-  if NARRATE then note("revolt in %s (%s): %s against %s", pname(p), why, count(k, "peasant"), count(dn, "army", "armies")) end
-  local q, d = throw_cubes(k, seat, p, dn)
+  local k = math.min(peasants, game.peasant_supply())
+  local _, dn = game.province(p)
+  if NARRATE then game.note("revolt in %P (%s): %n against %n", p, why, k, "peasant", dn, "army/armies") end
+  local q, _, d = game.fight("revolt", p, nil, nil, nil, nil, seat, nil, k)
   local outcome, _, d_left = battle_outcome("revolt", 0, d, q, false)
   if why == "winter" then
-    tally(WINTER_TALLY[outcome] or "battles.winter_revolt." .. outcome, seat)
+    game.tally(WINTER_TALLY[outcome] or "battles.winter_revolt." .. outcome, seat)
   else
-    tally(COLLECTION_TALLY[outcome] or "battles.collection_revolt." .. outcome, seat)
+    game.tally(COLLECTION_TALLY[outcome] or "battles.collection_revolt." .. outcome, seat)
   end
-  tray_peasants_to_supply()
-  tray_to_supply(seat, d - d_left)
-  if outcome == "attacker" then
-    neutralize(p)
-    province_lost(seat, p, nil)
-    if NARRATE then
-      if q == d then
-        note("the revolt ties %d:%d, and a tie goes to the peasants: %s becomes neutral", q, d, pname(p))
-      else
-        note("the peasants win %d:%d: %s becomes neutral", q, d, pname(p))
-      end
+  local holds = outcome == "defender"
+  game.settle(p, holds and seat or nil, nil, nil, seat, d_left, true)
+  if not holds then province_lost(seat, p, nil) end
+  if NARRATE then
+    if holds then
+      game.note("%S puts down the revolt %d:%d and keeps %P with %d", seat, d, q, p, d_left)
+    elseif q == d then
+      game.note("the revolt ties %d:%d, and a tie goes to the peasants: %P becomes neutral", q, d, p)
+    else
+      game.note("the peasants win %d:%d: %P becomes neutral", q, d, p)
     end
-    return false
   end
-  tray_to_province(seat, p, d_left)
-  if NARRATE then note("%s puts down the revolt %d:%d and keeps %s with %d", seat_name(seat), d, q, pname(p), d_left) end
-  return true
+  return holds
 end

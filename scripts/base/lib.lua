@@ -17,7 +17,7 @@ shogun.hooks {
 -- Host and prelude functions called on every action, kept in file-level
 -- locals: a read through a sealed table (`game`, `shogun`, `string`) goes
 -- through its metatable.
-local effects_of, tally, log = game.effects, game.tally, game.log
+local effects_of, tally = game.effects, game.tally
 local modifiers, format = shogun.modifiers, string.format
 
 -- Names for narration, looked up once while the pack loads.
@@ -26,11 +26,10 @@ for i, s in ipairs(RULES.seats) do seat_names[i] = s.name end
 for i, p in ipairs(MAP.provinces) do province_names[i] = p.name end
 function seat_name(s) return seat_names[s] end
 function pname(p) return province_names[p] end
--- Narrates a line of the transcript (skipped when nobody reads it:
--- NARRATE is false in bulk runs).
-function note(fmt, ...)
-  if NARRATE then log(format(fmt, ...)) end
-end
+-- Narration is game.note (docs/lua-api.md: string.format's conversions
+-- and %S, %P and %n; nothing is formatted in bulk runs). `note` is its
+-- name from before the runtime had it, kept for packs that call it.
+note = game.note
 
 -- "1 army", "2 armies", "0 peasants": a count with its noun in the right
 -- number. `plural` defaults to the singular with an "s".

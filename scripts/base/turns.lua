@@ -2,7 +2,7 @@
 -- setup, revealing and paying the bids, carrying out a planned action (or
 -- voiding it), and the final ranking (RULES.md, setup and action round).
 
-local game, note = game, note
+local note = note
 
 -- Setup: throw each player's preload cubes and the peasants into the empty
 -- tower; what lands goes back to the supplies.

@@ -1,6 +1,6 @@
 -- Winter: supply and revolts, scoring, and the end of the year.
 
-local game, note, modify = game, note, modify
+local note, modify = note, modify
 
 -- The supply table's rows and the shortage each starts at, and the rest
 -- of the winter's rules, read once at load.

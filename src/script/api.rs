@@ -165,7 +165,7 @@ pub(super) fn map_table(lua: &Lua, rules: &Rules) -> mlua::Result<Table> {
 
 /// The `game` table of host functions, one module per area (each registers
 /// its part).
-pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
+pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>, note_format: &mlua::Function) -> mlua::Result<Table> {
     let t = lua.create_table()?;
     reads::register(lua, &t, sh)?;
     board::register(lua, &t, sh)?;
@@ -173,7 +173,7 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>) -> mlua::Result<Table> {
     tower::register(lua, &t, sh)?;
     questions::register(lua, &t, sh)?;
     effects::register(lua, &t, sh)?;
-    records::register(lua, &t, sh)?;
+    records::register(lua, &t, sh, note_format)?;
     super::raw::cache_effects(lua, &t, sh)?;
     Ok(t)
 }

@@ -12,7 +12,12 @@
 //!   `SETUPVAL` but none, whatever made the closure;
 //! - a function setting a global (only a file's top level may, while it
 //!   loads), and any chunk replacing `_ENV` or taking it as a value (the
-//!   globals table is reachable only through global names).
+//!   globals table is reachable only through global names);
+//! - a flat table of functions (`game`, `shogun`, `string`, `math`,
+//!   `table`: `FLAT`) used other than to read one of its fields at once
+//!   (`game.pay`, `math[k]`): no script holds one as a value, so none
+//!   can write into it, and the tables themselves stay plain (a read of
+//!   `game.pay` is a raw hit, not a step through a metatable).
 
 /// One refused write: the line and what it is.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,9 +26,52 @@ pub struct Refused {
     pub message: String,
 }
 
+const OP_LOADK: u32 = 3;
+const OP_LOADKX: u32 = 4;
 const OP_GETUPVAL: u32 = 9;
 const OP_SETUPVAL: u32 = 10;
+const OP_GETTABUP: u32 = 11;
+const OP_GETTABLE: u32 = 12;
+const OP_GETI: u32 = 13;
+const OP_GETFIELD: u32 = 14;
 const OP_SETTABUP: u32 = 15;
+
+/// The globals that are flat tables of functions: read only as
+/// `NAME.field` (or `NAME[key]`), never taken as a value.
+pub const FLAT: [&str; 5] = ["game", "shogun", "string", "math", "table"];
+
+/// A pack file as it runs: the flat tables made locals of the file, on
+/// its first line (line numbers stay), so that `game.pay` inside the
+/// file's functions is one table read (the upvalue `game`, then `pay`)
+/// instead of two (the globals, then `game`, then `pay`). `check` runs on
+/// the file as written, where every use of those names is a global's:
+/// it proves that the file reads them only as `NAME.field`, and the
+/// locals are reached by no other name.
+pub fn with_flat_locals(source: &str) -> String {
+    let names = FLAT.join(", ");
+    format!("local {names} = {names}; {source}")
+}
+
+/// Whether the table a `GETTABUP` at `pc` put into register `a` goes no
+/// further than a field read: `a` is a temporary (no local variable's
+/// register once the instruction has run), and the next instruction reads
+/// a field of it; the compiler frees the temporary at once.
+/// (A key that is not among a function's first 256 constants is loaded
+/// into the next register first: `LOADK`, then `GETTABLE`.)
+fn only_read_in_place(p: &Proto, pc: usize, a: usize) -> bool {
+    a >= p.locals_at(pc + 1) && reads_field_of(&p.code, pc, a)
+}
+
+fn reads_field_of(code: &[u32], pc: usize, a: usize) -> bool {
+    let field = |ins: u32| (ins >> 16) & 0xff == a as u32;
+    match code.get(pc + 1).map(|&ins| (ins & 0x7f, ins)) {
+        Some((OP_GETTABLE | OP_GETI | OP_GETFIELD, ins)) => field(ins),
+        Some((OP_LOADK | OP_LOADKX, ins)) if (ins >> 7) & 0xff == a as u32 + 1 => {
+            code.get(pc + 2 + usize::from(ins & 0x7f == OP_LOADKX)).is_some_and(|&get| get & 0x7f == OP_GETTABLE && field(get) && get >> 24 == a as u32 + 1)
+        }
+        _ => false,
+    }
+}
 
 struct Proto {
     line_defined: usize,
@@ -36,6 +84,9 @@ struct Proto {
     lineinfo: Vec<i8>,
     abslineinfo: Vec<(usize, usize)>,
     upvalue_names: Vec<String>,
+    /// (first pc, pc past the last) of each local variable held in a
+    /// register, in the order they become active.
+    locals: Vec<(usize, usize)>,
 }
 
 struct Reader<'a> {
@@ -118,17 +169,17 @@ impl Reader<'_> {
             abslineinfo.push((self.size()?, self.size()?));
         }
         let n = self.count(3)?;
+        let mut locals = Vec::with_capacity(n);
         for _ in 0..n {
             self.string()?;
-            self.size()?;
-            self.size()?;
+            locals.push((self.size()?, self.size()?));
         }
         let n = self.count(1)?;
         let mut upvalue_names = Vec::with_capacity(n);
         for _ in 0..n {
             upvalue_names.push(self.string()?.unwrap_or_default());
         }
-        Ok(Proto { line_defined, code, strings, upvalues, protos, lineinfo, abslineinfo, upvalue_names })
+        Ok(Proto { line_defined, code, strings, upvalues, protos, lineinfo, abslineinfo, upvalue_names, locals })
     }
 }
 
@@ -149,6 +200,12 @@ impl Proto {
             line += self.lineinfo.get(base_pc as usize).map_or(0, |&d| i64::from(d));
         }
         line.max(1) as usize
+    }
+
+    /// How many registers hold local variables at `pc` (the locals
+    /// active there take the lowest registers, in order).
+    fn locals_at(&self, pc: usize) -> usize {
+        self.locals.iter().filter(|&&(start, end)| start <= pc && pc < end).count()
     }
 
     fn upvalue_name(&self, i: usize) -> &str {
@@ -213,6 +270,15 @@ fn walk(p: &Proto, file_level: &[bool], env: &[bool], is_main: bool, runs_later:
                 p.upvalue_name(b)
             )),
             OP_GETUPVAL if get(env, b) => Some("uses _ENV as a value (the globals table is not reachable)".to_string()),
+            OP_GETTABUP if get(env, b) => {
+                let name = p.strings.get(((ins >> 24) & 0xff) as usize).cloned().flatten();
+                match name.as_deref() {
+                    Some(flat) if FLAT.contains(&flat) && !only_read_in_place(p, pc, a) => Some(format!(
+                        "uses `{flat}` other than to read one of its fields: `{flat}` is read-only (write `{flat}.name`, and keep a function of it in a local if you like: `local f = {flat}.name`)"
+                    )),
+                    _ => None,
+                }
+            }
             OP_SETTABUP if get(env, a) && (!is_main || runs_later) => {
                 let name = p.strings.get(b).cloned().flatten().unwrap_or_else(|| "?".into());
                 Some(if runs_later {

@@ -53,7 +53,7 @@ impl Reads {
     /// when the function is registered).
     pub(super) fn of(name: &str) -> Reads {
         match name {
-            "board" | "seats" | "add_points" | "tally" | "log" => Reads::default(),
+            "board" | "seats" | "add_points" | "award" | "tally" | "log" => Reads::default(),
             "year" | "season" => Reads { round: true, ..Reads::default() },
             "special" => Reads { other: true, specials: u64::MAX, ..Reads::default() },
             _ => Reads { other: true, ..Reads::default() },

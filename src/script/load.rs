@@ -82,7 +82,7 @@ pub(super) fn globals(lua: &Lua, rules: &Rules, shared: &Rc<Shared>) -> mlua::Re
     let prelude: Table = lua.load(include_str!("prelude.lua")).set_name("=prelude").set_mode(ChunkMode::Text).eval()?;
     let g = lua.globals();
     let freeze = values::freeze_data(lua, rules, shared, &prelude)?;
-    g.set("game", api::host_table(lua, shared)?)?;
+    g.set("game", api::host_table(lua, shared, &prelude.get("note_format")?)?)?;
     *shared.readonly_list.borrow_mut() = Some(prelude.get("readonly_list")?);
     api::make_board_view(lua, shared, &prelude.get("host_view")?)?;
     *shared.effect_tables.borrow_mut() = EffectTables::frozen(lua, rules, &freeze)?;
@@ -103,6 +103,8 @@ pub(super) fn globals(lua: &Lua, rules: &Rules, shared: &Rc<Shared>) -> mlua::Re
         })?
     };
     g.get::<Table>("string")?.set("format", format)?;
+    // The flat tables scripts reach only as `NAME.field` (bytecode.rs).
+    prelude.get::<Function>("set_flat")?.call::<()>(bytecode::FLAT)?;
     // From here on the builtins are read-only, while files load too.
     prelude.get::<Function>("lock_builtins")?.call::<()>(lock_helpers(lua)?)?;
     Ok(prelude)
@@ -139,7 +141,9 @@ pub(super) fn run_files(lua: &Lua, rules: &Rules, shared: &Shared, prelude: &Tab
         if let Err(e) = set_loading.call::<()>((src.pack.as_str(), src.overrides.clone())) {
             return Err(fatal(&src.path, format!("cannot start loading: {e}")));
         }
-        let chunk = lua.load(&src.source).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text);
+        // Checked as written (`check_syntax`), run with the flat tables as
+        // locals of the file (`bytecode::with_flat_locals`).
+        let chunk = lua.load(bytecode::with_flat_locals(&src.source)).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text);
         if let Err(e) = shared.guarded(|| chunk.exec()) {
             let se = ScriptError::from_lua(&e);
             let file = if se.file.is_empty() { src.path.clone() } else { se.file.clone().into() };

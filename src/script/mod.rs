@@ -668,6 +668,18 @@ impl Runtime {
         reads.specials & Reads::hook(h).specials != 0
     }
 
+    /// The names of the functions in `table`, one of the flat tables
+    /// scripts read only as `NAME.field` (`game`, `shogun`, the
+    /// libraries; script/bytecode.rs), sorted: what a script can call
+    /// there (no script can list them itself: it cannot take the table as
+    /// a value).
+    pub fn functions_of(&self, table: &str) -> Vec<String> {
+        let Ok(t) = self.lua.globals().raw_get::<mlua::Table>(table) else { return Vec::new() };
+        let mut names: Vec<String> = t.pairs::<String, Value>().filter_map(Result::ok).filter(|(_, v)| v.is_function()).map(|(k, _)| k).collect();
+        names.sort();
+        names
+    }
+
     /// Bytes the VM uses now.
     pub fn memory_used(&self) -> usize {
         self.lua.used_memory()

@@ -105,21 +105,19 @@ function shogun.hooks(list)
   for _, h in ipairs(list) do registry.hooks[h] = true end
 end
 
--- The modifier registered under `name` (nil if none).
-function shogun.modifier_fn(name)
-  return registry.modifiers[name]
-end
-
--- The action registered under `name` (nil if none).
-function shogun.action_fn(name)
-  return registry.actions[name]
-end
-
--- The handler registered under `name` (nil if none). Packs call their
--- replaceable rules through this, so a replacement changes every caller.
-function shogun.handler_fn(name)
-  return registry.handlers[name]
-end
+-- Names an earlier version of the API had, and what replaced them: a pack
+-- that still uses one gets this message instead of "attempt to call a
+-- nil value".
+local removed = {
+  action_fn = "shogun.actions[name]", handler_fn = "shogun.handlers[name]", modifier_fn = "shogun.modifiers[name]",
+}
+setmetatable(shogun, {
+  __index = function(_, k)
+    if removed[k] then error("shogun." .. k .. " was removed: use " .. removed[k], 2) end
+  end,
+  __newindex = function(_, k) error("shogun is read-only (tried to set `" .. tostring(k) .. "`)", 2) end,
+  __metatable = false,
+})
 
 local raw_pairs, raw_next, raw_set, raw_get = pairs, next, rawset, rawget
 local raw_setmetatable, raw_type, raw_select = setmetatable, type, select
@@ -247,10 +245,10 @@ end
 -- look a function up on every action.
 for _, names in ipairs({ { "actions", "action" }, { "handlers", "handler" }, { "modifiers", "modifier" } }) do
   local view, kind = names[1], names[2]
-  shogun[view] = raw_setmetatable({}, frozen_mt(registry[view], function(_, k)
+  raw_set(shogun, view, raw_setmetatable({}, frozen_mt(registry[view], function(_, k)
     error("shogun." .. view .. " is read-only (tried to set `" .. tostring(k) .. "`): register with shogun." .. kind
       .. " or shogun.replace", 2)
-  end))
+  end)))
 end
 
 -- A read-only deep copy of plain data (RULES, CARDS, MAP, card effects).
@@ -416,6 +414,51 @@ local function format_shown(fmt, ...)
   return raw_format(fmt, table.unpack(args, 1, n))
 end
 
+-- The text of game.note(fmt, ...) (the host calls this only when somebody
+-- reads the narration): string.format's `fmt` and arguments, and three
+-- conversions of its own: `%S` takes a seat and writes its name, `%P` a
+-- province and writes its name, `%n` a number and a noun ("army/armies",
+-- or "peasant" for "peasants") and writes the count.
+local function note_format(fmt, ...)
+  if raw_type(fmt) ~= "string" then error("game.note: argument 1 must be a string, got " .. raw_type(fmt), 2) end
+  local args, out, plain = { ... }, {}, {}
+  local i, k, from = 0, 0, 1
+  while true do
+    local at = raw_find(fmt, "%", from, true)
+    if at == nil then break end
+    local stop = at + 1
+    while raw_find("-+ #0123456789.", fmt:sub(stop, stop), 1, true) and stop <= #fmt do stop = stop + 1 end
+    local c = fmt:sub(stop, stop)
+    plain[#plain + 1] = fmt:sub(from, at - 1)
+    if c == "%" then
+      plain[#plain + 1] = "%%"
+    else
+      i, k = i + 1, k + 1
+      local spec, v = fmt:sub(at, stop - 1), args[i]
+      if c == "S" then
+        local seat = RULES.seats[v]
+        plain[#plain + 1], out[k] = spec .. "s", seat and seat.name
+      elseif c == "P" then
+        local province = MAP.provinces[v]
+        plain[#plain + 1], out[k] = spec .. "s", province and province.name
+      elseif c == "n" then
+        local noun = args[i + 1]
+        if raw_type(noun) ~= "string" then error("game.note: %n needs a number and a noun, got " .. raw_type(noun), 2) end
+        local slash = raw_find(noun, "/", 1, true)
+        local one, many = noun, noun .. "s"
+        if slash then one, many = noun:sub(1, slash - 1), noun:sub(slash + 1) end
+        plain[#plain + 1], out[k] = spec .. "s", raw_format("%d %s", v, v == 1 and one or many)
+        i = i + 1
+      else
+        plain[#plain + 1], out[k] = spec .. c, args[i]
+      end
+    end
+    from = stop + 1
+  end
+  plain[#plain + 1] = fmt:sub(from)
+  return string.format(table.concat(plain), table.unpack(out, 1, k))
+end
+
 -- The string metatable (`("x"):rep(2)`) is not the scripts' to change.
 local string_mt = getmetatable("")
 string_mt.__metatable = false
@@ -488,12 +531,43 @@ local globals -- the hidden table holding every global once locked
 -- their state is the runtime's own.
 local builtin
 
-local function lock_context(upvalue, getmt, setmt)
+-- The globals that are flat tables of functions (`game`, `shogun`, the
+-- libraries: script/bytecode.rs FLAT, set by the host). No script can take
+-- one as a value (the bytecode check refuses `game` anywhere but in
+-- `game.name`), so none can write into it: they stay plain tables, and
+-- reading `game.pay` is a raw hit instead of a step through a metatable.
+-- Their contents are locked like everything else; a new key is refused
+-- here too.
+local flat_names = {}
+local function set_flat(names)
+  for i, name in ipairs(names) do flat_names[i] = name end
+end
+
+local function lock_flat(ctx, source)
+  for _, name in ipairs(flat_names) do
+    local t = raw_get(source, name)
+    if raw_type(t) == "table" and not ctx.seen[t] then
+      ctx.seen[t] = true
+      for _, v in raw_next, t do
+        if is_callable(v) then lock_value(v, ctx) end
+      end
+      if ctx.getmt(t) == nil then
+        ctx.setmt(t, {
+          __newindex = function(_, k) error(name .. " is read-only (tried to set `" .. tostring(k) .. "`)", 2) end,
+          __metatable = false,
+        })
+      end
+    end
+  end
+end
+
+local function lock_context(upvalue, getmt, setmt, source)
   local ctx = { seen = {}, reals = {}, upvalue = upvalue, getmt = getmt, setmt = setmt }
   -- The globals table is locked by its own rules (below).
   ctx.seen[G] = true
   if globals then ctx.seen[globals] = true end
   for _, t in ipairs(internal) do ctx.seen[t] = true end
+  lock_flat(ctx, source)
   for _, t in ipairs(internal) do
     for _, v in raw_next, t do
       if is_callable(v) then lock_value(v, ctx) end
@@ -514,7 +588,7 @@ end
 local function lock_builtins(upvalue, getmt, setmt)
   raw_getmt = getmt
   for _, name in ipairs({ "rawget", "rawset", "rawequal", "rawlen", "next", "_G" }) do raw_set(G, name, nil) end
-  local ctx = lock_context(upvalue, getmt, setmt)
+  local ctx = lock_context(upvalue, getmt, setmt, G)
   globals = {}
   ctx.seen[globals] = true
   for k, v in raw_next, G do globals[k] = v end
@@ -533,7 +607,7 @@ local function lock_builtins(upvalue, getmt, setmt)
   for _, v in raw_next, globals do
     if is_callable(v) then lock_value(v, ctx) end
   end
-  string_mt.__index = ctx.reals[string_lib]
+  string_mt.__index = string_lib
   builtin = ctx.seen
   builtin[bump_value] = true
   builtin[(ipairs({}))] = true -- ipairs' iterator: stateless, made by every call
@@ -595,7 +669,7 @@ end
 -- outside a file's top level).
 local function seal(upvalue, getmt, setmt)
   sealed = true
-  local ctx = lock_context(upvalue, getmt, setmt)
+  local ctx = lock_context(upvalue, getmt, setmt, globals)
   for k, v in raw_next, globals do raw_set(G, k, v) end
   setmt(G, {
     __index = global_error,
@@ -767,4 +841,4 @@ end
 return { raw_format = raw_format, script_format = format_shown, registry = registry, seal = seal, lock_builtins = lock_builtins, freeze = freeze, set_loading = set_loading,
   readonly_list = readonly_list, host_view = host_view, stateful_values = stateful_values, count_calls = count_calls,
   freeze_changes = freeze_changes, set_value_bump = set_value_bump, value_list = value_list, fingerprints = fingerprints,
-  count_kept = count_kept }
+  count_kept = count_kept, set_flat = set_flat, note_format = note_format }

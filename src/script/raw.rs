@@ -211,6 +211,55 @@ impl RawArgs for RestInts {
     }
 }
 
+/// A yes/no argument: anything but nil and false is yes.
+pub(super) struct Flag(pub bool);
+
+impl RawArgs for Flag {
+    const N: c_int = 1;
+    unsafe fn read(l: *mut ffi::lua_State, at: c_int, _: &'static str) -> Result<Self, String> {
+        // SAFETY: reads one slot of the running function's stack.
+        Ok(Flag(unsafe { ffi::lua_toboolean(l, at) } != 0))
+    }
+}
+
+/// A list of integers (a table with items 1..n), read with raw gets: at
+/// most `IntList::MAX` items.
+pub(super) struct IntList(pub Vec<i64>);
+
+impl IntList {
+    pub(super) const MAX: usize = 64;
+}
+
+impl RawArgs for IntList {
+    const N: c_int = 1;
+    unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
+        // SAFETY: a slot of the running C function (the trait's contract);
+        // lua_type, lua_rawlen and lua_rawgeti only read (no metamethod,
+        // no allocation), and each value pushed is popped at once.
+        unsafe {
+            if ffi::lua_type(l, at) != ffi::LUA_TTABLE {
+                return Err(bad(name, at, "a list of integers", l));
+            }
+            let n = ffi::lua_rawlen(l, at);
+            if n > IntList::MAX {
+                return Err(format!("game.{name}: argument {at} holds {n} items, more than {}", IntList::MAX));
+            }
+            let mut out = Vec::with_capacity(n);
+            for i in 1..=n {
+                ffi::lua_rawgeti(l, at, i as ffi::lua_Integer);
+                let mut ok = 0;
+                let v = ffi::lua_tointegerx(l, -1, &mut ok);
+                ffi::lua_settop(l, -2);
+                if ok == 0 {
+                    return Err(format!("game.{name}: item {i} of argument {at} must be an integer"));
+                }
+                out.push(v);
+            }
+            Ok(IntList(out))
+        }
+    }
+}
+
 macro_rules! tuple_args {
     ($($t:ident),+) => {
         impl<$($t: RawArgs),+> RawArgs for ($($t,)+) {

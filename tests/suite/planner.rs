@@ -370,6 +370,47 @@ fn the_runtime_says_what_a_scoring_read() {
     assert_eq!(chests.runtime().take_reads(), Reads::default(), "taking them starts afresh");
 }
 
+/// Issue 25: `game.award(source, points)` scores every seat from one
+/// source in one call: its points, and the lab's tally `points.SOURCE`
+/// for each seat; a list of the wrong length or a bad source changes
+/// nothing.
+#[test]
+fn an_award_scores_every_seat_and_tallies_its_source() {
+    use shogun_lab::script::PhaseHandler;
+    let run = |extra: &str| {
+        let engine = scoring_plus(&format!("award-{}", extra.len()), extra);
+        let mut st = planning(&engine, 1);
+        let before: Vec<i64> = st.players.iter().map(|p| p.points).collect();
+        let mut events = Vec::new();
+        let done = engine.runtime().call_phase(&mut st, &mut events, PhaseHandler::Score);
+        (done.map(|_| ()).map_err(|e| e.to_string()), before, st, events)
+    };
+    let (plain, base, st0, _) = run("");
+    plain.unwrap();
+    let scored: Vec<i64> = st0.players.iter().zip(&base).map(|(p, b)| p.points - b).collect();
+    let (done, before, st, events) = run("game.award('bonus', { 1, 2, 3, 4 })");
+    done.unwrap();
+    let bonus: Vec<i64> = st.players.iter().zip(&before).zip(&scored).map(|((p, b), s)| p.points - b - s).collect();
+    assert_eq!(bonus, [1, 2, 3, 4]);
+    let tallied: Vec<(Option<Seat>, i64)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Tally { key, seat, amount } if key == "points.bonus" => Some((*seat, *amount)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(tallied, (0..4).map(|s| (Some(Seat::new(s)), s as i64 + 1)).collect::<Vec<_>>());
+    for (code, want) in [
+        ("game.award('bonus', { 1, 2 })", "game.award: 2 points given for 4 seats"),
+        ("game.award('no spaces', { 1, 2, 3, 4 })", "is not a metric name"),
+        ("game.award('bonus', { 1, 2, 3, 'x' })", "item 4 of argument 2 must be an integer"),
+    ] {
+        let (done, ..) = run(code);
+        let err = done.unwrap_err();
+        assert!(err.contains(want), "{code}: {err}");
+    }
+}
+
 /// What a seat's special card can change in a call: the hooks whose
 /// effects it asked for on behalf of a seat (a build asks for the calm
 /// after it, not for the tax yield; collecting taxes asks for the tax

@@ -93,6 +93,36 @@ fn library_tables_and_rules_data_are_read_only_while_files_load() {
     }
 }
 
+/// Issue 25: `game`, `shogun` and the libraries are plain tables (reading
+/// `game.pay` is a raw hit, not a step through a metatable) that no
+/// script can take as a value, so none can write into them: the bytecode
+/// check allows them only as `NAME.field` or `NAME[key]`.
+#[test]
+fn flat_tables_are_read_only_because_no_script_holds_one() {
+    let engine = engine();
+    let st = started(&engine, 4, 1);
+    let rt = engine.runtime();
+    for code in [
+        "local g = game",
+        "return shogun",
+        "local t = { math }",
+        "game:pay(1)",
+        "local function f() return string end",
+        "print(table)",
+        "game[tostring(1)] = 1",
+        "string.x = 1",
+    ] {
+        let err = rt.eval_readonly(&st, code).unwrap_err();
+        assert!(err.message.contains("read-only") && err.message.contains("other than to read one of its fields"), "{code}: {err}");
+    }
+    // Reading fields works, computed keys included.
+    let read = "local k = 'max' return math[k](1, 2) .. table.concat({ 'a' }) .. string.rep('x', 2) .. type(game.pay) .. type(shogun.actions)";
+    assert_eq!(rt.eval_readonly(&st, read).unwrap(), "2axxfunctiontable");
+    // The same check while a pack loads, with the file and line.
+    let err = load_error("flat", "local g = game\nlocal f = g.pay");
+    assert!(err.contains("modifiers.lua") && err.contains("`game` is read-only"), "{err}");
+}
+
 #[test]
 fn a_rawset_saved_while_loading_does_not_exist() {
     let err = load_error("rawset", "local rs = rawset\nrs(RULES, 'players', 1)");

@@ -8,7 +8,7 @@ local function collect_first(seat, p, a, field, hook, one, what)
   local amount = modify(hook, MAP.provinces[p][field], { seat = seat, province = p, action = a })
   if field == "tax" then game.gain(seat, amount) else game.add_rice(seat, amount) end
   game.tally(field == "tax" and "collected.taxes" or "collected.rice", seat, amount)
-  note("%s collects %s in %s before the peasants rise", seat_name(seat), count(amount, one, what), pname(p))
+  game.note("%S collects %n in %P before the peasants rise", seat, amount, one .. "/" .. what, p)
   if unrest > 0 and not revolt(seat, p, unrest, "collecting " .. what) then return end
   game.add_unrest(p, RULES.params.unrest_per_collection)
 end

@@ -5,10 +5,43 @@ use std::rc::Rc;
 
 use mlua::{Lua, Table};
 
+use super::records::metric_key;
 use super::{MAX_AMOUNT, rt};
 use crate::core::{Event, GameState, ProvinceId, Seat};
 use crate::script::Shared;
-use crate::script::raw::{LStr, fast};
+use crate::script::raw::{IntList, LStr, fast};
+
+/// Seat `s` takes province `p` (0-based both), which must be in play and
+/// empty of armies (`what`: the host function, for its error).
+pub(super) fn conquer(sh: &Shared, st: &mut GameState, what: &str, p: usize, s: usize) -> mlua::Result<()> {
+    if !st.in_play[p] {
+        return Err(rt(format!("game.{what}: {} is out of play", sh.name(p))));
+    }
+    if st.provinces[p].armies > 0 {
+        return Err(rt(format!("game.{what}: {} still holds {} armies", sh.name(p), st.provinces[p].armies)));
+    }
+    change_owner(sh, st, p, Some(Seat::new(s)));
+    Ok(())
+}
+
+/// Province `p` becomes neutral: armies to the owner's supply, buildings
+/// and unrest to the supply, card to the deck.
+pub(super) fn neutralize(sh: &Shared, st: &mut GameState, p: usize) {
+    let prov = st.provinces[p];
+    if let Some(o) = prov.owner {
+        st.players[o.index()].supply += prov.armies;
+    }
+    for k in 0..st.buildings.len() {
+        if prov.has(k) {
+            st.buildings[k] += 1;
+        }
+    }
+    st.unrest += prov.unrest;
+    st.provinces[p].armies = 0;
+    st.provinces[p].buildings = 0;
+    st.provinces[p].unrest = 0;
+    change_owner(sh, st, p, None);
+}
 
 /// Records a change of hands. What becomes of the former owner's planned
 /// action there is the rules' (`game.void_planned`, called by the pack's
@@ -72,6 +105,27 @@ fn amounts(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
             Ok(())
         })
     })?;
+    // game.award(source, points): each seat scores points[s] (a list with
+    // an entry per seat), added to its points and tallied for the lab as
+    // `points.SOURCE`: a scoring in one call per source.
+    fast(lua, t, sh, "award", |host, (source, IntList(points)): (LStr, IntList)| {
+        host.with_state_mut("award", |sh, st| {
+            if points.len() != st.seats() {
+                return Err(rt(format!("game.award: {} points given for {} seats", points.len(), st.seats())));
+            }
+            let key = metric_key(sh, "award", "points.", &source)?;
+            let mut total = Vec::with_capacity(points.len());
+            for (s, &n) in points.iter().enumerate() {
+                let p = st.players[s].points.checked_add(n).filter(|p| p.abs() <= MAX_AMOUNT);
+                total.push(p.ok_or_else(|| rt(format!("game.award: {n} points is out of range")))?);
+            }
+            for (s, (&n, p)) in points.iter().zip(total).enumerate() {
+                st.players[s].points = p;
+                sh.script_event("award", Event::Tally { key: key.clone(), seat: Some(Seat::new(s)), amount: n })?;
+            }
+            Ok(())
+        })
+    })?;
     fast(lua, t, sh, "add_points", |host, (s, n): (i64, i64)| {
         host.with_state_mut("add_points", |sh, st| {
             let s = sh.seat(st, "add_points", s)?;
@@ -88,7 +142,7 @@ fn amounts(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
 
 /// Armies from the supply onto the board and between provinces.
 fn armies(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
-    // Supply -> province (the seat's own).
+    // Supply -> province (the seat's own); returns the armies there now.
     fast(lua, t, sh, "deploy", |host, (s, p, n): (i64, i64, i64)| {
         host.with_state_mut("deploy", |sh, st| {
             let s = sh.seat(st, "deploy", s)?;
@@ -102,7 +156,7 @@ fn armies(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
             }
             st.players[s].supply -= n;
             st.provinces[p].armies += n;
-            Ok(())
+            Ok(st.provinces[p].armies)
         })
     })?;
     // Province -> adjacent own province.
@@ -184,35 +238,13 @@ fn cards(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
         host.with_state_mut("conquer", |sh, st| {
             let p = sh.prov(st, "conquer", p)?;
             let s = sh.seat(st, "conquer", s)?;
-            if !st.in_play[p] {
-                return Err(rt(format!("game.conquer: {} is out of play", sh.name(p))));
-            }
-            if st.provinces[p].armies > 0 {
-                return Err(rt(format!("game.conquer: {} still holds {} armies", sh.name(p), st.provinces[p].armies)));
-            }
-            change_owner(sh, st, p, Some(Seat::new(s)));
-            Ok(())
+            conquer(sh, st, "conquer", p, s)
         })
     })?;
-    // The province becomes neutral: armies to the owner's supply, buildings
-    // and unrest to the supply, card to the deck.
     fast(lua, t, sh, "neutralize", |host, p: i64| {
         host.with_state_mut("neutralize", |sh, st| {
             let p = sh.prov(st, "neutralize", p)?;
-            let prov = st.provinces[p];
-            if let Some(o) = prov.owner {
-                st.players[o.index()].supply += prov.armies;
-            }
-            for k in 0..st.buildings.len() {
-                if prov.has(k) {
-                    st.buildings[k] += 1;
-                }
-            }
-            st.unrest += prov.unrest;
-            st.provinces[p].armies = 0;
-            st.provinces[p].buildings = 0;
-            st.provinces[p].unrest = 0;
-            change_owner(sh, st, p, None);
+            neutralize(sh, st, p);
             Ok(())
         })
     })?;

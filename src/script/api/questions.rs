@@ -9,7 +9,7 @@ use mlua::{Lua, Table, ffi};
 use super::{MAX_TEXT, reg, rt};
 use crate::core::{Ask, AskData, Card, Choice, ProvinceId, Purpose, Seat};
 use crate::script::Shared;
-use crate::script::raw::{Key, LStr, RawArgs, RestInts, SPEC_KEYS, Spec, fast, fast_with_keys, message};
+use crate::script::raw::{Flag, Key, LStr, RawArgs, RestInts, SPEC_KEYS, Spec, fast, fast_with_keys, message};
 
 /// A question's `data` argument, read as plain data when the script asks
 /// (see `value.rs`): the question holds a copy of the table as it is at the
@@ -34,17 +34,6 @@ impl RawArgs for Data {
     unsafe fn read(l: *mut ffi::lua_State, at: c_int, name: &'static str) -> Result<Self, String> {
         // SAFETY: as `Data::at` asks (an argument stays for the call).
         unsafe { Data::at(l, at, name) }
-    }
-}
-
-/// A yes/no argument: anything but nil and false is yes.
-struct Flag(bool);
-
-impl RawArgs for Flag {
-    const N: c_int = 1;
-    unsafe fn read(l: *mut ffi::lua_State, at: c_int, _: &'static str) -> Result<Self, String> {
-        // SAFETY: reads one slot of the running function's stack.
-        Ok(Flag(unsafe { ffi::lua_toboolean(l, at) } != 0))
     }
 }
 

@@ -4,10 +4,11 @@ use std::rc::Rc;
 
 use mlua::{Lua, Table};
 
+use super::pieces::{conquer, neutralize};
 use super::{reg, rt};
-use crate::core::{Event, GameState, Pile, Seat};
+use crate::core::{Event, GameState, Pile, ProvinceId, Seat};
 use crate::script::Shared;
-use crate::script::raw::{Many, RestInts, fast};
+use crate::script::raw::{Flag, LStr, Many, RestInts, fast};
 
 /// Takes one group of a throw (`n` cubes of `seat` from province `from`,
 /// or from the supply) into `input`; returns the seat (0-based).
@@ -99,6 +100,7 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
             Ok(out)
         })
     })?;
+    battles(lua, t, sh)?;
     fast(lua, t, sh, "tray_to_supply", |host, (s, n): (i64, i64)| {
         host.with_state_mut("tray_to_supply", |sh, st| {
             let s = sh.seat(st, "tray_to_supply", s)?;
@@ -137,6 +139,109 @@ pub(super) fn register(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()
             st.tray.peasants -= n;
             st.peasants += n;
             Ok(n)
+        })
+    })?;
+    Ok(())
+}
+
+/// What `game.fight` reads: kind, the province fought for, the attacking
+/// seat and where its armies come from; their number and the attacker's
+/// extra cubes, the defending seat and its extra cubes; the peasants.
+type FightArgs = ((LStr, i64, Option<i64>, Option<i64>), (Option<i64>, Option<i64>, Option<i64>, Option<i64>), Option<i64>);
+
+/// What `game.settle` reads: the province, who holds it now, each side
+/// and how many of its cubes stay there, whether the peasants go back.
+type SettleArgs = ((i64, Option<i64>, Option<i64>, Option<i64>), (Option<i64>, Option<i64>, Flag));
+
+/// A side's cubes in the tray after a battle: `stay` of them go into `p`
+/// (held by the side by then), the rest back to its supply.
+fn side_back(sh: &Shared, st: &mut GameState, p: usize, side: Option<(usize, u16)>, into: bool) -> mlua::Result<()> {
+    let Some((s, stay)) = side else { return Ok(()) };
+    let landed = st.tray.seats[s];
+    if stay > landed {
+        return Err(rt(format!("game.settle: the tray holds {landed} cubes of seat {}, {stay} cannot stay", s + 1)));
+    }
+    if !into {
+        st.tray.seats[s] -= landed - stay;
+        st.players[s].supply += landed - stay;
+    } else if stay > 0 {
+        if st.provinces[p].owner != Some(Seat::new(s)) {
+            return Err(rt(format!("game.settle: {} is not held by seat {}, whose cubes stay there", sh.name(p), s + 1)));
+        }
+        st.tray.seats[s] -= stay;
+        st.provinces[p].armies += stay;
+    }
+    Ok(())
+}
+
+/// A battle in two calls: the throw (`game.fight`) and, once the pack's
+/// battle rule has said who won, where the cubes go (`game.settle`).
+fn battles(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
+    // game.fight(kind, to, attacker, from, armies, attacker_extra, defender,
+    // defender_extra, peasants): records a battle of `kind` for `to`, then
+    // throws the attacker's `armies` from `from`, every army of the
+    // defender in `to`, each side's extra cubes from its supply and
+    // `peasants` from the general supply, with the tray. A side may be
+    // nil (a neutral province has no defender, a revolt no attacking
+    // seat). Returns the peasants, the attacker's and the defender's cubes
+    // in the tray.
+    fast(lua, t, sh, "fight", |host, ((kind, to, attacker, from), (armies, xa, defender, xd), peasants): FightArgs| {
+        host.with_state_mut("fight", |sh, st| {
+            let p = sh.prov(st, "fight", to)?;
+            let kind = sh.text("fight", kind.as_bytes(), 64)?;
+            sh.script_event("fight", Event::Battle { kind, province: ProvinceId::new(p) })?;
+            let mut input = Pile::default();
+            let a = match attacker {
+                Some(a) => Some(take_group(sh, st, &mut input, a, from, armies.unwrap_or(0))?),
+                None => None,
+            };
+            let d = match defender {
+                Some(d) => Some(take_group(sh, st, &mut input, d, Some(to), i64::from(st.provinces[p].armies))?),
+                None => None,
+            };
+            if let Some(a) = attacker {
+                take_group(sh, st, &mut input, a, None, xa.unwrap_or(0))?;
+            }
+            if let Some(d) = defender {
+                take_group(sh, st, &mut input, d, None, xd.unwrap_or(0))?;
+            }
+            let landed = throw_input(sh, st, input, peasants.unwrap_or(0), false)?;
+            let mut out = Many::new();
+            out.push(i64::from(landed.peasants));
+            out.push(a.map_or(0, |a| i64::from(landed.seats[a])));
+            out.push(d.map_or(0, |d| i64::from(landed.seats[d])));
+            Ok(out)
+        })
+    })?;
+    // game.settle(to, holder, attacker, attacker_stay, defender,
+    // defender_stay, peasants_back): after a battle, each side's cubes in
+    // the tray go back to its supply but `stay` of them, which go into
+    // `to`; `to` goes to `holder` (a seat, or nil: neutral; as it was,
+    // nothing changes); the peasants in the tray go back to the general
+    // supply when `peasants_back` is true.
+    fast(lua, t, sh, "settle", |host, ((to, holder, attacker, a_stay), (defender, d_stay, Flag(peasants_back))): SettleArgs| {
+        host.with_state_mut("settle", |sh, st| {
+            let p = sh.prov(st, "settle", to)?;
+            let side = |s: Option<i64>, stay: Option<i64>| -> mlua::Result<Option<(usize, u16)>> {
+                s.map(|s| Ok((sh.seat(st, "settle", s)?, sh.count("settle", stay.unwrap_or(0))?))).transpose()
+            };
+            let (a, d) = (side(attacker, a_stay)?, side(defender, d_stay)?);
+            let holder = holder.map(|h| sh.seat(st, "settle", h)).transpose()?;
+            side_back(sh, st, p, a, false)?;
+            side_back(sh, st, p, d, false)?;
+            if st.provinces[p].owner.map(Seat::index) != holder {
+                match holder {
+                    Some(h) => conquer(sh, st, "settle", p, h)?,
+                    None => neutralize(sh, st, p),
+                }
+            }
+            side_back(sh, st, p, a, true)?;
+            side_back(sh, st, p, d, true)?;
+            if peasants_back {
+                st.peasants += st.tray.peasants;
+                st.tray.peasants = 0;
+            }
+            Ok(())
         })
     })?;
     Ok(())
