@@ -40,18 +40,6 @@ const OP_SETTABUP: u32 = 15;
 /// `NAME.field` (or `NAME[key]`), never taken as a value.
 pub const FLAT: [&str; 5] = ["game", "shogun", "string", "math", "table"];
 
-/// A pack file as it runs: the flat tables made locals of the file, on
-/// its first line (line numbers stay), so that `game.pay` inside the
-/// file's functions is one table read (the upvalue `game`, then `pay`)
-/// instead of two (the globals, then `game`, then `pay`). `check` runs on
-/// the file as written, where every use of those names is a global's:
-/// it proves that the file reads them only as `NAME.field`, and the
-/// locals are reached by no other name.
-pub fn with_flat_locals(source: &str) -> String {
-    let names = FLAT.join(", ");
-    format!("local {names} = {names}; {source}")
-}
-
 /// Whether the table a `GETTABUP` at `pc` put into register `a` goes no
 /// further than a field read: `a` is a temporary (no local variable's
 /// register once the instruction has run), and the next instruction reads

@@ -141,9 +141,10 @@ pub(super) fn run_files(lua: &Lua, rules: &Rules, shared: &Shared, prelude: &Tab
         if let Err(e) = set_loading.call::<()>((src.pack.as_str(), src.overrides.clone())) {
             return Err(fatal(&src.path, format!("cannot start loading: {e}")));
         }
-        // Checked as written (`check_syntax`), run with the flat tables as
-        // locals of the file (`bytecode::with_flat_locals`).
-        let chunk = lua.load(bytecode::with_flat_locals(&src.source)).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text);
+        // Run exactly as checked (`check_syntax`): a file that ran as other
+        // text than it was checked as could reach what the check refuses
+        // (a parameter named `_ENV` hid a prepended local from it).
+        let chunk = lua.load(src.source.as_str()).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text);
         if let Err(e) = shared.guarded(|| chunk.exec()) {
             let se = ScriptError::from_lua(&e);
             let file = if se.file.is_empty() { src.path.clone() } else { se.file.clone().into() };

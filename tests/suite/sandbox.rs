@@ -123,6 +123,24 @@ fn flat_tables_are_read_only_because_no_script_holds_one() {
     assert!(err.contains("modifiers.lua") && err.contains("`game` is read-only"), "{err}");
 }
 
+/// The review's reproduction: a parameter named `_ENV` made `math` in the
+/// file as checked a field of the parameter, while the file as it ran had
+/// `math` as a prepended local (the real table), so a pack could take the
+/// real `math` or `game` and replace their fields for every other file.
+/// A file now runs as the text it was checked as: inside such a function
+/// the names are the parameter's fields, never the real tables.
+#[test]
+fn a_parameter_named_env_reaches_no_flat_table() {
+    let code = "local function grab(_ENV) return math, game end\n\
+                local m, g = grab({ math = {}, game = {} })\n\
+                m.pi = 4\n\
+                g.fight = false\n";
+    let engine = with_lua("env-param", code).expect("the file only writes into its own tables");
+    let st = started(&engine, 4, 1);
+    let rt = engine.runtime();
+    assert_eq!(rt.eval_readonly(&st, "return tostring(math.pi == 4) .. type(game.fight)").unwrap(), "falsefunction");
+}
+
 #[test]
 fn a_rawset_saved_while_loading_does_not_exist() {
     let err = load_error("rawset", "local rs = rawset\nrs(RULES, 'players', 1)");
