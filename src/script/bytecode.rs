@@ -35,6 +35,8 @@ const OP_GETTABLE: u32 = 12;
 const OP_GETI: u32 = 13;
 const OP_GETFIELD: u32 = 14;
 const OP_SETTABUP: u32 = 15;
+const OP_SETTABLE: u32 = 16;
+const OP_EXTRAARG: u32 = 82;
 
 /// The globals that are flat tables of functions: read only as
 /// `NAME.field` (or `NAME[key]`), never taken as a value.
@@ -59,6 +61,42 @@ fn reads_field_of(code: &[u32], pc: usize, a: usize) -> bool {
         }
         _ => false,
     }
+}
+
+/// A global read or set that Lua compiles through `_ENV` in a register:
+/// when the name is not a short string among the function's first 256
+/// constants, `GETTABUP` cannot name it, so the compiler emits `GETUPVAL
+/// a _ENV`, `LOADK a+1 name` (or `LOADKX` and its `EXTRAARG`), then
+/// `GETTABLE r a a+1` at once, or, for a set, the value's code and then
+/// `SETTABLE a a+1 v`. Found only in that shape with `a` a temporary (the
+/// compiler reads the table once, for the read or the store, and drops
+/// it, as with `GETTABUP`/`SETTABUP`): the pc of the `GETTABLE` or
+/// `SETTABLE`, the name, and whether it sets.
+fn global_through_register(p: &Proto, pc: usize, a: usize) -> Option<(usize, String, bool)> {
+    if a < p.locals_at(pc + 1) {
+        return None;
+    }
+    let load = *p.code.get(pc + 1)?;
+    let (key, at) = match load & 0x7f {
+        OP_LOADK => ((load >> 15) as usize, pc + 2),
+        OP_LOADKX => {
+            let extra = *p.code.get(pc + 2)?;
+            (extra & 0x7f == OP_EXTRAARG).then_some(((extra >> 7) as usize, pc + 3))?
+        }
+        _ => return None,
+    };
+    if (load >> 7) & 0xff != a as u32 + 1 {
+        return None;
+    }
+    let name = p.strings.get(key).cloned().flatten()?;
+    let fields = |ins: u32| (ins & 0x7f, ((ins >> 7) & 0xff) as usize, ((ins >> 16) & 0xff) as usize, (ins >> 24) as usize);
+    if let (OP_GETTABLE, _, rb, rc) = fields(*p.code.get(at)?) {
+        return (rb == a && rc == a + 1).then_some((at, name, false));
+    }
+    // A set: the value is computed into the registers above a + 1 first
+    // (the compiler keeps a and a + 1 for the store), then `SETTABLE`.
+    let store = (at..p.code.len()).find(|&i| matches!(fields(p.code[i]), (OP_SETTABLE, ra, rb, _) if ra == a && rb == a + 1))?;
+    Some((store, name, true))
 }
 
 struct Proto {
@@ -235,6 +273,29 @@ pub fn writes_upvalues(dump: &[u8]) -> Result<bool, String> {
     Ok(p.code.iter().any(|&ins| ins & 0x7f == OP_SETUPVAL))
 }
 
+/// The refusal for a global `name` read at `pc` into register `a`: a flat
+/// table taken other than to read one of its fields at once.
+fn flat_misused(p: &Proto, pc: usize, a: usize, name: Option<String>) -> Option<String> {
+    match name.as_deref() {
+        Some(flat) if FLAT.contains(&flat) && !only_read_in_place(p, pc, a) => Some(format!(
+            "uses `{flat}` other than to read one of its fields: `{flat}` is read-only (write `{flat}.name`, and keep a function of it in a local if you like: `local f = {flat}.name`)"
+        )),
+        _ => None,
+    }
+}
+
+/// The refusal for setting the global `name`: only a file's top level
+/// may, while the pack loads.
+fn global_set(name: &str, is_main: bool, runs_later: bool) -> Option<String> {
+    if runs_later {
+        Some(format!("cannot set global `{name}`: scripts keep no state between calls"))
+    } else if !is_main {
+        Some(format!("sets the global `{name}` inside a function: scripts keep no state between calls (globals are defined at a file's top level)"))
+    } else {
+        None
+    }
+}
+
 /// `file_level[i]`: upvalue i lives as long as the pack; `env[i]`: it is
 /// the chunk's `_ENV` (the globals table).
 fn walk(p: &Proto, file_level: &[bool], env: &[bool], is_main: bool, runs_later: bool, out: &mut Vec<Refused>) {
@@ -257,24 +318,13 @@ fn walk(p: &Proto, file_level: &[bool], env: &[bool], is_main: bool, runs_later:
                 "assigns `{}`, a local of an enclosing function, inside a closure: scripts keep no state between calls (return the new value, or keep it in a table local to the call)",
                 p.upvalue_name(b)
             )),
-            OP_GETUPVAL if get(env, b) => Some("uses _ENV as a value (the globals table is not reachable)".to_string()),
-            OP_GETTABUP if get(env, b) => {
-                let name = p.strings.get(((ins >> 24) & 0xff) as usize).cloned().flatten();
-                match name.as_deref() {
-                    Some(flat) if FLAT.contains(&flat) && !only_read_in_place(p, pc, a) => Some(format!(
-                        "uses `{flat}` other than to read one of its fields: `{flat}` is read-only (write `{flat}.name`, and keep a function of it in a local if you like: `local f = {flat}.name`)"
-                    )),
-                    _ => None,
-                }
-            }
-            OP_SETTABUP if get(env, a) && (!is_main || runs_later) => {
-                let name = p.strings.get(b).cloned().flatten().unwrap_or_else(|| "?".into());
-                Some(if runs_later {
-                    format!("cannot set global `{name}`: scripts keep no state between calls")
-                } else {
-                    format!("sets the global `{name}` inside a function: scripts keep no state between calls (globals are defined at a file's top level)")
-                })
-            }
+            OP_GETUPVAL if get(env, b) => match global_through_register(p, pc, a) {
+                None => Some("uses _ENV as a value (the globals table is not reachable)".to_string()),
+                Some((at, name, false)) => flat_misused(p, at, ((p.code[at] >> 7) & 0xff) as usize, Some(name)),
+                Some((_, name, true)) => global_set(&name, is_main, runs_later),
+            },
+            OP_GETTABUP if get(env, b) => flat_misused(p, pc, a, p.strings.get(((ins >> 24) & 0xff) as usize).cloned().flatten()),
+            OP_SETTABUP if get(env, a) => global_set(&p.strings.get(b).cloned().flatten().unwrap_or_else(|| "?".into()), is_main, runs_later),
             _ => None,
         };
         if let Some(message) = message {

@@ -141,6 +141,36 @@ fn a_parameter_named_env_reaches_no_flat_table() {
     assert_eq!(rt.eval_readonly(&st, "return tostring(math.pi == 4) .. type(game.fight)").unwrap(), "falsefunction");
 }
 
+/// Past a function's first 256 constants (or for a global name longer
+/// than a short string) Lua cannot name a global in `GETTABUP`/`SETTABUP`
+/// and goes through `_ENV` in a register: such reads and top-level
+/// definitions were refused as "uses _ENV as a value" (the review's
+/// finding). They are allowed now in exactly the compiler's shape, and
+/// everything the check refuses stays refused there.
+#[test]
+fn globals_past_the_256th_constant_are_read_and_defined_as_elsewhere() {
+    let many: Vec<String> = (0..300).map(|i| format!("\"k{i}\"")).collect();
+    let many = format!("local names = {{ {} }}", many.join(", "));
+    let code = format!("{many}\nbig_rule_helper = function() return #names + math.max(1, 2) end\n");
+    let engine = with_lua("k256", &code).expect("a long file's global definitions load");
+    let st = started(&engine, 4, 1);
+    let rt = engine.runtime();
+    assert_eq!(rt.eval_readonly(&st, "return big_rule_helper()").unwrap(), "302");
+    assert_eq!(rt.eval_readonly(&st, &format!("{many} return type(game.pay) .. math.max(#names, 1)")).unwrap(), "function300");
+    for (tail, refusal) in [
+        ("local g = game", "`game` is read-only"),
+        ("game.pay = 1", "`game` is read-only"),
+        ("return shogun", "`shogun` is read-only"),
+        ("return type(_ENV)", "uses _ENV as a value"),
+        ("x = 1", "cannot set global `x`"),
+    ] {
+        let err = rt.eval_readonly(&st, &format!("{many} {tail}")).unwrap_err();
+        assert!(err.message.contains(refusal), "{tail}: {err}");
+    }
+    let err = load_error("k256-set", &format!("local function f() {many} late_global = #names end"));
+    assert!(err.contains("sets the global `late_global` inside a function"), "{err}");
+}
+
 #[test]
 fn a_rawset_saved_while_loading_does_not_exist() {
     let err = load_error("rawset", "local rs = rawset\nrs(RULES, 'players', 1)");
