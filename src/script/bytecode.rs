@@ -56,10 +56,26 @@ fn reads_field_of(code: &[u32], pc: usize, a: usize) -> bool {
     let field = |ins: u32| (ins >> 16) & 0xff == a as u32;
     match code.get(pc + 1).map(|&ins| (ins & 0x7f, ins)) {
         Some((OP_GETTABLE | OP_GETI | OP_GETFIELD, ins)) => field(ins),
-        Some((OP_LOADK | OP_LOADKX, ins)) if (ins >> 7) & 0xff == a as u32 + 1 => {
-            code.get(pc + 2 + usize::from(ins & 0x7f == OP_LOADKX)).is_some_and(|&get| get & 0x7f == OP_GETTABLE && field(get) && get >> 24 == a as u32 + 1)
+        _ => key_loaded(code, pc + 1, a + 1)
+            .and_then(|(_, at)| code.get(at))
+            .is_some_and(|&get| get & 0x7f == OP_GETTABLE && field(get) && get >> 24 == a as u32 + 1),
+    }
+}
+
+/// A constant loaded into register `reg` at `pc` (`LOADK`, or `LOADKX` and
+/// its `EXTRAARG`): the constant's index and the pc after the load.
+fn key_loaded(code: &[u32], pc: usize, reg: usize) -> Option<(usize, usize)> {
+    let load = *code.get(pc)?;
+    if (load >> 7) & 0xff != reg as u32 {
+        return None;
+    }
+    match load & 0x7f {
+        OP_LOADK => Some(((load >> 15) as usize, pc + 1)),
+        OP_LOADKX => {
+            let extra = *code.get(pc + 1)?;
+            (extra & 0x7f == OP_EXTRAARG).then_some(((extra >> 7) as usize, pc + 2))
         }
-        _ => false,
+        _ => None,
     }
 }
 
@@ -76,18 +92,7 @@ fn global_through_register(p: &Proto, pc: usize, a: usize) -> Option<(usize, Str
     if a < p.locals_at(pc + 1) {
         return None;
     }
-    let load = *p.code.get(pc + 1)?;
-    let (key, at) = match load & 0x7f {
-        OP_LOADK => ((load >> 15) as usize, pc + 2),
-        OP_LOADKX => {
-            let extra = *p.code.get(pc + 2)?;
-            (extra & 0x7f == OP_EXTRAARG).then_some(((extra >> 7) as usize, pc + 3))?
-        }
-        _ => return None,
-    };
-    if (load >> 7) & 0xff != a as u32 + 1 {
-        return None;
-    }
+    let (key, at) = key_loaded(&p.code, pc + 1, a + 1)?;
     let name = p.strings.get(key).cloned().flatten()?;
     let fields = |ins: u32| (ins & 0x7f, ((ins >> 7) & 0xff) as usize, ((ins >> 16) & 0xff) as usize, (ins >> 24) as usize);
     if let (OP_GETTABLE, _, rb, rc) = fields(*p.code.get(at)?) {
