@@ -5,8 +5,9 @@ local note, modify = note, modify
 -- Numbers of the rules read on every action, once at load (RULES is final
 -- by then: variants change it before any script runs).
 local unrest_per_collection, armies_left_behind = RULES.params.unrest_per_collection, RULES.params.armies_left_behind
--- Host functions called on every action, kept in file-level locals: a
--- read through the sealed `game` table goes through its metatable.
+-- Host functions called on every action, kept in file-level locals from
+-- before `game` was a plain table (docs/lua-api.md: `game.pay(...)` where
+-- it is used reads as well; this file moves to that form next).
 local unrest_in, armies_in, supply_of, pay, own_targets, other_targets, chests_of, owner_of, gain, add_unrest, add_rice, effects_on =
   game.unrest, game.armies, game.supply, game.pay, game.own_targets, game.other_targets, game.chests, game.owner, game.gain, game.add_unrest, game.add_rice, game.effects
 local has, free_spaces, building_supply, build, remove_unrest, deploy_to, move, ask_province, ask_count, move_targets =

@@ -15,8 +15,8 @@ shogun.hooks {
 }
 
 -- Host and prelude functions called on every action, kept in file-level
--- locals: a read through a sealed table (`game`, `shogun`, `string`) goes
--- through its metatable.
+-- locals from before `game`, `shogun` and `string` were plain tables
+-- (docs/lua-api.md; this file moves to `game.name(...)` next).
 local effects_of, tally = game.effects, game.tally
 local modifiers, format = shogun.modifiers, string.format
 

@@ -8,7 +8,8 @@ local supply_rows, supply_from = {}, {}
 for i, r in ipairs(RULES.winter.supply_table) do supply_rows[i], supply_from[i] = r, r.shortage end
 local supply_count, rice_per_province = #supply_rows, RULES.winter.rice_per_province
 -- Host and library functions called every winter, kept in file-level
--- locals: a read through a sealed table goes through its metatable.
+-- locals from before `game`, `math` and `table` were plain tables
+-- (docs/lua-api.md; this file moves to `game.name(...)` next).
 local rice_of, add_rice, province_count, provinces_of, random = game.rice, game.add_rice, game.province_count, game.provinces_of, game.random
 local unrest_in, ask_province, year_events, turn_order = game.unrest, game.ask_province, game.year_events, game.turn_order
 local max, min, remove, unpack = math.max, math.min, table.remove, table.unpack
@@ -112,8 +113,8 @@ for i, kind in ipairs(majority_kinds) do majority_awards[i] = RULES.scoring.regi
 -- Each seat scores its provinces and buildings, and in each region the
 -- seats with the most buildings of a kind score its award. Bots run this
 -- for every position they look at (docs/bots.md), so it reads the view's
--- lists once each and keeps the host functions in locals: a read through
--- a read-only table goes through its metatable.
+-- lists once each and keeps the host functions in locals (one read
+-- instead of two).
 local board_of, tally, add_points = game.board, game.tally, game.add_points
 shogun.handler("score", function()
   local board = board_of()
