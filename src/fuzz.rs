@@ -73,6 +73,9 @@ const MAX_LINES: usize = 48;
 /// endless loop here costs 0.2 s, and still ends with a located error).
 const TIME_PER_CALL: std::time::Duration = std::time::Duration::from_millis(200);
 
+/// Simulated throws behind a battle's odds in fuzzed REPL games.
+const ODDS_TRIALS: u32 = 16;
+
 /// A scratch copy of the repository's data (maps, base pack, variants)
 /// that the file targets write their inputs into, and a REPL reused from
 /// input to input (its engine; the game is new for every input).
@@ -264,7 +267,12 @@ impl Fuzzer {
         let mut game = Game::new(engine, players, 1, setup, &seats).map_err(|e| e.to_string())?;
         game.verbose = true;
         let config = Config { spec, players, seed: 1, seats };
-        Ok(self.repl.insert(Repl::from_game(config, game)))
+        let mut repl = Repl::from_game(config, game);
+        // The odds shown with a battle are a simulation of thousands of
+        // throws, recomputed for each line's snapshot (its prompt): most of
+        // an input's time at the default. A few throws run the same code.
+        repl.odds_trials = ODDS_TRIALS;
+        Ok(self.repl.insert(repl))
     }
 
     /// The seed corpus of a target: the repository's own files of that

@@ -214,6 +214,11 @@ pub struct PlayArgs {
     /// Script mode: carry on after a failing command (exit status 1 at the end).
     #[arg(long)]
     pub keep_going: bool,
+    /// Simulated throws behind each battle's odds (in a question and in
+    /// `odds`): fewer answer sooner and rougher. The odds are the same for
+    /// the same position and number.
+    #[arg(long, default_value_t = crate::play::preview::TRIALS, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub odds_trials: u32,
 }
 
 /// `--bots`' long help: every bot from `bots::BOTS`.
@@ -236,7 +241,7 @@ fn play(args: PlayArgs, colour: Colour) -> Result<(), String> {
     let seats = crate::bots::fill_seats(&given, players, true, "--seats")?;
     let config = crate::repl::Config { spec, players, seed, seats };
     use std::io::IsTerminal;
-    crate::repl::run(config, args.keep_going, colour.on(std::io::stdout().is_terminal()))
+    crate::repl::run(config, args.keep_going, colour.on(std::io::stdout().is_terminal()), args.odds_trials)
 }
 
 #[derive(Args, Debug)]

@@ -50,7 +50,8 @@ pub enum Preview {
     Quiet,
 }
 
-/// How many simulated throws a chance is estimated from.
+/// How many simulated throws a chance is estimated from, unless the
+/// caller says otherwise (`play --odds-trials`).
 pub const TRIALS: u32 = 4000;
 
 /// What answering the pending question with `choice` would start, on the
@@ -142,7 +143,7 @@ pub struct SeatChances {
 /// thrown, the kind, unrest, who fights), never from the move count, so
 /// the same battle shows the same odds in every menu until the tower
 /// changes.
-pub fn chances(engine: &Engine, known: &GameState, b: &Battle) -> Result<SeatChances, String> {
+pub fn chances(engine: &Engine, known: &GameState, b: &Battle, trials: u32) -> Result<SeatChances, String> {
     let levels_known = known.levels_known();
     // The rules' verdict is from the attacker's side. A seat defending its
     // own province against peasants (a revolt) throws as the defender: the
@@ -150,7 +151,7 @@ pub fn chances(engine: &Engine, known: &GameState, b: &Battle) -> Result<SeatCha
     // rules say `defender`.
     let own = b.defender == Some(b.attacker);
     let at = Position { inside: &known.tower, tray: known.tray, levels_known };
-    let c = chances_from(engine.tower().as_ref(), at, b.thrown, TRIALS, position_seed(known, b, levels_known), |landed| {
+    let c = chances_from(engine.tower().as_ref(), at, b.thrown, trials, position_seed(known, b, levels_known), |landed| {
         let a = if own { 0 } else { u32::from(landed.seats[b.attacker.index()]) };
         let d = b.defender.map(|d| u32::from(landed.seats[d.index()])).unwrap_or(0);
         engine.battle_outcome(&b.kind, a, d, u32::from(landed.peasants), b.unrest).map(|r| r.0).map_err(|e| e.to_string())

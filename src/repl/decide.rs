@@ -110,7 +110,7 @@ impl Repl {
         if !in_force.is_empty() {
             s.push_str(&format!(" [in force: {}]", in_force.join("; ")));
         }
-        match preview::chances(e, known, b) {
+        match preview::chances(e, known, b, self.odds_trials) {
             Ok(c) => {
                 // The seat's own side: taking the province, or holding its
                 // own (a revolt, whose chances are the seat's already, or an

@@ -64,6 +64,9 @@ pub struct Repl {
     /// The terminal's width in columns (`help` wraps to it); `None`: not
     /// a terminal, lines as they are.
     pub width: Option<usize>,
+    /// Simulated throws behind each battle's odds in a question and in
+    /// `odds` (`play --odds-trials`; `preview::TRIALS` unless set).
+    pub odds_trials: u32,
     /// The log (cursor and length) as last saved or loaded: a game that
     /// moved since is unsaved (`unsaved`).
     saved: (usize, usize),
@@ -197,6 +200,7 @@ impl Repl {
             done: false,
             colour: false,
             width: None,
+            odds_trials: crate::play::preview::TRIALS,
             saved: (0, 0),
         }
     }

@@ -90,8 +90,9 @@ fn unfinished(repl: &Repl, line: &str) -> bool {
 /// command).
 /// `colour`: whether the terminal session colours its text (`--color`,
 /// NO_COLOR; decided by the CLI).
-pub fn run(config: Config, keep_going: bool, colour: bool) -> Result<(), String> {
+pub fn run(config: Config, keep_going: bool, colour: bool, odds_trials: u32) -> Result<(), String> {
     let mut repl = Repl::new(config)?;
+    repl.odds_trials = odds_trials;
     if std::io::stdin().is_terminal() { interactive(&mut repl, colour) } else { script(&mut repl, keep_going) }
 }
 

@@ -77,7 +77,7 @@ fn decisions_show_specials_targets_and_odds_from_the_tower_now() {
                 }
                 // The chance shown is the one from the tower and tray now.
                 let Preview::Battle(b) = preview::answer(r.engine(), &known, *o, None).unwrap() else { panic!("{line}") };
-                let now = preview::chances(r.engine(), &known, &b).unwrap();
+                let now = preview::chances(r.engine(), &known, &b, preview::TRIALS).unwrap();
                 assert!(line.contains(&format!("win {:.0}%", 100.0 * now.win.p)), "{line}");
                 let mut empty = known.clone();
                 let mut back = Pile::default();
@@ -86,7 +86,7 @@ fn decisions_show_specials_targets_and_odds_from_the_tower_now() {
                     *l = Pile::default();
                 }
                 assert!(back.total() > 0, "the tower holds cubes from the preload");
-                let before = preview::chances(r.engine(), &empty, &b).unwrap();
+                let before = preview::chances(r.engine(), &empty, &b, preview::TRIALS).unwrap();
                 assert_ne!(now.win, before.win, "the odds depend on the tower's contents");
             }
         }
@@ -104,8 +104,8 @@ fn decisions_show_specials_targets_and_odds_from_the_tower_now() {
     }
     *regrouped.tower.last_mut().unwrap() = all;
     assert_ne!(regrouped.tower, r.state().tower, "the levels differ");
-    let a = preview::chances(r.engine(), &known, &b).unwrap();
-    let c = preview::chances(r.engine(), &regrouped.view(Some(A)), &b).unwrap();
+    let a = preview::chances(r.engine(), &known, &b, preview::TRIALS).unwrap();
+    let c = preview::chances(r.engine(), &regrouped.view(Some(A)), &b, preview::TRIALS).unwrap();
     assert_eq!(a.win, c.win);
     // (The spreading draws only from the totals.)
     let model = r.engine().tower();
@@ -121,6 +121,29 @@ fn decisions_show_specials_targets_and_odds_from_the_tower_now() {
     {
         assert_eq!(out.matches("win ").count(), options.len(), "{out}");
     }
+}
+
+/// `play --odds-trials N`: the odds shown are those of N simulated throws
+/// (one throw: every battle is won, tied or lost outright), the same for
+/// the same number; the command line refuses 0.
+#[test]
+fn the_odds_shown_come_from_as_many_throws_as_asked() {
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 3);
+    until_asked(&mut r, "move_target");
+    let default = r.exec("options").unwrap();
+    r.odds_trials = 1;
+    let one = r.exec("options").unwrap();
+    assert_eq!(one, r.exec("options").unwrap(), "the same throws for the same position");
+    let shares: Vec<&str> = one.lines().filter_map(|l| l.split("; win ").nth(1)).collect();
+    assert!(!shares.is_empty(), "{one}");
+    for s in &shares {
+        assert!(s.starts_with("100%, tie 0%, lose 0%") || s.starts_with("0%, tie 100%, lose 0%") || s.starts_with("0%, tie 0%, lose 100%"), "{s}");
+    }
+    assert_ne!(one, default, "4,000 throws give shares between 0 and 100");
+    r.odds_trials = preview::TRIALS;
+    assert_eq!(r.exec("options").unwrap(), default);
+    let (ok, out) = crate::repl::session("", &["play", "--odds-trials", "0"]);
+    assert!(!ok && out.contains("--odds-trials"), "{out}");
 }
 
 #[test]

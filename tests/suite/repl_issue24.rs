@@ -47,10 +47,10 @@ fn item5_the_same_battle_shows_the_same_odds_in_consecutive_menus() {
         })
         .expect("a target with a battle");
     let (i, b) = battle;
-    let first = preview::chances(r.engine(), &known, &b).unwrap();
+    let first = preview::chances(r.engine(), &known, &b, preview::TRIALS).unwrap();
     let mut later = known.clone();
     later.decisions += 1;
-    assert_eq!(preview::chances(r.engine(), &later, &b).unwrap(), first, "the move count is not part of the position");
+    assert_eq!(preview::chances(r.engine(), &later, &b, preview::TRIALS).unwrap(), first, "the move count is not part of the position");
     let menu = r.exec("options").unwrap();
     let odds = |line: &str| line[line.rfind("win ").unwrap_or_else(|| panic!("no odds in {line}"))..].to_string();
     let target = odds(menu.lines().nth(i + 1).unwrap());
