@@ -73,6 +73,21 @@ const MAX_LINES: usize = 48;
 /// endless loop here costs 0.2 s, and still ends with a located error).
 const TIME_PER_CALL: std::time::Duration = std::time::Duration::from_millis(200);
 
+/// The most iterations a search bot a `Repl` input names may take.
+const MAX_SEARCH: u32 = 20;
+
+/// Whether `line` names a search bot with more than `MAX_SEARCH`
+/// iterations, a time budget or its default one (`seat B mcts:400`,
+/// `plan auto mcts`): its games take seconds a decision on a loaded
+/// machine, and a run of them passed the time limit of an input (a
+/// timeout, not a hang: 42 s).
+fn names_a_costly_search(line: &str) -> bool {
+    line.split("mcts").skip(1).any(|after| {
+        let budget = after.strip_prefix(':').map(|rest| rest.split([':', ',', ' ']).next().unwrap_or_default());
+        budget.and_then(|b| b.parse::<u32>().ok()).is_none_or(|n| n > MAX_SEARCH)
+    })
+}
+
 /// Simulated throws behind a battle's odds in fuzzed REPL games.
 const ODDS_TRIALS: u32 = 16;
 
@@ -211,7 +226,7 @@ impl Fuzzer {
                     // `board --svg FILE` writes where it is told (the
                     // working folder): the examples' `board.svg` landed in
                     // the repository.
-                    if SKIPPED.contains(&word) || line.contains("--svg") {
+                    if SKIPPED.contains(&word) || line.contains("--svg") || names_a_costly_search(line) {
                         continue;
                     }
                     let before = snapshot(repl);
@@ -519,4 +534,21 @@ pub fn mutate(rng: &mut GameRng, data: &[u8], others: &[Vec<u8>], max: usize) ->
 /// A uniform number in `lo..hi` (`hi > lo`).
 fn pick(rng: &mut GameRng, lo: usize, hi: usize) -> usize {
     lo + rng.below((hi - lo) as u32) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_a_costly_search;
+
+    /// The `repl` timeout of 2026-11-26 (`seat B mcts:400`, then `round`)
+    /// and its kin are skipped; small searches and other bots are played.
+    #[test]
+    fn a_repl_input_plays_only_small_searches() {
+        for costly in ["seat B mcts:400", "seat B mcts", "plan auto mcts:50ms", "seat C mcts:21:no-attack", "seat B greedy,mcts:0.5s"] {
+            assert!(names_a_costly_search(costly), "{costly}");
+        }
+        for cheap in ["seat B mcts:20", "seat B mcts:3:no-attack", "plan auto greedy", "round", "seat B greedy,mcts:5"] {
+            assert!(!names_a_costly_search(cheap), "{cheap}");
+        }
+    }
 }
