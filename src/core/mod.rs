@@ -2,10 +2,12 @@
 //!
 //! Nothing here reads files, calls Lua or knows a rule; the engine does.
 
+pub mod data;
 pub mod rng;
 pub mod state;
 pub mod view;
 
+pub use data::AskData;
 pub use rng::{GameRng, Purpose, Stage, Streams};
 pub use state::*;
 pub use view::{SeatView, may_read};

@@ -1,6 +1,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::MAX_SEATS;
+use super::data::AskData;
 use super::rng::{Stage, Streams};
 
 /// A seat at the table: 0-based here, 1-based in Lua, in messages and
@@ -199,38 +200,6 @@ pub struct Ask {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
-}
-
-/// A question's data: plain data (JSON: nil, booleans, numbers, strings,
-/// lists and string-keyed maps), made from the script's table when the call
-/// that asked returns and handed to the continuation as a new table.
-#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct AskData(serde_json::Value);
-
-impl AskData {
-    /// The data as JSON.
-    pub fn json(&self) -> &serde_json::Value {
-        &self.0
-    }
-
-    /// `data[key]` when it is an integer.
-    pub fn int(&self, key: &str) -> Option<i64> {
-        self.0.get(key).and_then(serde_json::Value::as_i64)
-    }
-}
-
-impl From<serde_json::Value> for AskData {
-    fn from(j: serde_json::Value) -> AskData {
-        AskData(j)
-    }
-}
-
-/// Printed as its JSON.
-impl std::fmt::Debug for AskData {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
 }
 
 /// How the starting provinces are chosen.

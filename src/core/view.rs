@@ -7,6 +7,7 @@
 //! timeline's log, history and replay reports) and every bot (through
 //! `SeatView`) goes through them; nothing else decides what is secret.
 
+use super::data::AskData;
 use super::state::*;
 
 impl GameState {

@@ -784,7 +784,7 @@ impl Runtime {
             Choice::Space(s) => Value::Integer(i64::from(s) + 1),
             Choice::Pass | Choice::Deck | Choice::Redraw => Value::Nil,
         };
-        self.invoke_with(state, events, f, || self.continue_with.call(f, ask.seat, choice, ask.data.json()))
+        self.invoke_with(state, events, f, || self.continue_with.call(f, ask.seat, choice, &ask.data))
     }
 
     pub fn call_phase(&self, state: &mut GameState, events: &mut Vec<Event>, which: PhaseHandler) -> Result<CallResult, ScriptError> {

@@ -7,13 +7,14 @@
 //! call (`Continue`). Going through mlua values cost a protected call and
 //! a reference slot per table and string.
 
+use std::cell::RefCell;
 use std::ffi::c_int;
 
 use mlua::{Function, LightUserData, Lua, Value, ffi};
 
 use super::api::MAX_DATA_VALUES;
 use crate::core::Seat;
-use serde_json::{Map, Number, Value as Json};
+use crate::core::data::{AskData, Builder, NodeRef};
 
 pub(super) const MAX_DEPTH: usize = 16;
 
@@ -50,10 +51,6 @@ impl Bad {
     }
 }
 
-fn number(n: f64) -> Result<Number, Bad> {
-    Number::from_f64(n).ok_or(Bad::Number(n))
-}
-
 /// The string at `idx` (which must be a string), as UTF-8 (borrowed
 /// from the Lua string, which the stack keeps alive).
 unsafe fn string_at<'a>(state: *mut ffi::lua_State, idx: c_int) -> Result<&'a str, Bad> {
@@ -71,80 +68,26 @@ unsafe fn string_at<'a>(state: *mut ffi::lua_State, idx: c_int) -> Result<&'a st
     std::str::from_utf8(bytes).map_err(|_| Bad::NotUtf8)
 }
 
-/// What a traversal of plain data makes of it (JSON: `read`).
-pub(super) trait Sink: Sized {
-    /// What the traversal keeps besides the values.
-    type Ctx;
-    type List;
-    type Map;
-    /// Whether the values themselves are needed (else only their kinds).
-    const BUILDS: bool;
-    fn null() -> Self;
-    fn boolean(b: bool) -> Self;
-    fn integer(i: i64) -> Self;
-    fn float(n: Number) -> Self;
-    fn string(s: &str) -> Self;
-    fn list(len: usize) -> Self::List;
-    fn item(list: &mut Self::List, i: usize, v: Self);
-    fn end_list(list: Self::List) -> Self;
-    fn map() -> Self::Map;
-    fn entry(map: &mut Self::Map, key: &str, v: Self);
-    fn end_map(map: Self::Map, any: bool) -> Self;
-    /// Called once for every table met, before its entries.
-    /// # Safety
-    /// `idx` is a valid absolute index of a table on `state`'s stack.
-    unsafe fn table(ctx: &mut Self::Ctx, state: *mut ffi::lua_State, idx: c_int);
+thread_local! {
+    /// The builder `read` makes data with, kept between questions so
+    /// that making one costs only the data's own two allocations.
+    static BUILDER: RefCell<Builder> = RefCell::new(Builder::default());
 }
 
-impl Sink for Json {
-    type Ctx = ();
-    type List = Vec<Json>;
-    type Map = Map<String, Json>;
-    const BUILDS: bool = true;
-    fn null() -> Json {
-        Json::Null
-    }
-    fn boolean(b: bool) -> Json {
-        Json::Bool(b)
-    }
-    fn integer(i: i64) -> Json {
-        Json::Number(i.into())
-    }
-    fn float(n: Number) -> Json {
-        Json::Number(n)
-    }
-    fn string(s: &str) -> Json {
-        Json::String(s.to_string())
-    }
-    fn list(len: usize) -> Vec<Json> {
-        vec![Json::Null; len]
-    }
-    fn item(list: &mut Vec<Json>, i: usize, v: Json) {
-        list[i] = v;
-    }
-    fn end_list(list: Vec<Json>) -> Json {
-        Json::Array(list)
-    }
-    fn map() -> Map<String, Json> {
-        Map::new()
-    }
-    fn entry(map: &mut Map<String, Json>, key: &str, v: Json) {
-        map.insert(key.to_string(), v);
-    }
-    fn end_map(map: Map<String, Json>, any: bool) -> Json {
-        if any { Json::Object(map) } else { Json::Array(Vec::new()) }
-    }
-    unsafe fn table(_: &mut (), _: *mut ffi::lua_State, _: c_int) {}
-}
-
-/// The value at stack index `idx` (absolute) as JSON. Tables with keys
-/// 1..n become lists, tables with string keys maps; anything else
+/// The value at stack index `idx` (absolute) as plain data. Tables with
+/// keys 1..n become lists, tables with string keys maps; anything else
 /// (functions, mixed keys) is refused, as is data of more than
 /// `MAX_DATA_VALUES` values. Raises no Lua error and leaves the stack as
 /// it found it.
-pub(super) unsafe fn read(state: *mut ffi::lua_State, idx: c_int, depth: usize) -> mlua::Result<Json> {
-    // SAFETY: the caller's index (see `walk`).
-    unsafe { traverse::<Json>(&mut (), state, idx, depth) }.map_err(Bad::error)
+pub(super) unsafe fn read(state: *mut ffi::lua_State, idx: c_int, depth: usize) -> mlua::Result<AskData> {
+    BUILDER
+        .with(|b| match b.try_borrow_mut() {
+            // SAFETY: the caller's index (see `walk`).
+            Ok(mut b) => unsafe { traverse(&mut b, state, idx, depth) },
+            // SAFETY: as above (not reached: nothing here calls back into Lua).
+            Err(_) => unsafe { traverse(&mut Builder::default(), state, idx, depth) },
+        })
+        .map_err(Bad::error)
 }
 
 /// How a traversal goes: the values visited so far (a table named twice
@@ -164,20 +107,19 @@ struct Walk {
 /// common case: no fault, and the answer is the same in any order); on a
 /// fault, a second, exhaustive one names the fault the defined order
 /// meets first, so a script sees the same message on every run.
-unsafe fn traverse<S: Sink>(ctx: &mut S::Ctx, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<S, Bad> {
+unsafe fn traverse(b: &mut Builder, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<AskData, Bad> {
+    let start = b.mark();
     // SAFETY: the caller's index (see `walk`).
-    let first = unsafe { walk::<S>(ctx, &mut Walk { visits: 0, exhaustive: false }, state, idx, depth) };
-    match first {
-        Ok(v) => Ok(v),
-        // SAFETY: as above.
-        Err(e) => match unsafe { walk::<S>(ctx, &mut Walk { visits: 0, exhaustive: true }, state, idx, depth) } {
-            Err(ordered) => Err(ordered),
-            Ok(_) => Err(e),
-        },
-    }
+    let first = unsafe { walk(b, &mut Walk { visits: 0, exhaustive: false }, state, idx, depth) };
+    let Err(e) = first else { return Ok(b.finish()) };
+    b.rollback(start);
+    // SAFETY: as above.
+    let ordered = unsafe { walk(b, &mut Walk { visits: 0, exhaustive: true }, state, idx, depth) };
+    b.rollback(start);
+    Err(ordered.err().unwrap_or(e))
 }
 
-unsafe fn walk<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<S, Bad> {
+unsafe fn walk(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<(), Bad> {
     if depth > MAX_DEPTH {
         return Err(Bad::Deep);
     }
@@ -189,48 +131,49 @@ unsafe fn walk<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_Sta
     // and raw traversals (lua_next on a table, keys left as found), none
     // of which allocates or raises; every push is popped.
     unsafe {
-        Ok(match ffi::lua_type(state, idx) {
-            ffi::LUA_TNIL => S::null(),
-            ffi::LUA_TBOOLEAN => S::boolean(S::BUILDS && ffi::lua_toboolean(state, idx) != 0),
+        match ffi::lua_type(state, idx) {
+            ffi::LUA_TNIL => b.nil(),
+            ffi::LUA_TBOOLEAN => b.boolean(ffi::lua_toboolean(state, idx) != 0),
             ffi::LUA_TNUMBER => {
                 if ffi::lua_isinteger(state, idx) != 0 {
-                    S::integer(if S::BUILDS { ffi::lua_tointeger(state, idx) } else { 0 })
+                    b.integer(ffi::lua_tointeger(state, idx));
                 } else {
-                    S::float(number(ffi::lua_tonumber(state, idx))?)
+                    let n = ffi::lua_tonumber(state, idx);
+                    if !n.is_finite() {
+                        return Err(Bad::Number(n));
+                    }
+                    b.float(n);
                 }
             }
-            ffi::LUA_TSTRING => S::string(string_at(state, idx)?),
+            ffi::LUA_TSTRING => b.string(string_at(state, idx)?),
             ffi::LUA_TTABLE => {
                 if ffi::lua_checkstack(state, 4) == 0 {
                     return Err(Bad::Deep);
                 }
-                S::table(ctx, state, idx);
                 let len = ffi::lua_rawlen(state, idx);
                 if w.exhaustive {
                     return match len {
-                        0 => walk_map_ordered(ctx, w, state, idx, depth),
-                        _ => walk_list_ordered(ctx, w, state, idx, len, depth),
+                        0 => walk_map_ordered(b, w, state, idx, depth),
+                        _ => walk_list_ordered(b, w, state, idx, len, depth),
                     };
                 }
                 // A border far past what a list of plain data holds may
                 // belong to a sparse table: count its entries before
                 // making room for `len` of them.
                 if len > ONE_PASS_MAX && count(state, idx) != len {
-                    return walk_map(ctx, w, state, idx, depth);
+                    return walk_map(b, w, state, idx, depth);
                 }
-                if len > 0
-                    && let Some(list) = walk_list(ctx, w, state, idx, len, depth)?
-                {
-                    return Ok(list);
+                if len == 0 || !walk_list(b, w, state, idx, len, depth)? {
+                    walk_map(b, w, state, idx, depth)?;
                 }
-                walk_map(ctx, w, state, idx, depth)?
             }
             ffi::LUA_TFUNCTION => return Err(Bad::Holds("function")),
             ffi::LUA_TTHREAD => return Err(Bad::Holds("thread")),
             ffi::LUA_TLIGHTUSERDATA => return Err(Bad::Holds("lightuserdata")),
             _ => return Err(Bad::Holds("userdata")),
-        })
+        }
     }
+    Ok(())
 }
 
 /// The first fault in the defined order so far: its place (a list index,
@@ -252,7 +195,7 @@ impl<K: Ord> First<K> {
 /// A table with border `len` > 0, exhaustively: a list when its keys are
 /// exactly 1..=len (else "not plain", its own fault, before any value's),
 /// then every item, the lowest index's fault reported.
-unsafe fn walk_list_ordered<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, len: usize, depth: usize) -> Result<S, Bad> {
+unsafe fn walk_list_ordered(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, len: usize, depth: usize) -> Result<(), Bad> {
     // SAFETY: `idx` is a table (the caller's); raw reads and lua_next with
     // its own keys (no allocation, no error), every push is popped.
     unsafe {
@@ -270,25 +213,33 @@ unsafe fn walk_list_ordered<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut
         if !keys_ok || pairs != len {
             return Err(Bad::NotPlain);
         }
-        let mut out = S::list(len);
+        let m = b.open_list(len);
         let mut first = First::<usize> { at: None };
         ffi::lua_pushnil(state);
         while ffi::lua_next(state, idx) != 0 {
             let top = ffi::lua_gettop(state);
             let i = ffi::lua_tointeger(state, top - 1) as usize;
-            match walk::<S>(ctx, w, state, top, depth + 1) {
-                Ok(v) => S::item(&mut out, i - 1, v),
+            let at = b.mark();
+            b.item(i - 1);
+            match walk(b, w, state, top, depth + 1) {
+                Ok(()) => {}
                 Err(Bad::TooMany) => {
                     ffi::lua_settop(state, top - 2);
                     return Err(Bad::TooMany);
                 }
-                Err(e) => first.note(|| i, e, |&k| i < k),
+                Err(e) => {
+                    b.rollback(at);
+                    first.note(|| i, e, |&k| i < k);
+                }
             }
             ffi::lua_settop(state, top - 1);
         }
         match first.at {
             Some((_, e)) => Err(e),
-            None => Ok(S::end_list(out)),
+            None => {
+                b.close(m);
+                Ok(())
+            }
         }
     }
 }
@@ -296,7 +247,7 @@ unsafe fn walk_list_ordered<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut
 /// A table with border 0, exhaustively: a map when every key is a string
 /// (else "not plain", its own fault), then every entry, the fault of the
 /// lowest key (by bytes) reported.
-unsafe fn walk_map_ordered<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<S, Bad> {
+unsafe fn walk_map_ordered(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<(), Bad> {
     // SAFETY: `idx` is a table (the caller's); lua_next walks it with its
     // own keys (no allocation, no error), every push is popped.
     unsafe {
@@ -309,30 +260,38 @@ unsafe fn walk_map_ordered<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut 
             }
             ffi::lua_settop(state, top - 1);
         }
-        let mut out = S::map();
-        let mut any = false;
+        let m = b.open_map();
         let mut first = First::<Vec<u8>> { at: None };
         ffi::lua_pushnil(state);
         while ffi::lua_next(state, idx) != 0 {
-            any = true;
             let top = ffi::lua_gettop(state);
             let mut len = 0usize;
             let p = ffi::lua_tolstring(state, top - 1, &mut len);
             let bytes = std::slice::from_raw_parts(p.cast::<u8>(), len);
-            let entry = string_at(state, top - 1).and_then(|k| Ok((k, walk::<S>(ctx, w, state, top, depth + 1)?)));
+            let at = b.mark();
+            let entry = string_at(state, top - 1).and_then(|k| {
+                b.key(k);
+                walk(b, w, state, top, depth + 1)
+            });
             match entry {
-                Ok((k, v)) => S::entry(&mut out, k, v),
+                Ok(()) => {}
                 Err(Bad::TooMany) => {
                     ffi::lua_settop(state, top - 2);
                     return Err(Bad::TooMany);
                 }
-                Err(e) => first.note(|| bytes.to_vec(), e, |k| bytes < k.as_slice()),
+                Err(e) => {
+                    b.rollback(at);
+                    first.note(|| bytes.to_vec(), e, |k| bytes < k.as_slice());
+                }
             }
             ffi::lua_settop(state, top - 1);
         }
         match first.at {
             Some((_, e)) => Err(e),
-            None => Ok(S::end_map(out, any)),
+            None => {
+                b.close(m);
+                Ok(())
+            }
         }
     }
 }
@@ -358,13 +317,13 @@ unsafe fn count(state: *mut ffi::lua_State, idx: c_int) -> usize {
 /// The table at `idx` (border `len` > 0) as a list, in one traversal.
 /// A table is a list when it has exactly `len` entries; then any key
 /// outside 1..=len, or a value that cannot be read, is its error. When it
-/// is not (`Ok(None)`), it is read as a map, which refuses its integer
-/// keys: the same answers as counting the entries first.
-unsafe fn walk_list<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, len: usize, depth: usize) -> Result<Option<S>, Bad> {
+/// is not (`Ok(false)`, nothing made), it is read as a map, which refuses
+/// its integer keys: the same answers as counting the entries first.
+unsafe fn walk_list(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, len: usize, depth: usize) -> Result<bool, Bad> {
     // SAFETY: `idx` is a table (the caller's); lua_next walks it with its
     // own keys (no allocation, no error), every push is popped.
     unsafe {
-        let mut out = S::list(len);
+        let m = b.open_list(len);
         let mut pairs = 0usize;
         // The first thing wrong, kept while the rest is counted.
         let mut wrong: Option<Bad> = None;
@@ -378,51 +337,56 @@ unsafe fn walk_list<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lu
                     .filter(|&i| i >= 1 && (i as usize) <= len);
                 match key {
                     None => wrong = Some(Bad::NotPlain),
-                    Some(i) => match walk::<S>(ctx, w, state, top, depth + 1) {
-                        Ok(v) => S::item(&mut out, i as usize - 1, v),
-                        Err(e) => wrong = Some(e),
-                    },
+                    Some(i) => {
+                        b.item(i as usize - 1);
+                        if let Err(e) = walk(b, w, state, top, depth + 1) {
+                            wrong = Some(e);
+                        }
+                    }
                 }
             }
             ffi::lua_settop(state, top - 1);
         }
         if pairs != len {
-            return Ok(None);
+            b.rollback(m);
+            return Ok(false);
         }
         match wrong {
             Some(e) => Err(e),
-            None => Ok(Some(S::end_list(out))),
+            None => {
+                b.close(m);
+                Ok(true)
+            }
         }
     }
 }
 
 /// The table at `idx` as a map with string keys (an empty table is an
 /// empty list).
-unsafe fn walk_map<S: Sink>(ctx: &mut S::Ctx, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<S, Bad> {
+unsafe fn walk_map(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<(), Bad> {
     // SAFETY: `idx` is a table (the caller's); lua_next walks it with its
     // own keys (no allocation, no error), every push is popped.
     unsafe {
-        let mut out = S::map();
-        let mut any = false;
+        let m = b.open_map();
         ffi::lua_pushnil(state);
         while ffi::lua_next(state, idx) != 0 {
-            any = true;
             let top = ffi::lua_gettop(state);
             let entry = if ffi::lua_type(state, top - 1) != ffi::LUA_TSTRING {
                 Err(Bad::NotPlain)
             } else {
-                string_at(state, top - 1).and_then(|k| Ok((k, walk::<S>(ctx, w, state, top, depth + 1)?)))
+                string_at(state, top - 1).and_then(|k| {
+                    b.key(k);
+                    walk(b, w, state, top, depth + 1)
+                })
             };
-            match entry {
-                Ok((k, v)) => S::entry(&mut out, k, v),
-                Err(e) => {
-                    ffi::lua_settop(state, top - 2);
-                    return Err(e);
-                }
+            if let Err(e) = entry {
+                ffi::lua_settop(state, top - 2);
+                return Err(e);
             }
             ffi::lua_settop(state, top - 1);
         }
-        Ok(S::end_map(out, any))
+        b.close(m);
+        Ok(())
     }
 }
 
@@ -445,8 +409,8 @@ impl Continue {
 
     /// Calls `f(seat, choice, data)`. Lua never sees this function or the
     /// pointer it passes: scripts cannot call it.
-    pub(super) fn call(&self, f: &Function, seat: Seat, choice: Value, data: &Json) -> mlua::Result<()> {
-        let ptr = LightUserData(data as *const Json as *mut std::ffi::c_void);
+    pub(super) fn call(&self, f: &Function, seat: Seat, choice: Value, data: &AskData) -> mlua::Result<()> {
+        let ptr = LightUserData(data as *const AskData as *mut std::ffi::c_void);
         self.0.call::<()>((f, seat, choice, ptr)).map_err(|e| match e {
             mlua::Error::RuntimeError(s) if s.ends_with(OWN_FRAME) => mlua::Error::RuntimeError(s[..s.len() - OWN_FRAME.len()].to_string()),
             mlua::Error::CallbackError { traceback, cause } if traceback.ends_with(OWN_FRAME) => {
@@ -467,9 +431,9 @@ unsafe extern "C-unwind" fn continue_with(state: *mut ffi::lua_State) -> c_int {
     // error of the continuation leaves by them without skipping a
     // destructor; a stack that cannot grow is raised here, at the end.
     unsafe {
-        let data = &*(ffi::lua_touserdata(state, 4) as *const Json);
+        let data = &*(ffi::lua_touserdata(state, 4) as *const AskData);
         ffi::lua_settop(state, 3);
-        if !push(state, data) {
+        if push(state, data, 0).is_none() {
             ffi::lua_settop(state, 0);
             ffi::lua_pushstring(state, c"the question's data nests too deeply for the Lua stack".as_ptr());
             ffi::lua_error(state);
@@ -479,61 +443,66 @@ unsafe extern "C-unwind" fn continue_with(state: *mut ffi::lua_State) -> c_int {
     0
 }
 
-fn number_value(n: &Number) -> Value {
-    match n.as_i64() {
-        Some(i) => Value::Integer(i),
-        None => Value::Number(n.as_f64().unwrap_or(0.0)),
-    }
-}
-
-/// Pushes `v` as Lua data; false (with the stack as it was) when the stack
-/// cannot grow. Holds no value with a destructor (see `continue_with`).
+/// Pushes the value at node `at` of `data` as Lua data and returns the
+/// node after it; None (with the stack as it was) when the stack cannot
+/// grow. Holds no value with a destructor (see `continue_with`).
 ///
 /// # Safety
 /// `state` is a running C function's state.
-unsafe fn push(state: *mut ffi::lua_State, v: &Json) -> bool {
+unsafe fn push(state: *mut ffi::lua_State, data: &AskData, at: usize) -> Option<usize> {
     // SAFETY: the caller's contract; lua_checkstack raises nothing and
     // makes room for this value and one key; tables are built with raw
     // sets.
     unsafe {
         if ffi::lua_checkstack(state, 3) == 0 {
-            return false;
+            return None;
         }
-        match v {
-            Json::Null => ffi::lua_pushnil(state),
-            Json::Bool(b) => ffi::lua_pushboolean(state, c_int::from(*b)),
-            Json::Number(n) => match number_value(n) {
-                Value::Integer(i) => ffi::lua_pushinteger(state, i),
-                Value::Number(f) => ffi::lua_pushnumber(state, f),
-                _ => unreachable!(),
-            },
-            Json::String(s) => {
+        let Some((node, after)) = data.node(at) else {
+            ffi::lua_pushnil(state);
+            return Some(at);
+        };
+        match node {
+            NodeRef::Nil => ffi::lua_pushnil(state),
+            NodeRef::Bool(b) => ffi::lua_pushboolean(state, c_int::from(b)),
+            NodeRef::Int(i) => ffi::lua_pushinteger(state, i),
+            NodeRef::Float(f) => ffi::lua_pushnumber(state, f),
+            NodeRef::Str(s) => {
                 ffi::lua_pushlstring(state, s.as_ptr().cast(), s.len());
             }
-            Json::Array(items) => {
-                ffi::lua_createtable(state, items.len().min(c_int::MAX as usize) as c_int, 0);
-                for (i, item) in items.iter().enumerate() {
-                    if !push(state, item) {
+            NodeRef::List(len) => {
+                ffi::lua_createtable(state, len.min(c_int::MAX as usize) as c_int, 0);
+                let mut next = at + 1;
+                for i in 1..=len {
+                    let Some(n) = push(state, data, next) else {
                         ffi::lua_settop(state, -2);
-                        return false;
-                    }
-                    ffi::lua_rawseti(state, -2, i as ffi::lua_Integer + 1);
+                        return None;
+                    };
+                    next = n;
+                    ffi::lua_rawseti(state, -2, i as ffi::lua_Integer);
                 }
             }
-            Json::Object(map) => {
-                ffi::lua_createtable(state, 0, map.len().min(c_int::MAX as usize) as c_int);
-                for (k, item) in map {
+            NodeRef::Map(len) => {
+                ffi::lua_createtable(state, 0, len.min(c_int::MAX as usize) as c_int);
+                let mut next = at + 1;
+                for _ in 0..len {
+                    // The key (a string: a map's keys are), then its value.
+                    let k = match data.node(next) {
+                        Some((NodeRef::Str(k), _)) => k,
+                        _ => "",
+                    };
                     ffi::lua_pushlstring(state, k.as_ptr().cast(), k.len());
-                    if !push(state, item) {
+                    next += 1;
+                    let Some(n) = push(state, data, next) else {
                         ffi::lua_settop(state, -3);
-                        return false;
-                    }
+                        return None;
+                    };
+                    next = n;
                     ffi::lua_rawset(state, -3);
                 }
             }
         }
+        Some(after)
     }
-    true
 }
 
 #[cfg(test)]
@@ -560,7 +529,7 @@ mod tests {
 
     fn read_of(code: &str) -> Result<String, String> {
         // SAFETY: see `on_value`.
-        on_value(code, |l, at| unsafe { read(l, at, 0) }).map(|j| j.to_string())
+        on_value(code, |l, at| unsafe { read(l, at, 0) }).map(|d| d.to_json().to_string())
     }
 
     /// Issue 23 item 3: with two faults, the one reported is the first in

@@ -48,7 +48,7 @@ fn choose(p: i64) -> Decision {
 }
 
 fn data(st: &GameState) -> serde_json::Value {
-    st.ask.as_ref().expect("a question is pending").data.json().clone()
+    st.ask.as_ref().expect("a question is pending").data.to_json()
 }
 
 /// Seat A's collect-taxes question staged (atomic), then answered with

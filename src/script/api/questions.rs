@@ -14,7 +14,7 @@ use crate::script::raw::{Flag, Key, LStr, RawArgs, RestInts, SPEC_KEYS, Spec, fa
 /// A question's `data` argument, read as plain data when the script asks
 /// (see `value.rs`): the question holds a copy of the table as it is at the
 /// ask, and later changes to the table are not part of it.
-struct Data(serde_json::Value);
+struct Data(AskData);
 
 impl Data {
     /// Reads the value at `at` of the running function's stack.
@@ -72,7 +72,7 @@ fn pose(sh: &Shared, what: &str, seat: usize, cont: &str, options: Vec<Choice>, 
         return Err(rt(format!("game.{what}: only one question per call")));
     }
     let (kind, prompt) = texts()?;
-    let data = AskData::from(data.0);
+    let data = data.0;
     scratch.ask = Some(Ask { seat: Seat::new(seat), kind, prompt, options, cont: cont.to_string(), data, asked_before: 0 });
     Ok(())
 }
