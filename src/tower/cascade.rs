@@ -37,6 +37,23 @@ fn cubes(pile: &Pile, out: &mut Vec<u8>) {
     }
 }
 
+/// A cube reaching a ledge shakes it: each cube stuck there, in order,
+/// comes loose with probability `loosen` (one draw each, in that order)
+/// and falls on to `below`; the others stay, in their order.
+fn shake(stuck: &mut Vec<u8>, below: &mut Vec<u8>, loosen: f64, rng: &mut GameRng) {
+    let mut kept = 0;
+    for i in 0..stuck.len() {
+        let s = stuck[i];
+        if rng.chance(loosen) {
+            below.push(s);
+        } else {
+            stuck[kept] = s;
+            kept += 1;
+        }
+    }
+    stuck.truncate(kept);
+}
+
 fn pile(cubes: &[u8]) -> Pile {
     let mut p = Pile::default();
     for &c in cubes {
@@ -68,13 +85,7 @@ impl TowerModel for Cascade {
             below.clear();
             for &cube in &falling {
                 if self.loosen > 0.0 {
-                    stuck.retain(|&s| {
-                        let free = rng.chance(self.loosen);
-                        if free {
-                            below.push(s);
-                        }
-                        !free
-                    });
+                    shake(&mut stuck, &mut below, self.loosen, rng);
                 }
                 if rng.chance(self.pass) {
                     below.push(cube);
