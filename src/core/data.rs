@@ -395,6 +395,13 @@ impl Builder {
         self.nodes.append(&mut self.spare);
     }
 
+    /// Forgets everything made so far.
+    pub fn clear(&mut self) {
+        self.nodes.clear();
+        self.text.clear();
+        self.units.clear();
+    }
+
     /// Forgets everything made since `m`.
     pub fn rollback(&mut self, m: Mark) {
         self.nodes.truncate(m.node);

@@ -39,6 +39,9 @@ pub const MAX_SCRIPT_EVENTS: usize = 10_000;
 pub const MAX_AMOUNT: i64 = 1 << 40;
 /// The most values in a continuation's `data`.
 pub const MAX_DATA_VALUES: usize = 10_000;
+/// The most bytes of text (strings and keys, a string named twice counted
+/// twice) in a continuation's `data`.
+pub const MAX_DATA_TEXT: usize = 4 << 20;
 
 fn rt(msg: String) -> mlua::Error {
     mlua::Error::RuntimeError(msg)

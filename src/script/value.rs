@@ -12,7 +12,7 @@ use std::ffi::c_int;
 
 use mlua::{Function, LightUserData, Lua, Value, ffi};
 
-use super::api::MAX_DATA_VALUES;
+use super::api::{MAX_DATA_TEXT, MAX_DATA_VALUES};
 use crate::core::Seat;
 use crate::core::data::{AskData, Builder, NodeRef};
 
@@ -34,8 +34,11 @@ enum Bad {
     Number(f64),
     Holds(&'static str),
     /// More values met than `MAX_DATA_VALUES` (counted in visits, so that
-    /// tables named many times cost what their paths cost, and stop).
+    /// tables named many times cost what their paths cost, and stop), or
+    /// more table entries looked at than `MAX_STEPS`.
     TooMany,
+    /// More bytes of text than `MAX_DATA_TEXT` (counted by visit too).
+    TooLong,
 }
 
 impl Bad {
@@ -47,6 +50,7 @@ impl Bad {
             Bad::Number(n) => format!("data holds the number {n}"),
             Bad::Holds(what) => format!("data cannot hold a {what}"),
             Bad::TooMany => format!("`data` holds more than {MAX_DATA_VALUES} values"),
+            Bad::TooLong => format!("`data` holds more than {MAX_DATA_TEXT} bytes of text"),
         })
     }
 }
@@ -96,6 +100,13 @@ pub(super) unsafe fn read(state: *mut ffi::lua_State, idx: c_int, depth: usize) 
 /// whether it must find the error in the defined order (`exhaustive`).
 struct Walk {
     visits: usize,
+    /// Table entries looked at (`lua_next`), in every pass over a table:
+    /// a table refused for its keys has its entries looked at but no
+    /// value visited, so visits alone do not bound the work when it is
+    /// named many times.
+    steps: usize,
+    /// Bytes of text copied (strings and keys).
+    text: usize,
     /// Every value is visited and the error reported is the first in the
     /// defined order: a table's own shape before its values, a list's
     /// items by index, a map's entries by key (bytes). Lua's own order
@@ -103,18 +114,51 @@ struct Walk {
     exhaustive: bool,
 }
 
+/// Table entries a traversal may look at: plain data within
+/// `MAX_DATA_VALUES` needs at most three looks an entry (counted, read as a
+/// list, read as a map).
+const MAX_STEPS: usize = 4 * MAX_DATA_VALUES;
+
+impl Walk {
+    fn new(exhaustive: bool) -> Walk {
+        Walk { visits: 0, steps: 0, text: 0, exhaustive }
+    }
+    /// One more table entry looked at.
+    fn step(&mut self) -> Result<(), Bad> {
+        self.steps += 1;
+        if self.steps > MAX_STEPS { Err(Bad::TooMany) } else { Ok(()) }
+    }
+    /// `len` more bytes of text copied.
+    fn copy(&mut self, len: usize) -> Result<(), Bad> {
+        self.text = self.text.saturating_add(len);
+        if self.text > MAX_DATA_TEXT { Err(Bad::TooLong) } else { Ok(()) }
+    }
+}
+
+/// Whether a fault ends a traversal at once: the bounds, which an
+/// exhaustive traversal meets in any order (it looks at every entry and
+/// visits every value of the tables it does not refuse), so that whether
+/// they are met does not depend on Lua's order.
+fn bound(e: Bad) -> bool {
+    matches!(e, Bad::TooMany | Bad::TooLong)
+}
+
 /// One traversal in Lua's order, which stops at the first fault (the
 /// common case: no fault, and the answer is the same in any order); on a
 /// fault, a second, exhaustive one names the fault the defined order
 /// meets first, so a script sees the same message on every run.
 unsafe fn traverse(b: &mut Builder, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<AskData, Bad> {
+    // Nothing is left from an earlier read that did not finish (a panic
+    // in a host function is turned into an error, and the thread's
+    // builder outlives it).
+    b.clear();
     let start = b.mark();
     // SAFETY: the caller's index (see `walk`).
-    let first = unsafe { walk(b, &mut Walk { visits: 0, exhaustive: false }, state, idx, depth) };
+    let first = unsafe { walk(b, &mut Walk::new(false), state, idx, depth) };
     let Err(e) = first else { return Ok(b.finish()) };
     b.rollback(start);
     // SAFETY: as above.
-    let ordered = unsafe { walk(b, &mut Walk { visits: 0, exhaustive: true }, state, idx, depth) };
+    let ordered = unsafe { walk(b, &mut Walk::new(true), state, idx, depth) };
     b.rollback(start);
     Err(ordered.err().unwrap_or(e))
 }
@@ -145,7 +189,10 @@ unsafe fn walk(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_State, idx: c
                     b.float(n);
                 }
             }
-            ffi::LUA_TSTRING => b.string(string_at(state, idx)?),
+            ffi::LUA_TSTRING => {
+                w.copy(ffi::lua_rawlen(state, idx))?;
+                b.string(string_at(state, idx)?);
+            }
             ffi::LUA_TTABLE => {
                 if ffi::lua_checkstack(state, 4) == 0 {
                     return Err(Bad::Deep);
@@ -160,7 +207,7 @@ unsafe fn walk(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_State, idx: c
                 // A border far past what a list of plain data holds may
                 // belong to a sparse table: count its entries before
                 // making room for `len` of them.
-                if len > ONE_PASS_MAX && count(state, idx) != len {
+                if len > ONE_PASS_MAX && count(w, state, idx)? != len {
                     return walk_map(b, w, state, idx, depth);
                 }
                 if len == 0 || !walk_list(b, w, state, idx, len, depth)? {
@@ -205,6 +252,10 @@ unsafe fn walk_list_ordered(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_
         while ffi::lua_next(state, idx) != 0 {
             pairs += 1;
             let top = ffi::lua_gettop(state);
+            if let Err(e) = w.step() {
+                ffi::lua_settop(state, top - 2);
+                return Err(e);
+            }
             keys_ok &= ffi::lua_type(state, top - 1) == ffi::LUA_TNUMBER
                 && ffi::lua_isinteger(state, top - 1) != 0
                 && (1..=len as i64).contains(&ffi::lua_tointeger(state, top - 1));
@@ -221,11 +272,11 @@ unsafe fn walk_list_ordered(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_
             let i = ffi::lua_tointeger(state, top - 1) as usize;
             let at = b.mark();
             b.item(i - 1);
-            match walk(b, w, state, top, depth + 1) {
+            match w.step().and_then(|()| walk(b, w, state, top, depth + 1)) {
                 Ok(()) => {}
-                Err(Bad::TooMany) => {
+                Err(e) if bound(e) => {
                     ffi::lua_settop(state, top - 2);
-                    return Err(Bad::TooMany);
+                    return Err(e);
                 }
                 Err(e) => {
                     b.rollback(at);
@@ -251,14 +302,21 @@ unsafe fn walk_map_ordered(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_S
     // SAFETY: `idx` is a table (the caller's); lua_next walks it with its
     // own keys (no allocation, no error), every push is popped.
     unsafe {
+        // Every key is looked at, whatever the first wrong one: the steps
+        // counted do not depend on Lua's order.
+        let mut keys_ok = true;
         ffi::lua_pushnil(state);
         while ffi::lua_next(state, idx) != 0 {
             let top = ffi::lua_gettop(state);
-            if ffi::lua_type(state, top - 1) != ffi::LUA_TSTRING {
+            if let Err(e) = w.step() {
                 ffi::lua_settop(state, top - 2);
-                return Err(Bad::NotPlain);
+                return Err(e);
             }
+            keys_ok &= ffi::lua_type(state, top - 1) == ffi::LUA_TSTRING;
             ffi::lua_settop(state, top - 1);
+        }
+        if !keys_ok {
+            return Err(Bad::NotPlain);
         }
         let m = b.open_map();
         let mut first = First::<Vec<u8>> { at: None };
@@ -269,15 +327,15 @@ unsafe fn walk_map_ordered(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_S
             let p = ffi::lua_tolstring(state, top - 1, &mut len);
             let bytes = std::slice::from_raw_parts(p.cast::<u8>(), len);
             let at = b.mark();
-            let entry = string_at(state, top - 1).and_then(|k| {
+            let entry = w.step().and_then(|()| w.copy(len)).and_then(|()| string_at(state, top - 1)).and_then(|k| {
                 b.key(k);
                 walk(b, w, state, top, depth + 1)
             });
             match entry {
                 Ok(()) => {}
-                Err(Bad::TooMany) => {
+                Err(e) if bound(e) => {
                     ffi::lua_settop(state, top - 2);
-                    return Err(Bad::TooMany);
+                    return Err(e);
                 }
                 Err(e) => {
                     b.rollback(at);
@@ -300,7 +358,7 @@ unsafe fn walk_map_ordered(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_S
 const ONE_PASS_MAX: usize = 1024;
 
 /// How many entries the table at `idx` has.
-unsafe fn count(state: *mut ffi::lua_State, idx: c_int) -> usize {
+unsafe fn count(w: &mut Walk, state: *mut ffi::lua_State, idx: c_int) -> Result<usize, Bad> {
     let mut pairs = 0usize;
     // SAFETY: `idx` is a table; lua_next with its own keys raises nothing,
     // and each key and value pushed is popped.
@@ -308,10 +366,14 @@ unsafe fn count(state: *mut ffi::lua_State, idx: c_int) -> usize {
         ffi::lua_pushnil(state);
         while ffi::lua_next(state, idx) != 0 {
             pairs += 1;
+            if let Err(e) = w.step() {
+                ffi::lua_settop(state, -3);
+                return Err(e);
+            }
             ffi::lua_settop(state, -2);
         }
     }
-    pairs
+    Ok(pairs)
 }
 
 /// The table at `idx` (border `len` > 0) as a list, in one traversal.
@@ -331,6 +393,10 @@ unsafe fn walk_list(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_State, i
         while ffi::lua_next(state, idx) != 0 {
             pairs += 1;
             let top = ffi::lua_gettop(state);
+            if let Err(e) = w.step() {
+                ffi::lua_settop(state, top - 2);
+                return Err(e);
+            }
             if wrong.is_none() {
                 let key = (ffi::lua_type(state, top - 1) == ffi::LUA_TNUMBER && ffi::lua_isinteger(state, top - 1) != 0)
                     .then(|| ffi::lua_tointeger(state, top - 1))
@@ -371,10 +437,12 @@ unsafe fn walk_map(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_State, id
         ffi::lua_pushnil(state);
         while ffi::lua_next(state, idx) != 0 {
             let top = ffi::lua_gettop(state);
-            let entry = if ffi::lua_type(state, top - 1) != ffi::LUA_TSTRING {
+            let entry = if let Err(e) = w.step() {
+                Err(e)
+            } else if ffi::lua_type(state, top - 1) != ffi::LUA_TSTRING {
                 Err(Bad::NotPlain)
             } else {
-                string_at(state, top - 1).and_then(|k| {
+                w.copy(ffi::lua_rawlen(state, top - 1)).and_then(|()| string_at(state, top - 1)).and_then(|k| {
                     b.key(k);
                     walk(b, w, state, top, depth + 1)
                 })
@@ -567,6 +635,32 @@ mod tests {
         // A tree just within the bound is read.
         let code = format!("local t = {{}} for i = 1, {} do t[i] = i end return t", MAX_DATA_VALUES - 1);
         assert!(read_of(&code).is_ok());
+    }
+
+    /// The review of 2026-11-26: a table refused for its keys had its
+    /// entries looked at with no value visited, so one named 9,990 times
+    /// cost 100M looks in one host call (26 s, no time limit sees it); and
+    /// a 1 MB string named 9,000 times was copied 9,000 times (an abort
+    /// asking for gigabytes). Looks and bytes are bounded as visits are,
+    /// in any order, with or without another fault.
+    #[test]
+    fn tables_refused_for_their_keys_and_long_strings_named_often_are_bounded() {
+        let too_many = format!("runtime error: `data` holds more than {MAX_DATA_VALUES} values");
+        let wide = "local T = {} for i = 1, 10000 do T[i] = i end T.x = true local d = {} for i = 1, 9990 do d[i] = T end";
+        assert_eq!(read_of(&format!("{wide} return d")).unwrap_err(), too_many);
+        assert_eq!(read_of(&format!("{wide} return {{ a = 0/0, b = d }}")).unwrap_err(), too_many);
+        assert_eq!(read_of(&format!("{wide} return {{ [1.5] = 1, b = d }}")).unwrap_err(), format!("runtime error: {NOT_PLAIN}"));
+        let keys = "local T = {} for i = 1, 10000 do T[i + 0.5] = i end local d = {} for i = 1, 9990 do d['k' .. i] = T end";
+        assert_eq!(read_of(&format!("{keys} return d")).unwrap_err(), too_many);
+        let too_long = format!("runtime error: `data` holds more than {MAX_DATA_TEXT} bytes of text");
+        let long = "local s = string.rep('x', 1 << 20) local d = {} for i = 1, 9000 do d[i] = s end";
+        assert_eq!(read_of(&format!("{long} return d")).unwrap_err(), too_long);
+        assert_eq!(read_of(&format!("{long} return {{ a = function() end, b = d }}")).unwrap_err(), too_long);
+        let key = "local k = string.rep('k', 5 << 20) return { [k] = 1 }";
+        assert_eq!(read_of(key).unwrap_err(), too_long);
+        // Just within the bound: read.
+        let within = format!("return {{ a = string.rep('x', {}) }}", MAX_DATA_TEXT - 1);
+        assert!(read_of(&within).is_ok());
     }
 
     #[test]

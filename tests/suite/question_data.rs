@@ -206,6 +206,20 @@ fn shared_tables_in_question_data_stop_at_the_value_bound() {
     }
 }
 
+/// The review of 2026-11-26: a table refused for its keys, named 9,990
+/// times, was looked at entry by entry each time (26 s of CPU in one host
+/// call); a 1 MB string named 9,000 times was copied each time (an abort).
+/// Both are refused at once, and the state is as it was.
+#[test]
+fn question_data_bounds_table_looks_and_text_as_it_bounds_values() {
+    let wide = "local T = {} for i = 1, 10000 do T[i] = i end T.x = true local d = {} for i = 1, 9990 do d[i] = T end";
+    let long = "local s = string.rep('x', 1 << 20) local d = {} for i = 1, 9000 do d[i] = s end";
+    for (tag, setup, expected) in [("wide-data", wide, "`data` holds more than 10000 values"), ("long-data", long, "bytes of text")] {
+        let err = staging_error(tag, &format!("{setup} game.ask_province(seat, 'probe', 'which?', 'probe_again', d, true, 1, 2, 3, 4)"));
+        assert!(err.contains(expected), "{err}");
+    }
+}
+
 /// Issue 23 item 3: with two faults in a question's data, the error names
 /// the first in a defined order (keys by bytes), not the first Lua's
 /// traversal meets (string hashes differ between runs).
