@@ -6,16 +6,18 @@
 //! deck and the draft deck are shuffled, the tower's levels are drawn from
 //! the counts by colour inside it, the game's random streams get a fresh
 //! seed (battles, the event drawn, ties in the bids), and every other seat
-//! gets the plan the planner would make in its place (their real plans
-//! are hidden from the view and never read; the cards already face up
-//! stay). The budget is spent by sequential halving: in rounds, every
+//! gets the plan the planner would make in its place, modelled at the
+//! round's first search and kept for the round's later ones (their real
+//! plans are hidden from the view and never read; the cards already face
+//! up stay). The budget is spent by sequential halving: in rounds, every
 //! candidate still in plays the same further worlds (the j-th visit of
 //! each in the same sampled world: common random numbers), and after each
 //! round the worse half by mean is dropped, so candidates are only ever
 //! compared on equal worlds. A candidate is applied to its world with
 //! `Engine::apply` (so every rule, variant and tower, Lua ones included,
 //! is respected), then every seat's questions are answered by the planner
-//! (this seat keeping its restrictions) until the end of the round, and
+//! (this seat keeping its restrictions) until the next round's planning
+//! (through the winter and the year's scoring) or the game's end, and
 //! the world is valued by the rules' own scoring (`value::Valuer`, the
 //! planner's value of a position). The bot picks the best mean of the
 //! last round (on a tie the earlier candidate: the planner's plan, or the
@@ -93,6 +95,16 @@ pub struct Mcts {
     /// Makes the plan the candidates start from (and remembers what the
     /// turn-order spaces are worth to it).
     planner: Planner,
+    /// The other seats' plans as modelled at the round's planning, kept
+    /// for the searches of its questions.
+    memory: Option<Memory>,
+}
+
+/// The plans a search modelled for the other seats in a round.
+#[derive(Clone)]
+struct Memory {
+    round: (u8, u8),
+    plans: Vec<Option<Plan>>,
 }
 
 /// What the search found for one candidate.
@@ -129,7 +141,7 @@ impl Drop for Quiet<'_> {
 
 impl Mcts {
     pub fn new(seed: u64, budget: Budget, forbid: Forbid) -> Mcts {
-        Mcts { rng: GameRng::seeded(seed), budget, forbid, planner: Planner::restricted(seed, forbid) }
+        Mcts { rng: GameRng::seeded(seed), budget, forbid, planner: Planner::restricted(seed, forbid), memory: None }
     }
 
     /// How many plans a planning search considers.
@@ -238,7 +250,7 @@ impl Mcts {
         let _quiet = Quiet::new(engine);
         let watch = matches!(self.budget, Budget::Time(_)).then(Stopwatch::start);
         let mut valuer = Valuer::new(engine, Weights::default());
-        let model = Model::of(engine, view, seat, &mut self.rng, &self.planner);
+        let model = Model::of(engine, view, seat, &mut self.rng, &self.planner, &mut self.memory);
         let base_seed = self.rng.next_seed();
         let rounds = n.next_power_of_two().trailing_zeros() as usize;
         let mut alive: Vec<usize> = (0..n).collect();
@@ -306,15 +318,22 @@ struct Model {
 }
 
 impl Model {
-    fn of(engine: &Engine, view: &GameState, seat: Seat, rng: &mut GameRng, own: &Planner) -> Model {
+    fn of(engine: &Engine, view: &GameState, seat: Seat, rng: &mut GameRng, own: &Planner, memory: &mut Option<Memory>) -> Model {
         let round = (view.year, view.season);
         let planning = matches!(view.phase, Phase::Planning | Phase::Reveal | Phase::ChooseSpace { .. } | Phase::Actions { .. });
         let mut players: Vec<Planner> = Seat::all(view.seats()).map(|s| if s == seat { own.clone() } else { Planner::new(0) }).collect();
         if !planning {
             return Model { plans: vec![None; view.seats()], round, players };
         }
+        // The plans the round's first search made for them: planned again
+        // from the position a question finds, they would be plans the
+        // others, who planned at the round's start, never made.
+        if let Some(m) = memory.as_ref().filter(|m| m.round == round) {
+            return Model { plans: m.plans.clone(), round, players };
+        }
         let w = sample(engine, view, rng);
-        let plans = Seat::all(w.seats()).map(|s| (s != seat).then(|| players[s.index()].plan(engine, &SeatView::new(&w, s), s))).collect();
+        let plans: Vec<_> = Seat::all(w.seats()).map(|s| (s != seat).then(|| players[s.index()].plan(engine, &SeatView::new(&w, s), s))).collect();
+        *memory = Some(Memory { round, plans: plans.clone() });
         Model { plans, round, players }
     }
 
@@ -377,25 +396,29 @@ fn sample(engine: &Engine, view: &GameState, rng: &mut GameRng) -> GameState {
 /// One world consistent with `view`, which `seat` sees: what the seat
 /// cannot see is drawn again (see the module's comment).
 pub fn determinize(engine: &Engine, view: &GameState, seat: Seat, rng: &mut GameRng) -> GameState {
-    let model = Model::of(engine, view, seat, rng, &Planner::new(0));
+    let model = Model::of(engine, view, seat, rng, &Planner::new(0), &mut None);
     model.world(engine, view, seat, rng)
 }
 
-/// Whether a rollout has reached its horizon.
-fn horizon_reached(w: &GameState, year: u8) -> bool {
-    w.year != year || matches!(w.phase, Phase::RoundStart | Phase::Winter | Phase::Score | Phase::Preload | Phase::YearStart | Phase::GameOver)
+/// Whether a rollout has reached its horizon: the next round's planning
+/// (past the winter and the year's scoring when the round ends a year),
+/// or the game's end. `left` records that the rollout has left the
+/// planning it may have started in.
+fn horizon_reached(w: &GameState, left: &mut bool) -> bool {
+    *left |= w.phase != Phase::Planning;
+    w.phase == Phase::GameOver || (*left && w.phase == Phase::Planning)
 }
 
-/// Applies `first` to the world, plays on to the horizon (the end of the
-/// round) and returns the world's value for `seat` by the rules' own
+/// Applies `first` to the world, plays on to the horizon (the next
+/// round's planning, or the game's end) and returns the world's value for `seat` by the rules' own
 /// scoring (`Valuer`, the planner's value of a position).
 fn rollout(engine: &Engine, mut w: GameState, first: &Decision, seat: Seat, valuer: &mut Valuer, model: &Model) -> f64 {
-    let year = w.year;
     if engine.apply(&mut w, first).is_err() {
         return valuer.value(engine, &w, seat) - 1000.0;
     }
     let mut bots = model.players.clone();
-    while !horizon_reached(&w, year) {
+    let mut left = false;
+    while !horizon_reached(&w, &mut left) {
         let d = match engine.actor(&w) {
             Actor::Terminal => break,
             Actor::Chance => Decision::Chance,
@@ -442,5 +465,54 @@ impl Bot for Mcts {
         }
         let stats = self.search(engine, view.state(), seat, &cands);
         choices[Self::best(&stats)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The others' plans are modelled once a round, at its planning, and
+    /// kept for the round's questions: against planner seats the model is
+    /// then their real plans, face-down cards included (before, each
+    /// question's search planned for them again from the position the
+    /// round had reached, a plan they never made).
+    #[test]
+    fn the_rounds_model_of_the_others_plans_is_kept() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let rules = crate::rules::load(&root.join("scripts/base"), &root.join("maps/sun.yaml")).expect("rules");
+        let engine = Engine::new(rules).expect("engine");
+        let mut st = engine.new_game(4, 3).expect("game");
+        let me = Seat::new(0);
+        let mut bot = Mcts::new(3, Budget::Iterations(8), Forbid::default());
+        let mut others: Vec<Planner> = (0..4).map(Planner::new).collect();
+        let (mut planned_in, mut checked) = (None, 0);
+        while checked < 6 {
+            let s = match engine.actor(&st) {
+                Actor::Terminal => break,
+                Actor::Chance => {
+                    engine.apply(&mut st, &Decision::Chance).expect("chance");
+                    continue;
+                }
+                Actor::Simultaneous(seats) => seats[0],
+                Actor::Seat(s) => s,
+            };
+            let round = (st.year, st.season);
+            let question = st.ask.is_some() && matches!(st.phase, Phase::Actions { .. });
+            let d = if s == me { super::super::decide(&engine, &st, s, &mut bot) } else { super::super::decide(&engine, &st, s, &mut others[s.index()]) };
+            if s == me && st.phase == Phase::Planning {
+                planned_in = bot.memory.as_ref().map(|m| m.round).filter(|&r| r == round);
+            }
+            if s == me && question && planned_in == Some(round) {
+                let m = bot.memory.as_ref().expect("a model");
+                assert_eq!(m.round, round);
+                for o in Seat::all(4).filter(|&o| o != me) {
+                    assert_eq!(m.plans[o.index()], st.players[o.index()].plan, "round {round:?}, seat {o:?}");
+                }
+                checked += 1;
+            }
+            engine.apply(&mut st, &d).expect("legal");
+        }
+        assert_eq!(checked, 6, "the game gave too few questions");
     }
 }
