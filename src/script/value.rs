@@ -56,13 +56,15 @@ impl Bad {
 }
 
 /// The string at `idx` (which must be a string), as UTF-8 (borrowed
-/// from the Lua string, which the stack keeps alive).
-unsafe fn string_at<'a>(state: *mut ffi::lua_State, idx: c_int) -> Result<&'a str, Bad> {
+/// from the Lua string, which the stack keeps alive), its bytes counted
+/// against the walk's text bound (every string data copies comes here).
+unsafe fn string_at<'a>(w: &mut Walk, state: *mut ffi::lua_State, idx: c_int) -> Result<&'a str, Bad> {
     let mut len = 0usize;
     // SAFETY: the caller's index holds a string: lua_tolstring neither
     // converts nor allocates, and its text (`len` bytes) lives as long as
     // the stack holds it.
     let p = unsafe { ffi::lua_tolstring(state, idx, &mut len) };
+    w.copy(len)?;
     // SAFETY: as above.
     let bytes = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) };
     if bytes.is_ascii() {
@@ -190,8 +192,7 @@ unsafe fn walk(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_State, idx: c
                 }
             }
             ffi::LUA_TSTRING => {
-                w.copy(ffi::lua_rawlen(state, idx))?;
-                b.string(string_at(state, idx)?);
+                b.string(string_at(w, state, idx)?);
             }
             ffi::LUA_TTABLE => {
                 if ffi::lua_checkstack(state, 4) == 0 {
@@ -327,7 +328,7 @@ unsafe fn walk_map_ordered(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_S
             let p = ffi::lua_tolstring(state, top - 1, &mut len);
             let bytes = std::slice::from_raw_parts(p.cast::<u8>(), len);
             let at = b.mark();
-            let entry = w.step().and_then(|()| w.copy(len)).and_then(|()| string_at(state, top - 1)).and_then(|k| {
+            let entry = w.step().and_then(|()| string_at(w, state, top - 1)).and_then(|k| {
                 b.key(k);
                 walk(b, w, state, top, depth + 1)
             });
@@ -442,7 +443,7 @@ unsafe fn walk_map(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_State, id
             } else if ffi::lua_type(state, top - 1) != ffi::LUA_TSTRING {
                 Err(Bad::NotPlain)
             } else {
-                w.copy(ffi::lua_rawlen(state, top - 1)).and_then(|()| string_at(state, top - 1)).and_then(|k| {
+                string_at(w, state, top - 1).and_then(|k| {
                     b.key(k);
                     walk(b, w, state, top, depth + 1)
                 })
