@@ -440,41 +440,55 @@ fn position(p: &ProvinceRow, i: usize, diags: &mut Diagnostics, path: &Path, pos
 }
 
 /// ", did you mean `X`?" for the closest known name, if one is close (all
-/// of the equally close ones, up to three: "`X` or `Y`").
+/// of the equally close ones, up to three: "`X` or `Y`"). Close is at most
+/// `max(2, len / 3)` edits: insertions, deletions, substitutions and swaps
+/// of two neighbouring letters (`stpe` is one edit from `step`).
 pub fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a String>) -> String {
     let lower = name.to_lowercase();
-    let mut scored: Vec<(usize, &str)> = known.map(|k| (edit_distance(&lower, &k.to_lowercase()), k.as_str())).collect();
+    let most = 2.max(name.len() / 3);
+    let chars = lower.chars().count();
+    // A name whose length differs by more than `most` letters is more
+    // than `most` edits away: not measured (a long typo or a pasted line
+    // is compared with nothing).
+    let mut scored: Vec<(usize, &str)> = known
+        .filter_map(|k| {
+            let k_lower = k.to_lowercase();
+            (k_lower.chars().count().abs_diff(chars) <= most).then(|| (strsim::osa_distance(&lower, &k_lower), k.as_str()))
+        })
+        .filter(|&(d, _)| d <= most)
+        .collect();
     scored.sort();
     scored.dedup();
     let Some(&(best, _)) = scored.first() else { return String::new() };
-    if best > 2.max(name.len() / 3) {
-        return String::new();
-    }
     let close: Vec<String> = scored.iter().take_while(|(d, _)| *d == best).take(3).map(|(_, k)| format!("`{k}`")).collect();
     format!(", did you mean {}?", close.join(" or "))
 }
 
-/// Edits between two names: insertions, deletions, substitutions and
-/// swaps of two neighbouring letters (`stpe` is one edit from `step`).
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    // d[i][j]: edits from a[..i] to b[..j] (optimal string alignment).
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
+#[cfg(test)]
+mod tests {
+    use super::suggest;
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+
+    #[test]
+    fn suggestions_name_the_closest_names_within_a_third_of_the_length() {
+        let known = names(&["step", "stop", "round", "Settsu", "Omi"]);
+        assert_eq!(suggest("stpe", known.iter()), ", did you mean `step`?");
+        assert_eq!(suggest("stap", known.iter()), ", did you mean `step` or `stop`?");
+        assert_eq!(suggest("settsu", known.iter()), ", did you mean `Settsu`?");
+        assert_eq!(suggest("Omii", known.iter()), ", did you mean `Omi`?");
+        assert_eq!(suggest("xyz", known.iter()), "");
+        // Two edits are always allowed, a third only from nine letters.
+        assert_eq!(suggest("rxxnd", known.iter()), ", did you mean `round`?");
+        assert_eq!(suggest("rxxxd", known.iter()), "");
     }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j - 1] + cost).min(d[i - 1][j] + 1).min(d[i][j - 1] + 1);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
-        }
+
+    #[test]
+    fn a_name_far_longer_than_every_known_one_gets_no_suggestion() {
+        let known = names(&["step", "round"]);
+        assert_eq!(suggest(&"stepx".repeat(20_000), known.iter()), "");
+        assert_eq!(suggest(&"é".repeat(7), names(&["éé"]).iter()), "");
     }
-    d[a.len()][b.len()]
 }
