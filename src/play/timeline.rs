@@ -49,8 +49,9 @@ pub struct Moment {
     pub players: Vec<Player>,
     /// What happened in this entry, as transcript lines.
     pub lines: Vec<Line>,
-    /// The entry and the fingerprint of the position after it.
-    pub entry: Option<(Entry, String)>,
+    /// The entry that led here (none for the first moment). A save
+    /// fingerprints `state` when it is written.
+    pub entry: Option<Entry>,
 }
 
 /// The timeline at one moment (`Game::checkpoint`).
@@ -109,14 +110,33 @@ impl SavedEntry {
 
 /// A short fingerprint of a state (FNV-1a over its JSON), to notice when a
 /// replay under changed rules parts from the recorded game.
+/// The JSON is hashed as it is written, never held whole; a state that
+/// cannot be written hashes as nothing (as an empty text would).
 pub fn fingerprint(st: &GameState) -> String {
-    let json = serde_json::to_vec(st).unwrap_or_default();
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in json {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x100_0000_01b3);
+    let mut h = Fnv(FNV_START);
+    if serde_json::to_writer(&mut h, st).is_err() {
+        h.0 = FNV_START;
     }
-    format!("{h:016x}")
+    format!("{:016x}", h.0)
+}
+
+const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a (64 bits) of the bytes written to it.
+struct Fnv(u64);
+
+impl std::io::Write for Fnv {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        for &b in buf {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x100_0000_01b3);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A game being played: the engine, who plays each seat and the timeline.
@@ -175,7 +195,7 @@ impl Game {
 
     /// The entries up to the current position, numbered from 1.
     pub fn entries(&self) -> impl Iterator<Item = (usize, &Entry)> {
-        (1..=self.cursor).map(|i| (i, &self.moments[i].entry.as_ref().expect("every moment after the first has an entry").0))
+        (1..=self.cursor).map(|i| (i, self.moments[i].entry.as_ref().expect("every moment after the first has an entry")))
     }
 
     /// An entry as text (as save files and `history` show it).
@@ -206,7 +226,7 @@ impl Game {
     /// its action is carried out, the bid at the reveal: the rule of the
     /// seat's view, `GameState::face_up`).
     pub fn entry_seen(&self, i: usize, viewer: Option<Seat>) -> String {
-        let Some((entry, _)) = self.moments.get(i).and_then(|m| m.entry.as_ref()) else { return String::new() };
+        let Some(entry) = self.moments.get(i).and_then(|m| m.entry.as_ref()) else { return String::new() };
         self.seen(entry, &self.moments[i].state, viewer)
     }
 
@@ -258,8 +278,7 @@ impl Game {
 
     fn push(&mut self, entry: Entry, state: GameState, players: Vec<Player>, lines: Vec<Line>) {
         self.moments.truncate(self.cursor + 1);
-        let fp = fingerprint(&state);
-        self.moments.push(Moment { state, players, lines, entry: Some((entry, fp)) });
+        self.moments.push(Moment { state, players, lines, entry: Some(entry) });
         self.cursor += 1;
     }
 
@@ -348,7 +367,7 @@ impl Game {
         let mut all = Vec::new();
         for i in 1..=self.cursor {
             let mut st = self.moments[i - 1].state.clone();
-            match &self.moments[i].entry.as_ref().expect("an entry").0 {
+            match self.moments[i].entry.as_ref().expect("an entry") {
                 Entry::Decide(d) => all.extend(self.engine.apply(&mut st, d)?),
                 Entry::Edit(x) => all.extend(x.apply(&self.engine, &mut st)?),
             }
@@ -402,10 +421,11 @@ impl Game {
     fn saved_upto(&self, n: usize) -> Vec<SavedEntry> {
         (1..=n)
             .map(|i| {
-                let (e, fp) = self.moments[i].entry.as_ref().expect("an entry");
-                match e {
-                    Entry::Decide(d) => SavedEntry { decide: Some(self.notation().text(d)), edit: None, check: fp.clone() },
-                    Entry::Edit(x) => SavedEntry { decide: None, edit: Some(self.notation().text(x)), check: fp.clone() },
+                let m = &self.moments[i];
+                let check = fingerprint(&m.state);
+                match m.entry.as_ref().expect("an entry") {
+                    Entry::Decide(d) => SavedEntry { decide: Some(self.notation().text(d)), edit: None, check },
+                    Entry::Edit(x) => SavedEntry { decide: None, edit: Some(self.notation().text(x)), check },
                 }
             })
             .collect()

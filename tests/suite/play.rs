@@ -161,6 +161,29 @@ fn the_timeline_undoes_redoes_and_replays_its_log() {
     assert!(g.undo(0).is_err() && g.redo(1).is_err());
 }
 
+/// A save's check of each position is FNV-1a over the position's JSON (the
+/// value saves have always held), taken when the save is written.
+#[test]
+fn a_saves_checks_are_the_fnv_of_each_positions_json() {
+    let names = vec!["random".to_string(); 4];
+    let mut g = Game::new(engine(), 4, 9, SetupMode::Preset, &names).unwrap();
+    g.advance(Until::Steps(30)).unwrap();
+    let log = g.saved_entries();
+    assert_eq!(log.len(), 30);
+    for (i, e) in log.iter().enumerate() {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in serde_json::to_vec(g.state_after(i + 1).unwrap()).unwrap() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x100_0000_01b3);
+        }
+        assert_eq!(e.check, format!("{h:016x}"), "entry {}", i + 1);
+    }
+    // The undone entries keep theirs.
+    g.undo(5).unwrap();
+    assert_eq!(g.whole_log().iter().map(|e| &e.check).collect::<Vec<_>>(), log.iter().map(|e| &e.check).collect::<Vec<_>>());
+    assert_eq!(shogun_lab::play::fingerprint(g.state()), log[24].check);
+}
+
 #[test]
 fn a_player_with_cards_fills_the_bid_space_and_the_action_spaces() {
     // Issue: the random bot left the bid space empty about a quarter of the
