@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::core::GameRng;
+use crate::core::{GameRng, GameState};
 use crate::engine::Engine;
 use crate::play::{Game, GameSpec, fingerprint};
 use crate::repl::{Config, Repl};
@@ -137,8 +137,26 @@ fn with_file<T>(path: &Path, bytes: &[u8], f: impl FnOnce() -> T) -> T {
 /// as it was. (Not the question's text: its battle odds are simulated
 /// under the wall-clock time limit, so on a loaded machine they may time
 /// out one call and not the next.)
-fn snapshot(r: &Repl) -> String {
-    format!("{}|{}|{}|{}|{}", fingerprint(r.state()), r.game().cursor(), r.game().len(), r.lines().len(), r.prompt())
+fn snapshot(r: &Repl) -> Snapshot {
+    Snapshot { state: r.state().clone(), cursor: r.game().cursor(), len: r.game().len(), lines: r.lines().len(), prompt: r.prompt() }
+}
+
+/// What a refused line must leave as it was: the position (compared whole,
+/// not by its JSON's hash, which cost a fifth of the `repl` target's time),
+/// the timeline and the prompt.
+#[derive(PartialEq)]
+struct Snapshot {
+    state: GameState,
+    cursor: usize,
+    len: usize,
+    lines: usize,
+    prompt: String,
+}
+
+impl std::fmt::Display for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{}|{}|{}|{}|{}", fingerprint(&self.state), self.cursor, self.len, self.lines, self.prompt)
+    }
 }
 
 impl Fuzzer {
