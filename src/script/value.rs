@@ -29,7 +29,11 @@ const NOT_PLAIN: &str = "data tables must be lists or have string keys";
 #[derive(Clone, Copy, Debug)]
 enum Bad {
     NotPlain,
+    /// Tables nested more than `MAX_DEPTH` levels.
     Deep,
+    /// The Lua stack cannot grow for the next level: the script's calls
+    /// already fill it, or the memory limit refuses it more room.
+    NoStack,
     NotUtf8,
     Number(f64),
     Holds(&'static str),
@@ -45,7 +49,8 @@ impl Bad {
     fn error(self) -> mlua::Error {
         err(match self {
             Bad::NotPlain => NOT_PLAIN.into(),
-            Bad::Deep => "data nests too deeply".into(),
+            Bad::Deep => format!("data nests too deeply (more than {MAX_DEPTH} levels of tables)"),
+            Bad::NoStack => NO_STACK.into(),
             Bad::NotUtf8 => "data holds a string that is not UTF-8".into(),
             Bad::Number(n) => format!("data holds the number {n}"),
             Bad::Holds(what) => format!("data cannot hold a {what}"),
@@ -165,6 +170,9 @@ unsafe fn traverse(b: &mut Builder, state: *mut ffi::lua_State, idx: c_int, dept
     Err(ordered.err().unwrap_or(e))
 }
 
+/// Why data could not be read or handed back when the stack could not grow.
+const NO_STACK: &str = "no room left on the Lua stack for the question's data (calls nested too deeply, or the memory limit)";
+
 unsafe fn walk(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Result<(), Bad> {
     if depth > MAX_DEPTH {
         return Err(Bad::Deep);
@@ -196,7 +204,7 @@ unsafe fn walk(b: &mut Builder, w: &mut Walk, state: *mut ffi::lua_State, idx: c
             }
             ffi::LUA_TTABLE => {
                 if ffi::lua_checkstack(state, 4) == 0 {
-                    return Err(Bad::Deep);
+                    return Err(Bad::NoStack);
                 }
                 let len = ffi::lua_rawlen(state, idx);
                 if w.exhaustive {
@@ -504,7 +512,7 @@ unsafe extern "C-unwind" fn continue_with(state: *mut ffi::lua_State) -> c_int {
         ffi::lua_settop(state, 3);
         if push(state, data, 0).is_none() {
             ffi::lua_settop(state, 0);
-            ffi::lua_pushstring(state, c"the question's data nests too deeply for the Lua stack".as_ptr());
+            ffi::lua_pushlstring(state, NO_STACK.as_ptr().cast(), NO_STACK.len());
             ffi::lua_error(state);
         }
         ffi::lua_call(state, 3, 0);
@@ -696,6 +704,32 @@ mod tests {
         assert!(read_of("return {1, function() end}").unwrap_err().contains("cannot hold a function"));
         assert!(read_of("return {a = {b = 0/0}}").unwrap_err().contains("data holds the number"));
         let deep = format!("return {}1{}", "{".repeat(20), "}".repeat(20));
-        assert!(read_of(&deep).unwrap_err().contains("nests too deeply"));
+        assert!(read_of(&deep).unwrap_err().contains("nests too deeply (more than 16 levels of tables)"));
+    }
+
+    /// The review of 2026-11-26: a stack that cannot grow (a script's calls
+    /// filling it, or the memory limit) was reported as data nesting too
+    /// deeply, for data three levels deep.
+    #[test]
+    fn a_stack_that_cannot_grow_is_named_as_such_not_as_deep_data() {
+        let err = on_value("return { a = { b = { 1 } } }", |l, at| {
+            // SAFETY: pushes only into room lua_checkstack made (it raises
+            // nothing); the stack is put back before returning.
+            unsafe {
+                let top = ffi::lua_gettop(l);
+                // Twice: the first refusal gives the stack the VM's spare
+                // room for error handling, which the second fills.
+                for _ in 0..2 {
+                    while ffi::lua_checkstack(l, 1) != 0 {
+                        ffi::lua_pushnil(l);
+                    }
+                }
+                let read = read(l, at, 0).map(|_| ());
+                ffi::lua_settop(l, top);
+                read
+            }
+        })
+        .unwrap_err();
+        assert!(err.ends_with(NO_STACK), "{err}");
     }
 }
