@@ -388,8 +388,11 @@ impl Repl {
         };
         self.record(line, mark);
         let mut more = Vec::new();
+        // The command took effect: from here on nothing is an error. A
+        // summary that cannot be made (its replay of the game failing: a
+        // call over the time limit) is said in the output.
         if !was_over && self.state().phase == Phase::GameOver {
-            more.push(self.summary()?);
+            more.push(self.summary().unwrap_or_else(|e| format!("the game is over; the summary could not be made: {e} (`summary` tries again)")));
         }
         let before = self.waiting();
         if at != (self.game.cursor(), self.game.len())

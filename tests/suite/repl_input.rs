@@ -350,3 +350,33 @@ fn compact_board_by_region_plain_or_in_colour() {
     assert_eq!(r.exec("board compact").unwrap(), plain);
     assert!(r.completions("board c").contains(&"compact".to_string()));
 }
+
+/// The fuzz run of 2026-11-26: `end` played to the game's end, then the
+/// summary's replay of the game failed (a call over the time limit on a
+/// loaded machine) and `end` answered with an error, the game changed. A
+/// command that took effect says so; a summary it cannot make is said in
+/// its output. Here the replay fails for certain: the game is moved to an
+/// engine whose collect-taxes action fails, at the last winter, when no
+/// action is left to play.
+#[test]
+fn a_summary_that_cannot_be_made_does_not_turn_a_command_that_took_effect_into_an_error() {
+    let mut r = repl(&["greedy", "greedy", "greedy"], 7);
+    // Years count from 0: the second (last) year's winter.
+    for _ in 0..2 {
+        r.exec("winter").unwrap();
+    }
+    assert!(r.state().phase == shogun_lab::core::Phase::Winter && r.state().year == 1, "{}", r.prompt());
+    let (pack, map) = copy_data("failing-summary");
+    let path = pack.join("actions.lua");
+    let text = std::fs::read_to_string(&path).unwrap() + "\nshogun.replace('action', 'collect_taxes', function() error('taxes fail now') end)\n";
+    std::fs::write(&path, text).unwrap();
+    let config = r.config.clone();
+    let mut game = r.into_game();
+    assert!(game.entries().any(|(_, e)| game.entry_text(e).contains("taxes")), "the game collected taxes before");
+    game.engine = engine_from(&pack, &map);
+    let mut r = shogun_lab::repl::Repl::from_game(config, game);
+    let out = r.exec("end").unwrap();
+    assert_eq!(r.state().phase, shogun_lab::core::Phase::GameOver);
+    assert!(out.contains("the summary could not be made") && out.contains("taxes fail now"), "{out}");
+    assert!(r.exec("summary").unwrap_err().contains("taxes fail now"));
+}
