@@ -497,6 +497,13 @@ impl Bot for Mcts {
 mod tests {
     use super::*;
 
+    /// The base rules on the Sun map.
+    fn sun_engine() -> Engine {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let rules = crate::rules::load(&root.join("scripts/base"), &root.join("maps/sun.yaml")).expect("rules");
+        Engine::new(rules).expect("engine")
+    }
+
     /// The others' plans are modelled once a round, at its planning, and
     /// kept for the round's questions: against planner seats the model is
     /// then their real plans, face-down cards included (before, each
@@ -504,9 +511,7 @@ mod tests {
     /// round had reached, a plan they never made).
     #[test]
     fn the_rounds_model_of_the_others_plans_is_kept() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let rules = crate::rules::load(&root.join("scripts/base"), &root.join("maps/sun.yaml")).expect("rules");
-        let engine = Engine::new(rules).expect("engine");
+        let engine = sun_engine();
         let mut st = engine.new_game(4, 3).expect("game");
         let me = Seat::new(0);
         let mut bot = Mcts::new(3, Budget::Iterations(8), Forbid::default());
@@ -547,9 +552,7 @@ mod tests {
     /// round's planning, as before.
     #[test]
     fn a_bigger_budget_rolls_out_two_rounds() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let rules = crate::rules::load(&root.join("scripts/base"), &root.join("maps/sun.yaml")).expect("rules");
-        let engine = Engine::new(rules).expect("engine");
+        let engine = sun_engine();
         let mut st = engine.new_game(4, 3).expect("game");
         let mut bots: Vec<Planner> = (0..4).map(Planner::new).collect();
         // Plays on from `st`, returning the states met (the first is `st`).
