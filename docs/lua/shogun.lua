@@ -511,12 +511,6 @@ function seat_name(s) end
 ---@return string
 function pname(p) end
 
----game.note under the base pack's older name (kept for packs that call
----it).
----@param fmt string
----@param ... any
-function note(fmt, ...) end
-
 ---"1 army", "2 armies": a count with its noun in the right number.
 ---@param n integer
 ---@param singular string
@@ -524,29 +518,19 @@ function note(fmt, ...) end
 ---@return string
 function count(n, singular, plural) end
 
----Passes `value` through every effect in force on `hook` (event, then
----special, then RULES.effects), filtered by the effects' `actions`.
----@param hook string
----@param value any
----@param ctx table {seat=, province=, action=, ...}
----@return any
-function modify(hook, value, ctx) end
-
----`modify` with the common context (seat, province, action).
+---Passes `value` through every effect in force on `hook` for `seat`
+---doing `action` in `province` (game.effects: event, then special, then
+---RULES.effects, in RULES.modifier_order, filtered by the effects'
+---`actions`) and returns what comes out. Each modifier gets the context
+---`{seat=, province=, action=, target=}`, made only when an effect acts.
 ---@param hook string
 ---@param value any
 ---@param seat Seat
----@param province Province
----@param action integer
+---@param province? Province
+---@param action? integer
+---@param target? Province the province attacked (can_attack)
 ---@return any
-function modify_at(hook, value, seat, province, action) end
-
----The second half of `modify`, for effects fetched once with game.effects.
----@param effects Effect[]|nil
----@param value any
----@param ctx table
----@return any
-function apply_effects(effects, value, ctx) end
+function modify(hook, value, seat, province, action, target) end
 
 ---Skips an action that cannot be performed in full: tallies
 ---`skipped.REASON` for the lab and narrates `why`.

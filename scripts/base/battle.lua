@@ -57,19 +57,14 @@ function province_lost(seat, p, to)
 end
 
 -- Extra cubes a side may throw from its supply (the attack and defence
--- specials, the castle event): only as many as the supply has. The
--- modifiers' context is made only when an effect acts.
-local function attacker_extra(seat, to, from, action)
-  local effects = game.effects("attacker_extra", seat, action)
-  if effects == nil then return 0 end
-  local extra = apply_effects(effects, 0, { seat = seat, province = to, source = from, action = action })
-  return math.max(0, math.min(extra, game.supply(seat)))
+-- specials, the castle event): only as many as the supply has.
+local function attacker_extra(seat, to, action)
+  local extra = modify("attacker_extra", 0, seat, to, action)
+  return extra > 0 and math.min(extra, game.supply(seat)) or 0
 end
-local function defender_extra(defender, to, seat, action)
-  local effects = game.effects("defender_extra", defender, action)
-  if effects == nil then return 0 end
-  local extra = apply_effects(effects, 0, { seat = defender, province = to, attacker = seat, action = action })
-  return math.max(0, math.min(extra, game.supply(defender)))
+local function defender_extra(defender, to, action)
+  local extra = modify("defender_extra", 0, defender, to, action)
+  return extra > 0 and math.min(extra, game.supply(defender)) or 0
 end
 
 -- Both rulebooks say the holder *may* throw these cubes (docs/rules.md,
@@ -123,7 +118,7 @@ end
 
 -- The defender's question, if he may add cubes; else the battle.
 local function defend(seat, defender, from, to, n, action, xa)
-  local xd = defender_extra(defender, to, seat, action)
+  local xd = defender_extra(defender, to, action)
   if xd == 0 or not asks_extra_cubes() then return fight(seat, defender, from, to, n, xa, xd) end
   game.ask_count(defender, "extra_cubes", string.format("%s attacks %s with %d%s: throw how many extra cubes from your supply (up to %d)?",
     seat_name(seat), pname(to), n, xa > 0 and string.format(" +%d", xa) or "", xd), "defender_extra_cubes",
@@ -132,7 +127,7 @@ end
 
 -- `seat` attacks province `to` of `defender` with `n` armies from `from`.
 function attack(seat, defender, from, to, n, action)
-  local xa = attacker_extra(seat, to, from, action)
+  local xa = attacker_extra(seat, to, action)
   if xa == 0 or not asks_extra_cubes() then return defend(seat, defender, from, to, n, action, xa) end
   game.ask_count(seat, "extra_cubes", string.format("attack %s with %d: throw how many extra cubes from your supply (up to %d)?", pname(to), n, xa),
     "attacker_extra_cubes", { defender = defender, from = from, to = to, n = n, action = action }, 0, xa)
@@ -148,7 +143,8 @@ end)
 -- `seat` enters neutral province `to` with `n` armies from `from`, `xa`
 -- extra cubes from his supply.
 local function enter_neutral(seat, from, to, n, action, xa)
-  local k = math.max(0, math.min(modify_at("neutral_peasants", RULES.params.neutral_peasants, seat, to, action), game.peasant_supply()))
+  local peasants = modify("neutral_peasants", RULES.params.neutral_peasants, seat, to, action)
+  local k = math.max(0, math.min(peasants, game.peasant_supply()))
   local unrest = game.unrest(to) > 0
   if NARRATE then
     game.note("%S enters neutral %P from %P with %d%s against %n", seat, to, from, n, xa > 0 and string.format(" +%d from supply", xa) or "", k,
@@ -168,7 +164,7 @@ end
 
 -- `seat` enters neutral province `to` with `n` armies from `from`.
 function neutral_battle(seat, from, to, n, action)
-  local xa = attacker_extra(seat, to, from, action)
+  local xa = attacker_extra(seat, to, action)
   if xa == 0 or not asks_extra_cubes() then return enter_neutral(seat, from, to, n, action, xa) end
   game.ask_count(seat, "extra_cubes", string.format("enter neutral %s with %d: throw how many extra cubes from your supply (up to %d)?", pname(to), n, xa),
     "neutral_extra_cubes", { from = from, to = to, n = n, action = action }, 0, xa)

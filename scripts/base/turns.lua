@@ -2,8 +2,6 @@
 -- setup, revealing and paying the bids, carrying out a planned action (or
 -- voiding it), and the final ranking (RULES.md, setup and action round).
 
-local note = note
-
 -- Setup: throw each player's preload cubes and the peasants into the empty
 -- tower; what lands goes back to the supplies.
 shogun.handler("preload", function()
@@ -18,41 +16,38 @@ shogun.handler("preload", function()
     if (tray[s] or 0) > 0 then game.tray_to_supply(s, tray[s]) end
   end
   game.tray_peasants_to_supply()
-  note("the tower is loaded; what landed goes back to the supplies")
+  game.note("the tower is loaded; what landed goes back to the supplies")
 end)
 
 -- Step 5: each bid is revealed and paid (a war-chest bid costs its value, a
 -- province card nothing). Bids rank highest first; a province card ranks
 -- at RULES.bidding.province_bid_rank, no card last. Equal bids: the daimyo
 -- cards are shuffled to rank them.
-local seats, reveal_bid, chests_of, pay, random, set_choosing_order =
-  game.seats, game.reveal_bid, game.chests, game.pay, game.random, game.set_choosing_order
-local min, format, concat = math.min, string.format, table.concat
 local province_bid_rank = RULES.bidding.province_bid_rank
 shogun.handler("reveal_bids", function()
   -- Each seat's bid key and the seats, in two lists kept in step.
   local keys, order, said = {}, {}, {}
-  local n = seats()
+  local n = game.seats()
   for s = 1, n do
-    local kind, value = reveal_bid(s)
+    local kind, value = game.reveal_bid(s)
     local key
     if kind == "chest" then
-      local paid = min(value, chests_of(s))
-      pay(s, paid)
+      local paid = math.min(value, game.chests(s))
+      game.pay(s, paid)
       key = paid
-      if NARRATE then said[s] = format("%s %d", seat_name(s), value) end
+      if NARRATE then said[s] = string.format("%s %d", seat_name(s), value) end
     elseif kind == "province" then
       key = province_bid_rank
-      if NARRATE then said[s] = format("%s the province card %s", seat_name(s), pname(value)) end
+      if NARRATE then said[s] = string.format("%s the province card %s", seat_name(s), pname(value)) end
     else
       key = -1
-      if NARRATE then said[s] = format("%s no card", seat_name(s)) end
+      if NARRATE then said[s] = string.format("%s no card", seat_name(s)) end
     end
     keys[s], order[s] = key, s
   end
   -- Shuffle (the daimyo cards), then a stable sort by bid.
   for i = n, 2, -1 do
-    local j = random(i)
+    local j = game.random(i)
     keys[i], keys[j] = keys[j], keys[i]
     order[i], order[j] = order[j], order[i]
   end
@@ -64,37 +59,32 @@ shogun.handler("reveal_bids", function()
     end
     keys[j + 1], order[j + 1] = key, seat
   end
-  set_choosing_order(order)
+  game.set_choosing_order(order)
   if NARRATE then
     local names = {}
     for i, s in ipairs(order) do names[i] = seat_name(s) end
-    note("bids: %s", concat(said, ", "))
-    note("choosing order: %s", concat(names, ", "))
+    game.note("bids: %s", table.concat(said, ", "))
+    game.note("choosing order: %s", table.concat(names, ", "))
   end
 end)
 
 -- Step 6: a planned action on a province card the player no longer holds
 -- is void; otherwise the action card's handler carries it out. `holder`
 -- is who holds the card now (nil: nobody).
--- Each action card's handler name, and the registered actions by name,
--- looked up once while the pack loads (reads through sealed tables go
--- through their metatables).
 local action_handlers = {}
 for a, card in ipairs(CARDS.actions) do action_handlers[a] = card.handler end
-local actions = shogun.actions
+shogun.handler("perform_action", function(seat, p, a, holder)
+  if holder ~= seat then return end
+  shogun.actions[action_handlers[a]](seat, p, a)
+end)
+
 -- A province lost in battle (RULES.md, action round step 6): its card goes
 -- to the new owner (or the deck) at once, even from the player board, so
 -- the action planned there is lost: the card leaves the former owner's
 -- plan. Called by the battles with the former owner, the province and the
 -- new owner (nil: nobody); a variant may replace it.
-local void_planned = game.void_planned
 shogun.handler("province_lost", function(seat, p)
-  void_planned(seat, p)
-end)
-
-shogun.handler("perform_action", function(seat, p, a, holder)
-  if holder ~= seat then return end
-  actions[action_handlers[a]](seat, p, a)
+  game.void_planned(seat, p)
 end)
 
 -- The end: most points first, then most war chests; still equal, equal rank.

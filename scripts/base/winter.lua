@@ -1,19 +1,10 @@
 -- Winter: supply and revolts, scoring, and the end of the year.
 
-local note, modify = note, modify
-
 -- The supply table's rows and the shortage each starts at, and the rest
 -- of the winter's rules, read once at load.
 local supply_rows, supply_from = {}, {}
 for i, r in ipairs(RULES.winter.supply_table) do supply_rows[i], supply_from[i] = r, r.shortage end
 local supply_count, rice_per_province = #supply_rows, RULES.winter.rice_per_province
--- Host and library functions called every winter, kept in file-level
--- locals from before `game`, `math` and `table` were plain tables
--- (docs/lua-api.md; this file moves to `game.name(...)` next).
-local rice_of, add_rice, province_count, provinces_of, random = game.rice, game.add_rice, game.province_count, game.provinces_of, game.random
-local unrest_in, ask_province, year_events, turn_order = game.unrest, game.ask_province, game.year_events, game.turn_order
-local max, min, remove, unpack = math.max, math.min, table.remove, table.unpack
-
 -- The row a shortage falls in: the last row whose shortage it reaches.
 local function supply_row(shortage)
   for i = supply_count, 1, -1 do
@@ -28,13 +19,13 @@ local function next_revolt(queue)
   while #queue > 0 do
     local entry = queue[1]
     if #entry.provinces == 0 then
-      remove(queue, 1)
+      table.remove(queue, 1)
     elseif #entry.provinces == 1 then
-      local p = remove(entry.provinces, 1)
-      revolt(entry.seat, p, unrest_in(p) + entry.extra, "winter")
+      local p = table.remove(entry.provinces, 1)
+      revolt(entry.seat, p, game.unrest(p) + entry.extra, "winter")
     else
-      ask_province(entry.seat, "revolt_order", "which revolt is fought next?", "winter_revolt", { queue = queue }, false,
-        unpack(entry.provinces))
+      game.ask_province(entry.seat, "revolt_order", "which revolt is fought next?", "winter_revolt", { queue = queue }, false,
+        table.unpack(entry.provinces))
       return
     end
   end
@@ -44,9 +35,9 @@ shogun.continuation("winter_revolt", function(seat, p, data)
   local queue = data.queue
   local entry = queue[1]
   for i, q in ipairs(entry.provinces) do
-    if q == p then remove(entry.provinces, i) break end
+    if q == p then table.remove(entry.provinces, i) break end
   end
-  revolt(seat, p, unrest_in(p) + entry.extra, "winter")
+  revolt(seat, p, game.unrest(p) + entry.extra, "winter")
   next_revolt(queue)
 end)
 
@@ -65,36 +56,37 @@ shogun.handler("winter", function()
   -- The year's last remaining event sets the rice loss. With the base
   -- calendar exactly one is left; if a variant leaves more, the one turned
   -- up last counts.
-  local left = { year_events() }
+  local left = { game.year_events() }
   local loss = 0
   if #left > 0 then
     local card = CARDS.events[left[#left]]
     loss = card.rice_loss
-    note("the year's last event, #%s %s, sets the winter's rice loss at %d", card.id, card.name, loss)
+    game.note("the year's last event, #%s %s, sets the winter's rice loss at %d", card.id, card.name, loss)
   end
   local queue = {}
-  for _, seat in ipairs({ turn_order() }) do
-    local owed = modify_at("winter_rice_loss", loss, seat)
-    local held = rice_of(seat)
-    local rice = add_rice(seat, -owed)
-    local need = province_count(seat) * rice_per_province
-    local shortage = max(0, need - rice)
+  for _, seat in ipairs({ game.turn_order() }) do
+    local owed = modify("winter_rice_loss", loss, seat)
+    local held = game.rice(seat)
+    local rice = game.add_rice(seat, -owed)
+    local provinces = game.province_count(seat)
+    local need = provinces * rice_per_province
+    local shortage = math.max(0, need - rice)
     local row = supply_row(shortage)
     if NARRATE then
-      note("%s %s, has %d for %s: short %d -> %s, +%s each", seat_name(seat), rice_lost(held - rice, owed, loss), rice,
-        count(game.province_count(seat), "province"), shortage, count(row.revolts, "revolt"), count(row.extra_peasants, "peasant"))
+      game.note("%S %s, has %d for %n: short %d -> %n, +%n each", seat, rice_lost(held - rice, owed, loss), rice, provinces, "province", shortage,
+        row.revolts, "revolt", row.extra_peasants, "peasant")
     end
     if row.revolts > 0 then
       -- The player on his left draws that many of his province cards.
-      local cards = { provinces_of(seat) }
+      local cards = { game.provinces_of(seat) }
       local drawn = {}
-      for _ = 1, min(row.revolts, #cards) do
-        drawn[#drawn + 1] = remove(cards, random(#cards))
+      for _ = 1, math.min(row.revolts, #cards) do
+        drawn[#drawn + 1] = table.remove(cards, game.random(#cards))
       end
       if NARRATE then
         local names = {}
         for _, p in ipairs(drawn) do names[#names + 1] = pname(p) end
-        note("revolts drawn for %s: %s", seat_name(seat), table.concat(names, ", "))
+        game.note("revolts drawn for %S: %s", seat, table.concat(names, ", "))
       end
       queue[#queue + 1] = { seat = seat, provinces = drawn, extra = row.extra_peasants }
     end
@@ -113,11 +105,9 @@ for i, kind in ipairs(majority_kinds) do majority_awards[i] = RULES.scoring.regi
 -- Each seat scores its provinces and buildings, and in each region the
 -- seats with the most buildings of a kind score its award. Bots run this
 -- for every position they look at (docs/bots.md), so it reads the view's
--- lists once each and keeps the host functions in locals (one read
--- instead of two).
-local board_of, tally, add_points = game.board, game.tally, game.add_points
+-- lists once each.
 shogun.handler("score", function()
-  local board = board_of()
+  local board = game.board()
   local held, built, by_region = board.provinces, board.buildings, board.leaders
   local seats = #held
   -- Made with room for five seats: no table grows while it is filled.
@@ -125,8 +115,8 @@ shogun.handler("score", function()
   for s = 1, seats do
     local provinces, buildings = held[s], built[s]
     points[s] = provinces * per_province + buildings * per_building
-    tally("points.provinces", s, provinces * per_province)
-    tally("points.buildings", s, buildings * per_building)
+    game.tally("points.provinces", s, provinces * per_province)
+    game.tally("points.buildings", s, buildings * per_building)
     if NARRATE then lines[s] = { count(provinces, "province") .. ", " .. count(buildings, "building") } end
   end
   for r = 1, #by_region do
@@ -149,19 +139,19 @@ shogun.handler("score", function()
     end
   end
   for s = 1, seats do
-    tally("points.majority", s, majority[s])
-    add_points(s, points[s])
+    game.tally("points.majority", s, majority[s])
+    game.add_points(s, points[s])
     if NARRATE then
-      note("%s scores %d (%s): %d points", seat_name(s), points[s], table.concat(lines[s], "; "), game.points(s))
+      game.note("%S scores %d (%s): %d points", s, points[s], table.concat(lines[s], "; "), game.points(s))
     end
   end
 end)
 
-local province_total, remove_unrest = #MAP.provinces, game.remove_unrest
+local province_total = #MAP.provinces
 shogun.handler("year_end", function()
   for s = 1, game.seats() do game.set_rice(s, 0) end
   for p = 1, province_total do
-    if unrest_in(p) > 0 then remove_unrest(p) end
+    if game.unrest(p) > 0 then game.remove_unrest(p) end
   end
-  note("rice markers go back to 0 and all unrest is removed")
+  game.note("rice markers go back to 0 and all unrest is removed")
 end)

@@ -309,7 +309,7 @@ fn bots_answer_the_questions_the_pack_declares() {
     let renamed = |tag: &str| {
         let (pack, map) = copy_data(tag);
         let lua = pack.join("actions.lua");
-        edit(&lua, r#"ask_province(seat, "move_target", "move or attack into""#, r#"ask_province(seat, "where_to", "move or attack into""#);
+        edit(&lua, r#"ask_where(seat, "move_target", "move or attack into""#, r#"ask_where(seat, "where_to", "move or attack into""#);
         edit(&lua, r#"ask_count(seat, "move_count", "how many armies go?""#, r#"ask_count(seat, "how_many", "how many armies go?""#);
         let battle = pack.join("battle.lua");
         edit(&battle, "n = n, xa = xa }", "n = n, attacker_cubes = xa }");

@@ -59,7 +59,7 @@ fn a_changed_cost_changes_the_game() {
 fn a_changed_lua_rule_changes_the_game() {
     // Collecting no longer adds unrest: a one-line change in actions.lua.
     let (pack, map) = copy_data("lua");
-    edit(&pack.join("actions.lua"), "local added = add_unrest(p, unrest_per_collection)", "local added = 0");
+    edit(&pack.join("actions.lua"), "local added = game.add_unrest(p, unrest_per_collection)", "local added = 0");
     let engine = engine_from(&pack, &map);
     let mut st = started(&engine, 4, 1);
     perform(&engine, &mut st, 0, "taxes", "Settsu", None, None);
@@ -139,8 +139,8 @@ fn a_script_error_leaves_the_state_untouched() {
     let (pack, map) = copy_data("boom");
     edit(
         &pack.join("actions.lua"),
-        "local function collect(seat, p, a, yields, credit, hook, one, many, why, stat)\n",
-        "local function collect(seat, p, a, yields, credit, hook, one, many, why, stat)\n  game.gain(seat, 100)\n  error(\"boom in collect\")\n",
+        "local function collect(seat, p, a, yields, credit, hook, noun, why, stat)\n",
+        "local function collect(seat, p, a, yields, credit, hook, noun, why, stat)\n  game.gain(seat, 100)\n  error(\"boom in collect\")\n",
     );
     let engine = engine_from(&pack, &map);
     let mut st = started(&engine, 4, 1);

@@ -352,7 +352,7 @@ fn reload_never_loses_the_game() {
     // A Lua runtime error in an action: the replay stops, the log is kept.
     let actions = pack.join("actions.lua");
     let good = std::fs::read_to_string(&actions).unwrap();
-    edit(&actions, "  pay(seat, cost)\n", "  pay(seat, cost + nil)\n");
+    edit(&actions, "  game.pay(seat, cost)\n", "  game.pay(seat, cost + nil)\n");
     let msg = r.exec("reload").unwrap();
     assert!(msg.contains("is no longer legal") && msg.contains(&format!("the whole log ({n} entries) is kept")), "{msg}");
     assert!(msg.contains("`reload` again"), "the message says how: {msg}");

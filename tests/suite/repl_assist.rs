@@ -265,10 +265,10 @@ fn winter_forecast_reads_the_game_not_the_narration() {
     let (pack, _) = copy_data("winter-words");
     edit(
         &pack.join("winter.lua"),
-        "note(\"%s %s, has %d for %s: short %d -> %s, +%s each\"",
-        "note(\"winter hits %s (%s): %d rice kept, %s, %d short, %s, %s more peasants\"",
+        "note(\"%S %s, has %d for %n: short %d -> %n, +%n each\"",
+        "note(\"winter hits %S (%s): %d rice kept, %n, %d short, %n, %n more peasants\"",
     );
-    edit(&pack.join("winter.lua"), "note(\"revolts drawn for %s: %s\"", "note(\"cards drawn against %s: %s\"");
+    edit(&pack.join("winter.lua"), "note(\"revolts drawn for %S: %s\"", "note(\"cards drawn against %S: %s\"");
     let plain = forecast(None, &["set A rice=5", "set B rice=2"]);
     assert_eq!(forecast(Some(pack), &["set A rice=5", "set B rice=2"]), plain, "the narration's words do not matter");
     // A holds 5: under #1 (loss 5) nothing is left, under #9 (loss 2) 3 are.

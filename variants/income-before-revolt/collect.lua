@@ -5,7 +5,7 @@
 
 local function collect_first(seat, p, a, field, hook, one, what)
   local unrest = game.unrest(p)
-  local amount = modify(hook, MAP.provinces[p][field], { seat = seat, province = p, action = a })
+  local amount = modify(hook, MAP.provinces[p][field], seat, p, a)
   if field == "tax" then game.gain(seat, amount) else game.add_rice(seat, amount) end
   game.tally(field == "tax" and "collected.taxes" or "collected.rice", seat, amount)
   game.note("%S collects %n in %P before the peasants rise", seat, amount, one .. "/" .. what, p)
