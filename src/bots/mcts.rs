@@ -265,8 +265,7 @@ impl Mcts {
         let _quiet = Quiet::new(engine);
         let watch = matches!(self.budget, Budget::Time(_)).then(Stopwatch::start);
         let mut valuer = Valuer::new(engine, Weights::default());
-        let mut model = Model::of(engine, view, seat, &mut self.rng, &self.planner, &mut self.memory);
-        model.depth = self.budget.horizon();
+        let model = Model::of(engine, view, seat, &mut self.rng, &self.planner, &mut self.memory, self.budget.horizon());
         let base_seed = self.rng.next_seed();
         let rounds = n.next_power_of_two().trailing_zeros() as usize;
         let mut alive: Vec<usize> = (0..n).collect();
@@ -336,23 +335,24 @@ struct Model {
 }
 
 impl Model {
-    fn of(engine: &Engine, view: &GameState, seat: Seat, rng: &mut GameRng, own: &Planner, memory: &mut Option<Memory>) -> Model {
+    /// `depth`: the rounds a rollout plays (`Budget::horizon`).
+    fn of(engine: &Engine, view: &GameState, seat: Seat, rng: &mut GameRng, own: &Planner, memory: &mut Option<Memory>, depth: u8) -> Model {
         let round = (view.year, view.season);
         let planning = matches!(view.phase, Phase::Planning | Phase::Reveal | Phase::ChooseSpace { .. } | Phase::Actions { .. });
         let mut players: Vec<Planner> = Seat::all(view.seats()).map(|s| if s == seat { own.clone() } else { Planner::new(0) }).collect();
         if !planning {
-            return Model { plans: vec![None; view.seats()], round, players, depth: 1 };
+            return Model { plans: vec![None; view.seats()], round, players, depth };
         }
         // The plans the round's first search made for them: planned again
         // from the position a question finds, they would be plans the
         // others, who planned at the round's start, never made.
         if let Some(m) = memory.as_ref().filter(|m| m.round == round) {
-            return Model { plans: m.plans.clone(), round, players, depth: 1 };
+            return Model { plans: m.plans.clone(), round, players, depth };
         }
         let w = sample(engine, view, rng);
         let plans: Vec<_> = Seat::all(w.seats()).map(|s| (s != seat).then(|| players[s.index()].plan(engine, &SeatView::new(&w, s), s))).collect();
         *memory = Some(Memory { round, plans: plans.clone() });
-        Model { plans, round, players, depth: 1 }
+        Model { plans, round, players, depth }
     }
 
     /// `seat`'s plan by the model in its round, else greedy's in its place.
@@ -414,7 +414,7 @@ fn sample(engine: &Engine, view: &GameState, rng: &mut GameRng) -> GameState {
 /// One world consistent with `view`, which `seat` sees: what the seat
 /// cannot see is drawn again (see the module's comment).
 pub fn determinize(engine: &Engine, view: &GameState, seat: Seat, rng: &mut GameRng) -> GameState {
-    let model = Model::of(engine, view, seat, rng, &Planner::new(0), &mut None);
+    let model = Model::of(engine, view, seat, rng, &Planner::new(0), &mut None, 1);
     model.world(engine, view, seat, rng)
 }
 
