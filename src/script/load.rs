@@ -20,7 +20,9 @@ impl Runtime {
     /// Builds a sandboxed VM, loads the pack's Lua files and checks that
     /// every handler, modifier and hook the YAML names is registered.
     pub fn new(rules: Rc<Rules>, tower_name: &str, limits: Limits) -> Result<Runtime, Diagnostics> {
-        let lua = sandbox(limits).map_err(|e| fatal(&rules.rules_path, format!("cannot start Lua: {e}")))?;
+        // `allocator` is declared after `lua`, so it is dropped first (see
+        // `heap::Installed`).
+        let (lua, allocator) = sandbox(limits).map_err(|e| fatal(&rules.rules_path, format!("cannot start Lua: {e}")))?;
         let shared = Rc::new(Shared::new(&lua, rules.clone(), limits));
         let prelude = globals(&lua, &rules, &shared).map_err(|e| fatal(&rules.rules_path, format!("cannot set up the Lua runtime: {e}")))?;
         let mut diags = Diagnostics::default();
@@ -55,7 +57,8 @@ impl Runtime {
         }
         shared.watch.set_limit(limits.time_per_call);
         let continue_with = value::Continue::new(&lua).map_err(|e| fatal(&rules.rules_path, format!("cannot set up the Lua runtime: {e}")))?;
-        let rt = Runtime { lua, shared, handlers, limits, towers: registry.towers, warnings, tower_name: Default::default(), continue_with };
+        let rt =
+            Runtime { _allocator: allocator, lua, shared, handlers, limits, towers: registry.towers, warnings, tower_name: Default::default(), continue_with };
         match rt.set_tower(tower_name) {
             Ok(()) => Ok(rt),
             Err(msg) => Err(fatal_at(&rules.rules_path, rules.rules_pos.of("tower/use"), msg)),

@@ -4,13 +4,14 @@
 //! sorted iteration, the read-only data tables `RULES`, `CARDS` and `MAP`,
 //! and the host API `game` (see `api.rs`). The game state is lent to the
 //! VM for the length of one call and taken back after it: scripts keep no
-//! reference to it. A memory limit and a time limit (see `guard.rs`)
-//! bound every call.
+//! reference to it. A memory limit (see `heap.rs`) and a time limit (see
+//! `guard.rs`) bound every call; no script can catch either.
 
 mod api;
 mod bytecode;
 mod eval;
 mod guard;
+mod heap;
 mod ids;
 mod lend;
 mod load;
@@ -36,6 +37,8 @@ use crate::tower::TowerModel;
 /// Bounds on what one script call may use.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
+    /// How many bytes the VM may hold. A call that needs more fails as a
+    /// whole: no script can catch the error (see `heap.rs`).
     pub memory_bytes: usize,
     /// How long one call from the engine into Lua may run (loading the
     /// pack's files may take 20 times as long). Nothing a script does can
@@ -166,6 +169,8 @@ pub(crate) struct Shared {
     depth: Cell<u32>,
     /// The watchdog's handle on this VM (the time limit).
     watch: std::sync::Arc<guard::Watch>,
+    /// The VM's allocator record (the memory limit).
+    heap: *const heap::Heap,
     /// Names of registered continuations (checked when a script asks).
     continuations: RefCell<Vec<String>>,
     /// When set, host functions that change the state refuse (REPL queries).
@@ -241,6 +246,8 @@ impl Shared {
             in_tower: Cell::new(false),
             depth: Cell::new(0),
             watch: guard::Watch::new(lua.state(), limits.time_per_call.saturating_mul(20)),
+            // SAFETY: the pointer is read only while the VM lives (`heap`).
+            heap: unsafe { heap::of(lua.state()) }.expect("the sandbox installs its allocator"),
             continuations: RefCell::new(Vec::new()),
             read_only: Cell::new(false),
             narrate: Cell::new(true),
@@ -265,10 +272,21 @@ impl Shared {
         }
     }
 
-    /// Runs one call into Lua under the time limit. Nested calls (a Lua
-    /// tower inside a throw) share the outermost call's time.
+    /// The VM's allocator record.
+    fn heap(&self) -> &heap::Heap {
+        // SAFETY: the `Heap` lives as long as the VM, and `Shared` is used
+        // only while the VM lives (its host functions and calls).
+        unsafe { &*self.heap }
+    }
+
+    /// Runs one call into Lua under the time limit and the memory limit.
+    /// Nested calls (a Lua tower inside a throw) share the outermost
+    /// call's time, and meeting the memory limit anywhere in it fails it.
     fn guarded<R>(&self, f: impl FnOnce() -> mlua::Result<R>) -> mlua::Result<R> {
         let depth = self.depth.get();
+        if depth == 0 {
+            self.heap().begin();
+        }
         let call = (depth == 0).then(|| self.watch.start());
         self.depth.set(depth + 1);
         struct Leave<'a>(&'a Shared, u32);
@@ -280,13 +298,36 @@ impl Shared {
         let leave = Leave(self, depth);
         let result = f();
         drop(leave);
-        if let Some(message) = call.and_then(guard::Call::finish) {
-            // Whatever the script did with the error on its way out (pcall,
-            // error handlers), the call failed.
+        let Some(call) = call else { return result };
+        let timed_out = call.finish();
+        let heap = self.heap();
+        let met = heap.met();
+        // Whatever the script did with the error on its way out (pcall,
+        // error handlers), the call failed.
+        if let Some(message) = timed_out {
             return Err(mlua::Error::RuntimeError(message));
+        }
+        if met {
+            return Err(out_of_memory(heap.limit(), result.err()));
         }
         result
     }
+}
+
+/// The error of a call that met the memory limit: where, when the error
+/// the script saw carries a traceback (a `pcall` passed it on), else the
+/// runtime names the function that was called (`ScriptError::or_in`).
+fn out_of_memory(limit: usize, seen: Option<mlua::Error>) -> mlua::Error {
+    let message = format!("out of memory: the rules used more than {} in one call", mebibytes(limit));
+    let Some(seen) = seen.map(|e| ScriptError::from_lua(&e)) else { return mlua::Error::RuntimeError(message) };
+    let place = if seen.file.is_empty() { String::new() } else { format!("{}:{}: ", seen.file, seen.line) };
+    let traceback = if seen.traceback.is_empty() { String::new() } else { format!("\n{}", seen.traceback) };
+    mlua::Error::RuntimeError(format!("{place}{message}{traceback}"))
+}
+
+/// A byte count as rule authors read the limit: `64 MiB`.
+fn mebibytes(bytes: usize) -> String {
+    if bytes.is_multiple_of(1 << 20) { format!("{} MiB", bytes >> 20) } else { format!("{bytes} bytes") }
 }
 
 /// What game.effects' answer depends on: the hook (its index entry's
@@ -441,6 +482,9 @@ struct Handlers {
 }
 
 pub struct Runtime {
+    /// The sandbox's allocator; dropped before `lua`, so that mlua's is
+    /// back when the VM closes.
+    _allocator: heap::Installed,
     lua: Lua,
     shared: Rc<Shared>,
     handlers: Handlers,
@@ -682,7 +726,7 @@ impl Runtime {
 
     /// Bytes the VM uses now.
     pub fn memory_used(&self) -> usize {
-        self.lua.used_memory()
+        self.shared.heap().used()
     }
 
     pub fn limits(&self) -> Limits {
@@ -1040,24 +1084,137 @@ fn formats_an_address(fmt: &[u8]) -> bool {
 }
 
 /// A VM with only the safe libraries, nothing that loads code or touches
-/// the machine, and a memory limit.
-fn sandbox(limits: Limits) -> mlua::Result<Lua> {
+/// the machine, and a memory limit no script can catch (`heap.rs`). The
+/// allocator must be dropped before the VM (see `heap::Installed`).
+fn sandbox(limits: Limits) -> mlua::Result<(Lua, heap::Installed)> {
     let lua = Lua::new_with(StdLib::TABLE | StdLib::STRING | StdLib::MATH, LuaOptions::default())?;
     let g = lua.globals();
     for name in ["dofile", "loadfile", "load", "loadstring", "collectgarbage", "print", "require", "rawequal", "rawlen"] {
         g.set(name, Value::Nil)?;
+    }
+    // SAFETY: both follow the C API's rules for C functions (see there).
+    unsafe {
+        g.set("pcall", lua.create_c_function(pcall_for_scripts)?)?;
+        g.set("xpcall", lua.create_c_function(xpcall_for_scripts)?)?;
     }
     let math: Table = g.get("math")?;
     math.set("random", Value::Nil)?;
     math.set("randomseed", Value::Nil)?;
     let string: Table = g.get("string")?;
     string.set("dump", Value::Nil)?;
-    lua.set_memory_limit(limits.memory_bytes)?;
     // Scripts make many short-lived tables; the generational collector
     // handles those cheaply (a larger young generation measured ~4% faster
     // games than Lua's default of 20).
     lua.gc_set_mode(mlua::state::GcMode::Generational(mlua::state::GcGenParams::default().minor_multiplier(50)));
-    Ok(lua)
+    // mlua's limit too, although this allocator enforces it: with one set,
+    // mlua runs every operation that may allocate protected (without one,
+    // a memory error would unwind through its Rust frames).
+    lua.set_memory_limit(limits.memory_bytes)?;
+    let allocator = heap::install(&lua, limits.memory_bytes);
+    Ok((lua, allocator))
+}
+
+/// Whether the call running on `l` met the memory limit: the allocator
+/// refused a request for good (not the error's status: a `__close`
+/// handler or a host function may have raised another error in its place,
+/// and a script may raise Lua's own memory message itself).
+///
+/// # Safety
+/// `l` is a live state of a sandboxed VM, inside a call.
+unsafe fn met_memory_limit(l: *mut mlua::ffi::lua_State) -> bool {
+    // SAFETY: the caller's promise; the reference ends with this function.
+    unsafe { heap::of(l) }.is_some_and(heap::Heap::met)
+}
+
+/// Raises the error on top of `l` again, for a call that met the memory
+/// limit. Lua's memory error names no place: the line that called `pcall`
+/// is put in front of it (and, as any other error now, it gets a
+/// traceback where the call began).
+///
+/// # Safety
+/// Called from `pcall_for_scripts` or `xpcall_for_scripts` with the error
+/// on top and two free stack slots; raises, never returns.
+unsafe fn raise_again(l: *mut mlua::ffi::lua_State, status: std::ffi::c_int) -> ! {
+    use mlua::ffi;
+    // SAFETY: the caller's promise; only plain values in this frame.
+    unsafe {
+        if status == ffi::LUA_ERRMEM {
+            ffi::luaL_where(l, 1);
+            ffi::lua_pushstring(l, c"out of memory".as_ptr());
+            ffi::lua_concat(l, 2);
+        }
+        ffi::lua_error(l)
+    }
+}
+
+/// Scripts' `pcall`: Lua's, except that an error of a call that met the
+/// memory limit goes on up (the call fails as a whole, `Shared::guarded`),
+/// whatever its status now (a `__close` handler or a host function may
+/// have replaced it). No coroutines in the sandbox, so no continuation.
+unsafe extern "C-unwind" fn pcall_for_scripts(l: *mut mlua::ffi::lua_State) -> std::ffi::c_int {
+    use mlua::ffi;
+    // SAFETY: as Lua's own `luaB_pcall`: the `true` is pushed before the
+    // call (a call with LUA_MULTRET leaves no free slot), at most two
+    // values after an error (within LUA_MINSTACK); lua_error raises the
+    // error object on top, and only plain values are alive in this frame.
+    unsafe {
+        ffi::luaL_checkany(l, 1);
+        ffi::lua_pushboolean(l, 1);
+        ffi::lua_insert(l, 1);
+        let status = ffi::lua_pcall(l, ffi::lua_gettop(l) - 2, ffi::LUA_MULTRET, 0);
+        if status == ffi::LUA_OK {
+            return ffi::lua_gettop(l);
+        }
+        if met_memory_limit(l) {
+            raise_again(l, status);
+        }
+        ffi::lua_pushboolean(l, 0);
+        ffi::lua_pushvalue(l, -2);
+        2
+    }
+}
+
+/// Scripts' `xpcall`: Lua's, with `pcall_for_scripts`' rule, and the
+/// message handler not called for an error of a call that met the memory
+/// limit (Lua calls none for a memory error; this covers one that a host
+/// function or a `__close` handler raised in its place).
+unsafe extern "C-unwind" fn xpcall_for_scripts(l: *mut mlua::ffi::lua_State) -> std::ffi::c_int {
+    use mlua::ffi;
+    unsafe extern "C-unwind" fn handler(l: *mut mlua::ffi::lua_State) -> std::ffi::c_int {
+        // SAFETY: a message handler gets the error as its one argument and
+        // returns one value; the script's handler (upvalue 1) is called
+        // with it (one slot more, within LUA_MINSTACK).
+        unsafe {
+            if !met_memory_limit(l) {
+                ffi::lua_pushvalue(l, ffi::lua_upvalueindex(1));
+                ffi::lua_insert(l, 1);
+                ffi::lua_call(l, ffi::lua_gettop(l) - 1, 1);
+            }
+            1
+        }
+    }
+    // SAFETY: as Lua's own `luaB_xpcall`, with the handler wrapped in a C
+    // closure first (it replaces argument 2); see `pcall_for_scripts`.
+    unsafe {
+        let n = ffi::lua_gettop(l);
+        ffi::luaL_checktype(l, 2, ffi::LUA_TFUNCTION);
+        ffi::lua_pushvalue(l, 2);
+        ffi::lua_pushcclosure(l, handler, 1);
+        ffi::lua_replace(l, 2);
+        ffi::lua_pushboolean(l, 1);
+        ffi::lua_pushvalue(l, 1);
+        ffi::lua_rotate(l, 3, 2);
+        let status = ffi::lua_pcall(l, n - 2, ffi::LUA_MULTRET, 2);
+        if status == ffi::LUA_OK {
+            return ffi::lua_gettop(l) - 2;
+        }
+        if met_memory_limit(l) {
+            raise_again(l, status);
+        }
+        ffi::lua_pushboolean(l, 0);
+        ffi::lua_pushvalue(l, -2);
+        2
+    }
 }
 
 #[cfg(test)]

@@ -127,7 +127,8 @@ pub(super) fn kept(lua: &Lua, rules: &Rules, shared: &Shared, prelude: &Table, l
 
 /// The fingerprints of the pack's files loaded on `rules`, if they load.
 fn base_load(rules: Rules, limits: Limits) -> Option<HashMap<String, String>> {
-    let lua = sandbox(limits).ok()?;
+    // `_allocator` is dropped before `lua` (see `heap::Installed`).
+    let (lua, _allocator) = sandbox(limits).ok()?;
     let rules = Rc::new(rules);
     let shared = Rc::new(Shared::new(&lua, rules.clone(), limits));
     let prelude = super::load::globals(&lua, &rules, &shared).ok()?;

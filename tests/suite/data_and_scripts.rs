@@ -177,6 +177,7 @@ fn scripts_are_sandboxed() {
         "return math.random",
         "return string.dump",
         "return collectgarbage",
+        "return coroutine",
     ] {
         let r = rt.eval_readonly(&st, code);
         assert!(matches!(r.as_deref(), Ok("nil")) || r.is_err(), "{code} -> {r:?}");
