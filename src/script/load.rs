@@ -60,7 +60,11 @@ impl Runtime {
         let rt =
             Runtime { _allocator: allocator, lua, shared, handlers, limits, towers: registry.towers, warnings, tower_name: Default::default(), continue_with };
         match rt.set_tower(tower_name) {
-            Ok(()) => Ok(rt),
+            Ok(()) => {
+                // What loading left is the base of the heap's watermark.
+                rt.shared.heap().set_base();
+                Ok(rt)
+            }
             Err(msg) => Err(fatal_at(&rules.rules_path, rules.rules_pos.of("tower/use"), msg)),
         }
     }

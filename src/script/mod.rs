@@ -169,7 +169,8 @@ pub(crate) struct Shared {
     depth: Cell<u32>,
     /// The watchdog's handle on this VM (the time limit).
     watch: std::sync::Arc<guard::Watch>,
-    /// The VM's allocator record (the memory limit).
+    /// The VM's main state and its allocator's record (the memory limit).
+    lua_state: *mut mlua::ffi::lua_State,
     heap: *const heap::Heap,
     /// Names of registered continuations (checked when a script asks).
     continuations: RefCell<Vec<String>>,
@@ -246,6 +247,7 @@ impl Shared {
             in_tower: Cell::new(false),
             depth: Cell::new(0),
             watch: guard::Watch::new(lua.state(), limits.time_per_call.saturating_mul(20)),
+            lua_state: lua.state(),
             // SAFETY: the pointer is read only while the VM lives (`heap`).
             heap: unsafe { heap::of(lua.state()) }.expect("the sandbox installs its allocator"),
             continuations: RefCell::new(Vec::new()),
@@ -302,6 +304,8 @@ impl Shared {
         let timed_out = call.finish();
         let heap = self.heap();
         let met = heap.met();
+        // The next call starts from a heap this one did not grow.
+        heap.settle(self.lua_state, met);
         // Whatever the script did with the error on its way out (pcall,
         // error handlers), the call failed.
         if let Some(message) = timed_out {

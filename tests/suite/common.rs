@@ -121,3 +121,20 @@ pub fn run(r: &mut shogun_lab::repl::Repl, lines: &[&str]) -> String {
     }
     out
 }
+
+/// Issue 23 item 1, the audit's pack: the base pack whose `collect_taxes`
+/// first asks for a 31 MiB string under `pcall` (gaining 3 war chests when
+/// that fails) and then recurses 190,000 deep, which grows the VM's stack
+/// by some 18 MiB. The string is 1 KiB repeated (the audit repeated one
+/// character: the same memory, slower to fill). Returns the pack's folder.
+pub fn memory_probe_pack(tag: &str) -> PathBuf {
+    let (pack, _) = copy_data(tag);
+    edit(
+        &pack.join("actions.lua"),
+        "shogun.action(\"collect_taxes\", function(seat, p, a)\n",
+        "local function deep(n) if n > 0 then return 1 + deep(n - 1) end return 0 end\n\
+         shogun.action(\"collect_taxes\", function(seat, p, a)\n  \
+         if not pcall(string.rep, string.rep(\"x\", 1024), 31 << 10) then game.gain(seat, 3) end deep(190000)\n",
+    );
+    pack
+}

@@ -277,6 +277,48 @@ fn no_script_catches_a_memory_error() {
     assert!(err.contains("winter.lua:") && err.contains("out of memory: the rules used more than 64 MiB in one call"), "{err}");
 }
 
+/// Issue 23 item 1, the REPL's smallest form: a 31 MiB string fitted
+/// before a call that recursed 190,000 deep and not after it (the stack it
+/// grew stayed). Every call now starts from a heap that the calls before
+/// it did not grow.
+#[test]
+fn a_call_starts_from_a_heap_the_calls_before_it_did_not_grow() {
+    let mut r = crate::repl::repl_with(None, &["planner"; 4], 1);
+    let probe = "lua return (pcall(string.rep, 'x', 31 << 20))";
+    let deep = "lua local function r(n) if n > 0 then return 1 + r(n - 1) end return 0 end return r(190000)";
+    assert_eq!(r.exec(probe).unwrap(), "true");
+    let before = r.engine().runtime().memory_used();
+    for _ in 0..2 {
+        assert_eq!(r.exec(deep).unwrap(), "190000");
+        let after = r.engine().runtime().memory_used();
+        assert!(after < before + (1 << 20), "the deep call left {after} bytes, {before} before it");
+        assert_eq!(r.exec(probe).unwrap(), "true");
+    }
+}
+
+/// Issue 23 item 1, the audit's pack (`memory_probe_pack`): its
+/// `collect_taxes` gained war chests when the string did not fit, which
+/// depended on the calls before it, so a round replayed after `undo` on the
+/// same engine, or a save loaded in a new process, came out differently
+/// ("the replay diverged at entry 20").
+#[test]
+fn a_pack_cannot_branch_on_the_memory_earlier_calls_left() {
+    let pack = memory_probe_pack("memory-probe");
+    let mut r = crate::repl::repl_with(Some(&pack), &["planner"; 4], 1);
+    let first = run(&mut r, &["round", "player A"]);
+    r.exec("undo 1000").unwrap();
+    let again = run(&mut r, &["round", "player A"]);
+    assert_eq!(first, again, "the same round played twice on one engine");
+    run(&mut r, &["round"]);
+    let file = std::env::temp_dir().join(format!("shogun-memory-probe-{}.yaml", std::process::id()));
+    r.exec(&format!("save {}", file.display())).unwrap();
+    let mut other = crate::repl::repl_with(Some(&pack), &["planner"; 4], 1);
+    let msg = other.exec(&format!("load {}", file.display())).unwrap();
+    assert!(msg.contains("the replay matches the recorded game"), "{msg}");
+    assert_eq!(other.state(), r.state());
+    let _ = std::fs::remove_file(&file);
+}
+
 #[test]
 fn metatables_cannot_be_changed_after_setmetatable() {
     let engine = engine();
