@@ -5,7 +5,10 @@
 //! that a refusal leaves the position untouched. With `--fresh`, the
 //! second play of each game is on an engine built for that game alone, so
 //! anything an engine carried over from the games it played before (state
-//! a script kept between calls) shows as a difference.
+//! a script kept between calls) shows as a difference; and the first play
+//! runs a memory-heavy call every `STIR_EVERY` decisions (`STIR`), so that
+//! a rule whose outcome depends on what earlier calls left in the VM's
+//! memory shows too.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -31,8 +34,10 @@ pub struct SoakArgs {
     pub probe_every: u64,
     /// Play each game's second time on a fresh engine (built for that game
     /// alone) instead of one that has played the games before it: the
-    /// first play's engine has played other games, so state kept between
-    /// games shows as a difference. Slower (one load per game).
+    /// first play's engine has played other games, and runs a
+    /// memory-heavy call every 16th decision, so state kept between
+    /// calls or games (in scripts or in the VM's memory) shows as a
+    /// difference. Slower (one load per game).
     #[arg(long)]
     pub fresh: bool,
 }
@@ -43,7 +48,19 @@ Game i has seed + i and a combination of variant (none or each shipped one), pla
 `scripted`) and bots (random, greedy, mixed); each of these turns over on its own period. It is played on one engine, probed \
 with refused decisions, and played again on a second engine; both transcripts and final states must be \
 identical. With --fresh the second engine is built anew for each game, while the first has played \
-every game before it. Exit status 1 on any problem.";
+every game before it and runs a memory-heavy call (deep recursion) every 16th decision. Exit status 1 \
+on any problem.";
+
+/// How often (in decisions) the first play of a game runs `STIR` with
+/// `--fresh`.
+const STIR_EVERY: u64 = 16;
+
+/// A call that grows the VM's stack and CallInfo list well past the heap's
+/// watermark (script/heap.rs): run between decisions of the first play
+/// only, so that a rule whose outcome depends on what earlier calls left
+/// in memory (a script that could see a memory error, say) plays
+/// differently there than on the fresh engine. About 5 MiB and 10 ms.
+const STIR: &str = "local function deep(n) if n > 0 then return 1 + deep(n - 1) end return 0 end return deep(50000)";
 
 /// One game's combination.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -104,7 +121,7 @@ fn refused_candidates(st: &GameState, engine: &Engine, recent: &[Decision]) -> V
     out
 }
 
-fn play(engine: &Engine, combo: &Combo, seed: u64, probe_every: u64, tally: &mut Tally) -> Result<Played, String> {
+fn play(engine: &Engine, combo: &Combo, seed: u64, probe_every: u64, stir_every: u64, tally: &mut Tally) -> Result<Played, String> {
     let setup = if combo.draft { SetupMode::Draft } else { engine.default_setup(combo.players) };
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut decisions = 0u64;
@@ -131,6 +148,10 @@ fn play(engine: &Engine, combo: &Combo, seed: u64, probe_every: u64, tally: &mut
         if !matches!(step.decision, Decision::Chance) {
             recent.insert(0, step.decision.clone());
             recent.truncate(2);
+        }
+        if stir_every > 0 && decisions.is_multiple_of(stir_every) {
+            // Only the memory it leaves matters (and it changes nothing).
+            let _ = engine.runtime().eval_readonly(step.after, STIR);
         }
     })
     .map_err(|e| e.to_string())?;
@@ -203,7 +224,8 @@ impl Combo {
 /// Plays game `c` once on an engine of each cache (made on first use),
 /// probing refused decisions in the first play only; a problem is noted in
 /// the tally and ends the game's plays. `fresh`: the second cache is
-/// emptied first, so the second play is on a new engine.
+/// emptied first, so the second play is on a new engine, and the first
+/// play is stirred (`STIR`).
 fn play_twice(
     engines: &mut [HashMap<RulesetKey, Engine>; 2],
     base: &GameSpec,
@@ -233,7 +255,8 @@ fn play_twice(
                 }
             }
         }
-        match play(&cache[&key], c, seed, if n == 0 { probe_every } else { 0 }, tally) {
+        let stir_every = if n == 0 && fresh { STIR_EVERY } else { 0 };
+        match play(&cache[&key], c, seed, if n == 0 { probe_every } else { 0 }, stir_every, tally) {
             Ok(p) => plays.push(p),
             Err(e) => {
                 tally.problems.push(format!("{label}, play {}: {e}", n + 1));

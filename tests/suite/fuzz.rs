@@ -135,6 +135,24 @@ fn a_soak_against_fresh_engines_finds_nothing() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("the second time on a fresh engine"));
 }
 
+/// Issue 23 item 1: with `--fresh` the first play of each game runs a
+/// memory-heavy call every 16th decision, so a pack whose rules depend on
+/// what earlier calls left in the VM's memory plays differently there
+/// than on the fresh engine. The audit's pack (`memory_probe_pack`) has
+/// no such dependence left: the soak finds nothing.
+#[test]
+fn a_soak_against_fresh_engines_finds_no_rule_that_reads_the_heap() {
+    let pack = crate::common::memory_probe_pack("soak-memory-probe");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun"))
+        .args(["soak", "--games", "2", "--fresh", "--probe-every", "0", "--rules"])
+        .arg(&pack)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("games that differ:      0") && text.contains("games that failed:      0"), "{text}");
+}
+
 #[test]
 fn a_short_soak_finds_nothing() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(["soak", "--games", "21"]).output().unwrap();
