@@ -122,10 +122,7 @@ fn is_path(name: &str) -> bool {
     name.ends_with(".yaml") || name.ends_with(".yml") || name.contains('/')
 }
 
-/// Whether a folder is a variant (holds a variant.yaml).
-pub fn is_variant(dir: &Path) -> bool {
-    dir.join("variant.yaml").is_file()
-}
+pub use crate::rules::variant::is_variant;
 
 /// A ruleset and how games start: everything but players, seed and seats.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -172,12 +172,16 @@ pub fn fmt_num(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", v as i64) } else { format!("{v}") }
 }
 
+/// Whether a folder is a variant: it holds a variant.yaml (the one place
+/// that says what makes a folder a variant).
+pub fn is_variant(dir: &Path) -> bool {
+    dir.join("variant.yaml").is_file()
+}
+
 /// The variants found under `dir` (folders with a variant.yaml), sorted.
 pub fn available(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
-        .map(|d| {
-            d.filter_map(|e| e.ok()).filter(|e| e.path().join("variant.yaml").is_file()).filter_map(|e| e.file_name().to_str().map(String::from)).collect()
-        })
+        .map(|d| d.filter_map(|e| e.ok()).filter(|e| is_variant(&e.path())).filter_map(|e| e.file_name().to_str().map(String::from)).collect())
         .unwrap_or_default();
     v.sort();
     v
