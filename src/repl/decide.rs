@@ -38,7 +38,7 @@ impl Repl {
             Actor::Seat(s) => Some(s),
             _ => None,
         };
-        let may_know = self.viewer == Viewer::God || asking.is_some_and(|a| self.viewer == Viewer::Seat(a));
+        let may_know = asking.map_or(self.eyes().is_none(), |a| may_read(self.eyes(), Some(a)));
         let known = self.viewed();
         options
             .iter()
