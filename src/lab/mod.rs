@@ -662,6 +662,27 @@ pub fn check_record(h: &Header, r: &GameRecord) -> Result<(), String> {
             firsts.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
         ));
     }
+    // The margin and the tiebreak are those of the first two seats in the
+    // standings' order (rank, then seat), as `Collector::finish` sets them.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&s| (r.ranks[s], s));
+    let (margin, tiebreak) = match order[..] {
+        [x, y, ..] => (r.points[x].saturating_sub(r.points[y]), r.points[x] == r.points[y] && r.chests[x] != r.chests[y]),
+        _ => (0, false),
+    };
+    if r.margin != margin {
+        return Err(format!("margin {} is not the points of the first two in the standings apart ({margin})", r.margin));
+    }
+    if r.tiebreak != tiebreak {
+        return Err(format!(
+            "`tiebreak` is {} but the first two in the standings {}",
+            r.tiebreak,
+            if tiebreak { "tie on points and not on war chests" } else { "do not tie on points with different war chests" }
+        ));
+    }
+    if r.decisions == 0 {
+        return Err("0 decisions: every game takes at least one".into());
+    }
     if r.rule_use.len() != rules.parts.len() {
         return Err(format!(
             "`rule_use` has {} counts for the {} parts (functions and values) the header lists for arm {}",
