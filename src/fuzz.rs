@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::core::{GameRng, GameState};
 use crate::engine::Engine;
+use crate::play::data::{Layout, scenarios_dir};
 use crate::play::{Game, GameSpec, fingerprint};
 use crate::repl::{Config, Repl};
 use crate::rules::{self, VariantArg};
@@ -166,18 +167,24 @@ impl Fuzzer {
         static N: AtomicUsize = AtomicUsize::new(0);
         let scratch = std::env::temp_dir().join(format!("shogun-fuzz-{}-{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst)));
         let _ = std::fs::remove_dir_all(&scratch);
-        for dir in ["maps", "scripts/base", "variants"] {
-            copy_dir(&root.join(dir), &scratch.join(dir))?;
+        let (from, to) = (Layout { root: root.to_path_buf() }, Layout { root: scratch.clone() });
+        for (a, b) in [(from.maps_dir(), to.maps_dir()), (from.base_pack(), to.base_pack()), (from.variants_dir(), to.variants_dir())] {
+            copy_dir(&a, &b)?;
         }
         Ok(Fuzzer { root: root.to_path_buf(), scratch, repl: None })
     }
 
+    /// The scratch copy of the data folder.
+    fn layout(&self) -> Layout {
+        Layout { root: self.scratch.clone() }
+    }
+
     fn pack(&self) -> PathBuf {
-        self.scratch.join("scripts/base")
+        self.layout().base_pack()
     }
 
     fn sun(&self) -> PathBuf {
-        self.scratch.join("maps/sun.yaml")
+        self.layout().map_path("sun")
     }
 
     /// Runs one input. `Err` is a finding (a promise broken); the input
@@ -186,7 +193,7 @@ impl Fuzzer {
         let (first, rest) = data.split_first().map(|(f, r)| (*f, r)).unwrap_or((0, data));
         match target {
             Target::Map => {
-                let path = self.scratch.join("maps/fuzz.yaml");
+                let path = self.layout().map_path("fuzz");
                 let pack = self.pack();
                 with_file(&path, data, || loaded(rules::load(&pack, &path)));
             }
@@ -197,10 +204,10 @@ impl Fuzzer {
             }
             Target::Variant => {
                 let name = VARIANTS[first as usize % VARIANTS.len()];
-                let dir = self.scratch.join("variants").join(name);
+                let dir = self.layout().variant_named(name);
                 let (pack, sun) = (self.pack(), self.sun());
                 let arg = VariantArg { name: name.to_string(), options: Vec::new() };
-                with_file(&dir.join("variant.yaml"), rest, || loaded(rules::load_with(&pack, &sun, &[(dir.clone(), arg)])));
+                with_file(&dir.join(rules::variant::FILE), rest, || loaded(rules::load_with(&pack, &sun, &[(dir.clone(), arg)])));
             }
             Target::Save => {
                 let path = self.scratch.join("fuzz-save.yaml");
@@ -323,22 +330,23 @@ impl Fuzzer {
             v
         };
         let root = self.root.clone();
+        let data = Layout { root: root.clone() };
         Ok(match target {
             Target::Map => {
-                let files = yaml_in(root.join("maps")).into_iter().chain(yaml_in(root.join("tests/fixtures/broken")));
+                let files = yaml_in(data.maps_dir()).into_iter().chain(yaml_in(root.join("tests/fixtures/broken")));
                 files.map(read).chain(hostile_yaml().into_iter().map(Ok)).collect::<Result<_, _>>()?
             }
-            Target::Pack => vec![prefixed(0, read(root.join("scripts/base/rules.yaml"))?), prefixed(1, read(root.join("scripts/base/cards.yaml"))?)],
+            Target::Pack => vec![prefixed(0, read(data.base_pack().join("rules.yaml"))?), prefixed(1, read(data.base_pack().join("cards.yaml"))?)],
             Target::Variant => VARIANTS
                 .iter()
                 .enumerate()
-                .map(|(i, v)| read(root.join("variants").join(v).join("variant.yaml")).map(|b| prefixed(i as u8, b)))
+                .map(|(i, v)| read(data.variant_named(v).join(rules::variant::FILE)).map(|b| prefixed(i as u8, b)))
                 .chain(hostile_yaml().into_iter().map(|b| Ok(prefixed(0, b))))
                 .collect::<Result<_, _>>()?,
             Target::Scenario => {
-                let mut files = yaml_in(root.join("scripts/base/tests"));
+                let mut files = yaml_in(scenarios_dir(&data.base_pack()));
                 for v in VARIANTS {
-                    files.extend(yaml_in(root.join("variants").join(v).join("tests")));
+                    files.extend(yaml_in(scenarios_dir(&data.variant_named(v))));
                 }
                 files.into_iter().map(read).collect::<Result<_, _>>()?
             }
@@ -361,7 +369,7 @@ impl Fuzzer {
             Target::Repl => {
                 // Each shipped scenario's steps as one session, and the help's examples.
                 let mut out = Vec::new();
-                for file in yaml_in(root.join("scripts/base/tests")) {
+                for file in yaml_in(scenarios_dir(&data.base_pack())) {
                     let text = String::from_utf8_lossy(&read(file)?).to_string();
                     let steps: Vec<&str> =
                         text.lines().filter_map(|l| l.trim().strip_prefix("- do:").or_else(|| l.trim().strip_prefix("- "))).map(str::trim).collect();
@@ -380,7 +388,7 @@ impl Fuzzer {
                     .map(|l| l.trim_matches(|c| c == '`' || c == ' ' || c == '-').as_bytes().to_vec())
                     .collect();
                 for f in ["lib.lua", "battle.lua"] {
-                    out.push(read(root.join("scripts/base").join(f))?);
+                    out.push(read(data.base_pack().join(f))?);
                 }
                 out.sort();
                 out.dedup();

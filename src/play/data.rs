@@ -45,6 +45,11 @@ impl Layout {
         self.root.join("variants")
     }
 
+    /// A shipped variant's folder by name.
+    pub fn variant_named(&self, name: &str) -> PathBuf {
+        self.variants_dir().join(name)
+    }
+
     /// A map by name (`sun`) or by path (anything ending in .yaml or with a `/`).
     pub fn map_path(&self, map: &str) -> PathBuf {
         if is_path(map) { PathBuf::from(map) } else { self.maps_dir().join(format!("{map}.yaml")) }
@@ -123,6 +128,11 @@ fn is_path(name: &str) -> bool {
 }
 
 pub use crate::rules::variant::is_variant;
+
+/// The scenario files of a pack or variant folder live in its `tests/`.
+pub fn scenarios_dir(dir: &Path) -> PathBuf {
+    dir.join("tests")
+}
 
 /// A ruleset and how games start: everything but players, seed and seats.
 #[derive(Clone, Debug, Default, PartialEq)]

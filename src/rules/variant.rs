@@ -172,10 +172,13 @@ pub fn fmt_num(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", v as i64) } else { format!("{v}") }
 }
 
+/// The file that makes a folder a variant.
+pub const FILE: &str = "variant.yaml";
+
 /// Whether a folder is a variant: it holds a variant.yaml (the one place
 /// that says what makes a folder a variant).
 pub fn is_variant(dir: &Path) -> bool {
-    dir.join("variant.yaml").is_file()
+    dir.join(FILE).is_file()
 }
 
 /// The variants found under `dir` (folders with a variant.yaml), sorted.
