@@ -237,9 +237,11 @@ impl Fuzzer {
             Target::Throws => {
                 let path = self.scratch.join("fuzz-throws.yaml");
                 if let Ok(obs) = with_file(&path, data, || crate::tower::fit::Observations::parse(&path, &crate::files::read_text(&path)?)) {
-                    let _ = crate::tower::fit::fit("stateless", &obs, 4, 1);
+                    let _ = crate::tower::fit::fit("stateless", &obs, crate::tower::fit::Method::new(4, 1));
                     let model = crate::tower::Levels { levels: 2, pass: 0.8, loosen: 0.1, per_cube: false, setup_pass: None };
-                    let _ = crate::tower::fit::log_likelihood(&model, &obs, 4, 1);
+                    // Exact (within its work limit), then the particle filter.
+                    let _ = crate::tower::fit::likelihood(&model, &obs, crate::tower::fit::Method::new(4, 1));
+                    let _ = crate::tower::fit::likelihood(&model, &obs, crate::tower::fit::Method { particles: 4, seed: 1, filter_only: true });
                 }
             }
             Target::Repl => {
