@@ -199,7 +199,7 @@ impl Fuzzer {
                 let name = VARIANTS[first as usize % VARIANTS.len()];
                 let dir = self.scratch.join("variants").join(name);
                 let (pack, sun) = (self.pack(), self.sun());
-                let arg = VariantArg { name: name.to_string(), options: Vec::new() };
+                let arg = VariantArg { name: name.to_string(), options: Vec::new(), given: None };
                 with_file(&dir.join("variant.yaml"), rest, || loaded(rules::load_with(&pack, &sun, &[(dir.clone(), arg)])));
             }
             Target::Save => {

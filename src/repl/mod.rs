@@ -980,7 +980,7 @@ impl Repl {
         let mut arms = vec![Arm::from_rules((*self.game.engine.rules).clone(), self.config.spec.tower.clone())];
         let mut note = String::new();
         for words in &against {
-            arms.push(Arm::from_spec(&self.config.spec.arm(words).map_err(|e| format!("lab --against: {e}"))?)?);
+            arms.push(Arm::from_spec_as(&self.config.spec.arm(words).map_err(|e| format!("lab --against: {e}"))?, "lab --against")?);
         }
         if against.is_empty() {
             match &self.before_reload {

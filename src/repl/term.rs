@@ -145,7 +145,7 @@ fn script(repl: &mut Repl, keep_going: bool) -> Result<(), String> {
                 }
             }
             Err(e) => {
-                let _ = writeln!(out, "error: {e}");
+                let _ = writeln!(out, "{}", crate::cli::error_text(&e));
                 failed += 1;
                 if !keep_going {
                     let _ = out.flush();
@@ -220,7 +220,10 @@ fn interactive(repl: &mut Repl, color: bool) -> Result<(), String> {
         match repl.exec(&line) {
             Ok(text) if !text.is_empty() => println!("{text}"),
             Ok(_) => {}
-            Err(e) => println!("{red}error:{reset} {e}"),
+            Err(e) => match crate::cli::error_text(&e).strip_prefix("error: ") {
+                Some(plain) => println!("{red}error:{reset} {plain}"),
+                None => println!("{e}"),
+            },
         }
         // Hot seat: wait until the next player has the keyboard, then clear
         // the screen and the line history (they hold the last one's plans).
