@@ -10,7 +10,7 @@ mod plan;
 mod term;
 pub mod views;
 
-pub use term::run;
+pub use term::{banner, run};
 
 use std::path::Path;
 

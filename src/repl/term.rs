@@ -59,7 +59,9 @@ fn history_file() -> Option<PathBuf> {
     data_dir().map(|d| d.join("history"))
 }
 
-fn banner(repl: &Repl) -> String {
+/// The two lines an interactive session opens with: the game and whom
+/// you play.
+pub fn banner(repl: &Repl) -> String {
     let e = repl.engine();
     let humans: Vec<String> = repl
         .config
