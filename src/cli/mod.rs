@@ -536,19 +536,10 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {
-            eprintln!("{}", error_text(&msg));
+            eprintln!("{}", rules::error_text(&msg));
             ExitCode::FAILURE
         }
     }
-}
-
-/// A failure as printed: `error: MESSAGE`, except for problems already
-/// printed as `PLACE: error: ...` (the rules' diagnostics), which keep
-/// their one prefix.
-pub fn error_text(msg: &str) -> String {
-    let first = msg.lines().next().unwrap_or_default();
-    let located = [": error: ", ": warning: "].iter().any(|sev| first.split_once(sev).is_some_and(|(place, _)| !place.is_empty() && !place.contains('`')));
-    if located { msg.to_string() } else { format!("error: {msg}") }
 }
 
 #[cfg(test)]

@@ -147,7 +147,7 @@ fn script(repl: &mut Repl, keep_going: bool) -> Result<(), String> {
                 }
             }
             Err(e) => {
-                let _ = writeln!(out, "{}", crate::cli::error_text(&e));
+                let _ = writeln!(out, "{}", crate::rules::error_text(&e));
                 failed += 1;
                 if !keep_going {
                     let _ = out.flush();
@@ -222,7 +222,7 @@ fn interactive(repl: &mut Repl, color: bool) -> Result<(), String> {
         match repl.exec(&line) {
             Ok(text) if !text.is_empty() => println!("{text}"),
             Ok(_) => {}
-            Err(e) => match crate::cli::error_text(&e).strip_prefix("error: ") {
+            Err(e) => match crate::rules::error_text(&e).strip_prefix("error: ") {
                 Some(plain) => println!("{red}error:{reset} {plain}"),
                 None => println!("{e}"),
             },

@@ -17,7 +17,7 @@ use std::sync::Arc;
 pub use map::Map;
 pub use pack::{CardsFile, RulesFile};
 pub use variant::{LoadedVariant, VariantArg};
-pub use yaml::{Diagnostic, Diagnostics, Positions, Severity};
+pub use yaml::{Diagnostic, Diagnostics, Positions, Severity, error_text};
 
 use crate::core::{MAX_SEATS, ProvinceId, Seat};
 
@@ -231,11 +231,8 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
             return Err(diags);
         };
         // Where each value comes from: the base files, then each overlay.
-        let origins = [
-            variant::Origin::of(&rv, &rules.pos, "", None),
-            variant::Origin::of(&cv, &cards.pos, "", None),
-            variant::Origin::of(&mv, &map_file.pos, "", None),
-        ];
+        let origins =
+            [variant::Origin::of(&rv, &rules.pos, "", None), variant::Origin::of(&cv, &cards.pos, "", None), variant::Origin::of(&mv, &map_file.pos, "", None)];
         let mut docs = Docs { rules: rv, cards: cv, map: mv, origins };
         for (dir, arg) in variants {
             if let Some(lv) = apply_variant(dir, arg, &rules.value.name, &loaded, &mut docs, &mut variant_lua, &mut diags) {

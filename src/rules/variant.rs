@@ -587,9 +587,7 @@ pub fn read(dir: &Path, arg: &VariantArg, diags: &mut Diagnostics) -> Option<(Ya
     // reported there when it says where, with where the variant defines
     // what it takes.
     let mut wrong = |at: yaml::Loc, message: String, known: &str| match &arg.given {
-        Some(g) => {
-            diags.push(yaml::Diagnostic::file(Path::new(g), format!("{message} ({known}as {}:{}:{} defines it)", path.display(), at.line, at.column)))
-        }
+        Some(g) => diags.push(yaml::Diagnostic::file(Path::new(g), format!("{message} ({known}as {}:{}:{} defines it)", path.display(), at.line, at.column))),
         None => diags.error(&path, at, format!("{message}{}", if known.is_empty() { String::new() } else { format!(" ({})", known.trim_end_matches("; ")) })),
     };
     for (k, val) in &arg.options {

@@ -46,6 +46,15 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+/// A failure as printed: `error: MESSAGE`, except for problems already
+/// printed as `PLACE: error: ...` (the rules' diagnostics), which keep
+/// their one prefix.
+pub fn error_text(msg: &str) -> String {
+    let first = msg.lines().next().unwrap_or_default();
+    let located = [": error: ", ": warning: "].iter().any(|sev| first.split_once(sev).is_some_and(|(place, _)| !place.is_empty() && !place.contains('`')));
+    if located { msg.to_string() } else { format!("error: {msg}") }
+}
+
 /// Every problem found while loading; printing it prints one per line.
 #[derive(Clone, Debug, Default)]
 pub struct Diagnostics(pub Vec<Diagnostic>);

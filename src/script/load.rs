@@ -13,8 +13,8 @@ use mlua::{Function, Lua, Table, Value};
 use super::{
     EffectTables, Handlers, Keys, Limits, RulePart, Runtime, ScriptError, Shared, api, bytecode, error_without_nul, lock_helpers, sandbox, value, values,
 };
-use crate::rules::pack::Effect;
 use crate::rules::map::suggest;
+use crate::rules::pack::Effect;
 use crate::rules::{Diagnostic, Diagnostics, Positions, Rules, Severity};
 
 impl Runtime {

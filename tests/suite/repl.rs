@@ -430,7 +430,11 @@ fn readme_sample_session_is_what_the_repl_prints() {
                 skip = true;
                 continue;
             }
-            let found = if skip { actual[at..].iter().position(|a| shown_as(s, a)).map(|i| at + i) } else { (at < actual.len() && shown_as(s, actual[at])).then_some(at) };
+            let found = if skip {
+                actual[at..].iter().position(|a| shown_as(s, a)).map(|i| at + i)
+            } else {
+                (at < actual.len() && shown_as(s, actual[at])).then_some(at)
+            };
             let Some(i) = found else { panic!("after `{cmd}` the README shows {s:?}, the REPL printed:\n{out}") };
             at = i + 1;
             skip = false;
