@@ -163,6 +163,12 @@ impl Rules {
     pub fn province_name(&self, p: ProvinceId) -> &str {
         &self.map.at(p).name
     }
+    /// The file that gave rules.yaml's value at `path` (`limits/...`): a
+    /// variant's variant.yaml when its overlay put the value in.
+    pub fn rules_source(&self, path: &str) -> PathBuf {
+        self.rules_pos.of(path).file.map_or_else(|| self.rules_path.clone(), |f| f.to_path_buf())
+    }
+
     /// The ruleset in one canonical string, e.g. `base+ro-events+hard-winter(loss=2)`.
     pub fn ruleset_name(&self) -> String {
         let mut s = self.rules.name.clone();

@@ -133,10 +133,31 @@ fn a_variants_values_are_reported_in_its_own_file() {
     // Two variants: each value where its own variant wrote it.
     edit(&dir.join("variant.yaml"), "tax_yeild", "tax_yield");
     edit(&dir.join("variant.yaml"), "at_mots", "at_most");
-    let other = temp_variant("slips2", "name: slips2\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - add: {path: effects, value: {hook: winter_rice_loss, modifier: ad, value: 1}}\n", None);
+    let other = temp_variant(
+        "slips2",
+        "name: slips2\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - add: {path: effects, value: {hook: winter_rice_loss, modifier: ad, value: 1}}\n",
+        None,
+    );
     let rules = load(&[(dir, arg("slips")), (other.clone(), arg("slips2"))]).unwrap();
     let err = Engine::new(rules).err().expect("the slip is refused").to_string();
     assert!(err.starts_with(&format!("{}:7:", other.join("variant.yaml").display())) && err.contains("modifier `ad`"), "{err}");
+}
+
+/// A limit a variant set is named in its file when a game hits it (the
+/// message named rules.yaml, whose value was not the one in force).
+#[test]
+fn a_limit_a_variant_set_names_the_variants_file() {
+    let dir = temp_variant(
+        "short",
+        "name: short\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - set: {path: limits.decisions_per_game, value: 40}\n",
+        None,
+    );
+    let engine = Engine::new(load(&[(dir.clone(), arg("short"))]).unwrap()).unwrap_or_else(|d| panic!("{d}"));
+    let err = shogun_lab::transcript::transcript(&engine, 4, 1, &vec!["random".to_string(); 4]).unwrap_err().to_string();
+    let want = format!("the game has taken 40 decisions without ending (limits.decisions_per_game in {})", dir.join("variant.yaml").display());
+    assert!(err.contains(&want), "{err}");
+    // A limit the variant left alone is the base file's.
+    assert_eq!(engine.rules.rules_source("limits/questions_per_action"), root().join("scripts/base/rules.yaml"));
 }
 
 #[test]
@@ -236,7 +257,10 @@ fn command_line_mistakes_are_said_once_as_typed() {
     let (ok, out) = shogun(&["run", "--variant", "hard-winter:loss=99"]);
     let def = vdir("hard-winter").join("variant.yaml");
     assert!(!ok);
-    assert_eq!(out.trim_end(), format!("--variant hard-winter:loss=99: error: option `loss` of `hard-winter` is 99, expected 0..=20 (as {}:9:5 defines it)", def.display()));
+    assert_eq!(
+        out.trim_end(),
+        format!("--variant hard-winter:loss=99: error: option `loss` of `hard-winter` is 99, expected 0..=20 (as {}:9:5 defines it)", def.display())
+    );
     let (ok, out) = shogun(&["run", "--variant", "hard-winter:los=3"]);
     assert!(!ok && out.starts_with("--variant hard-winter:los=3: error: variant `hard-winter` has no option `los`, did you mean `loss`?"), "{out}");
     let (ok, out) = shogun(&["lab", "--variant", "hard-winter", "--against", "hard-wintr", "--games", "2"]);
@@ -272,7 +296,10 @@ fn help_names_the_default_players() {
     let (ok, out) = shogun(&["play", "--help"]);
     assert!(ok && out.contains(&format!("seat 1 human, the {} in the others", shogun_lab::bots::DEFAULT)), "{out}");
     let (ok, out) = shogun(&["lab", "--help"]);
-    assert!(ok && out.contains("the fixed players are the planner the search starts\nfrom (--adapt-from; by default the planner, as without --adapt)"), "{out}");
+    assert!(
+        ok && out.contains("the fixed players are the planner the search starts\nfrom (--adapt-from; by default the planner, as without --adapt)"),
+        "{out}"
+    );
     assert!(!out.contains("not\ngreedy") && !out.contains("not greedy"), "{out}");
 }
 
