@@ -206,7 +206,7 @@ impl Fuzzer {
                 let name = VARIANTS[first as usize % VARIANTS.len()];
                 let dir = self.layout().variant_named(name);
                 let (pack, sun) = (self.pack(), self.sun());
-                let arg = VariantArg { name: name.to_string(), options: Vec::new() };
+                let arg = VariantArg { name: name.to_string(), options: Vec::new(), given: None };
                 with_file(&dir.join(rules::variant::FILE), rest, || loaded(rules::load_with(&pack, &sun, &[(dir.clone(), arg)])));
             }
             Target::Save => {

@@ -121,7 +121,7 @@ pub fn diff(args: DiffArgs) -> Result<(), String> {
     let other = spec.arm(&args.against).map_err(|e| format!("--against: {e}"))?;
     let bots = fill_bots(&args.seats.bots, players)?;
     let a = spec.engine()?;
-    let b = other.engine()?;
+    let b = other.engine_as("--against")?;
     let setup = spec.setup_mode(&a, players);
     let (ta, sa) = crate::transcript::transcript_with(&a, players, seed, setup, &bots).map_err(|e| format!("{}: {e}", a.rules.ruleset_name()))?;
     let (tb, sb) = crate::transcript::transcript_with(&b, players, seed, setup, &bots).map_err(|e| format!("{}: {e}", b.rules.ruleset_name()))?;

@@ -158,7 +158,13 @@ impl Arm {
     /// The ruleset a spec describes (map, pack, variants, tower), loaded
     /// and checked.
     pub fn from_spec(spec: &GameSpec) -> Result<Arm, String> {
-        Ok(Arm::from_rules(spec.rules()?, spec.tower.clone()))
+        Arm::from_spec_as(spec, "--variant")
+    }
+
+    /// [`Arm::from_spec`], naming the variants' flag `flag` in messages
+    /// (`--against` for the arms after the first).
+    pub fn from_spec_as(spec: &GameSpec, flag: &str) -> Result<Arm, String> {
+        Ok(Arm::from_rules(spec.rules_as(flag)?, spec.tower.clone()))
     }
 
     /// An arm from rules already loaded (the REPL's current rules).
