@@ -89,6 +89,9 @@ fn names_a_costly_search(line: &str) -> bool {
     })
 }
 
+/// How many of `hostile_lua`'s shapes the `repl` target's seeds run.
+const CHEAP_LUA: usize = 3;
+
 /// Simulated throws behind a battle's odds in fuzzed REPL games.
 const ODDS_TRIALS: u32 = 16;
 
@@ -379,6 +382,11 @@ impl Fuzzer {
                 }
                 let examples: Vec<&str> = crate::repl::COMMANDS.iter().map(|c| c.3).collect();
                 out.push(prefixed(4, examples.join("\n").into_bytes()));
+                // The cheapest of the Lua shapes that printed without bound
+                // (the `lua` target has them all), as `lua` lines: every
+                // mutation of this session runs them.
+                let lua: Vec<Vec<u8>> = hostile_lua().into_iter().take(CHEAP_LUA).map(|code| [&b"lua "[..], &code].concat()).collect();
+                out.push(prefixed(0, lua.join(&b'\n')));
                 out
             }
             Target::Lua => {
@@ -392,6 +400,7 @@ impl Fuzzer {
                 for f in ["lib.lua", "battle.lua"] {
                     out.push(read(data.base_pack().join(f))?);
                 }
+                out.extend(hostile_lua());
                 out.sort();
                 out.dedup();
                 out
@@ -400,7 +409,6 @@ impl Fuzzer {
     }
 }
 
-/// A loader's answer: rules, or every problem found, printable.
 /// YAML shapes that were hangs or crashes (issue 23 item 6): flow and
 /// block nesting far past the depth limit, and aliases that expand to
 /// millions of values, each under the mutations' size cap.
@@ -417,6 +425,33 @@ fn hostile_yaml() -> Vec<Vec<u8>> {
     ]
 }
 
+/// Lua shapes whose printing by the REPL's `lua` took gigabytes, minutes
+/// or the stack (issue 23 items 2 and 4): one long string returned and
+/// printed thousands of times, tables named many times on each level (16
+/// on 8 levels, 8 on 12: counted by path, billions of values), a table of
+/// 20,000 entries shown 600 times, a chain of tables used as keys, tables
+/// nested 100,000 deep, and prints without end. The first `CHEAP_LUA`
+/// take the least time, and the `repl` target's seeds run them too.
+fn hostile_lua() -> Vec<Vec<u8>> {
+    let shared = |width: u32, levels: u32| format!("local t = {{1}} for l = 1, {levels} do local n = {{}} for j = 1, {width} do n[j] = t end t = n end");
+    let long = "local s = string.rep('x', 8 << 20) local d = {} for i = 1, 3000 do d[i] = s end";
+    [
+        format!("{long} print(table.unpack(d))"),
+        format!("{} return t", shared(16, 8)),
+        format!("{} print(t)", shared(8, 12)),
+        format!("{long} return table.unpack(d)"),
+        format!("{} return t, t, t", shared(8, 12)),
+        "local t = {} for i = 1, 20000 do t[i] = i end local d = {} for i = 1, 600 do d[i] = t end return d".to_string(),
+        "local t = {} for i = 1, 100000 do t = {[t] = 1} end return t".to_string(),
+        "local t = {} for i = 1, 100000 do t = {t} end return t".to_string(),
+        "for i = 1, 1e9 do print(i, {i}) end".to_string(),
+    ]
+    .into_iter()
+    .map(String::into_bytes)
+    .collect()
+}
+
+/// A loader's answer: rules, or every problem found, printable.
 fn loaded(result: Result<rules::Rules, rules::Diagnostics>) {
     match result {
         Ok(r) => {
@@ -501,6 +536,10 @@ const TOKENS: &[&str] = &[
     "rawset",
     "pcall",
     "error({})",
+    "table.unpack(",
+    "print(",
+    "{[t] = t}",
+    "__pairs",
     "%p",
     "\\0",
     "\u{1b}[31m",

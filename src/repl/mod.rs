@@ -143,7 +143,7 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     (
         "lua",
         "lua CODE",
-        "evaluate Lua against a read-only view of the game: every value shown, print works, seat(NAME) and province(NAME) help",
+        "evaluate Lua against a read-only view of the game: every value shown (a long output cut, with a note), print works, seat(NAME) and province(NAME) help",
         "lua province('Settsu')",
     ),
     (
