@@ -95,7 +95,7 @@ pub fn check(root: &Path, target: &Target) -> Vec<Diagnostic> {
         },
         Target::Variant(dir) => {
             let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-            let arg = VariantArg { name, options: Vec::new() };
+            let arg = VariantArg { name, options: Vec::new(), given: None };
             match rules::load_with(&base, &sun, &[(dir.clone(), arg)]) {
                 Ok(r) => engine_diags(r, &mut out),
                 Err(d) => out.extend(d.0),

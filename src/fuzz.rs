@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::core::{GameRng, GameState};
 use crate::engine::Engine;
+use crate::play::data::{Layout, scenarios_dir};
 use crate::play::{Game, GameSpec, fingerprint};
 use crate::repl::{Config, Repl};
 use crate::rules::{self, VariantArg};
@@ -87,6 +88,9 @@ fn names_a_costly_search(line: &str) -> bool {
         budget.and_then(|b| b.parse::<u32>().ok()).is_none_or(|n| n > MAX_SEARCH)
     })
 }
+
+/// How many of `hostile_lua`'s shapes the `repl` target's seeds run.
+const CHEAP_LUA: usize = 3;
 
 /// Simulated throws behind a battle's odds in fuzzed REPL games.
 const ODDS_TRIALS: u32 = 16;
@@ -166,18 +170,24 @@ impl Fuzzer {
         static N: AtomicUsize = AtomicUsize::new(0);
         let scratch = std::env::temp_dir().join(format!("shogun-fuzz-{}-{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst)));
         let _ = std::fs::remove_dir_all(&scratch);
-        for dir in ["maps", "scripts/base", "variants"] {
-            copy_dir(&root.join(dir), &scratch.join(dir))?;
+        let (from, to) = (Layout { root: root.to_path_buf() }, Layout { root: scratch.clone() });
+        for (a, b) in [(from.maps_dir(), to.maps_dir()), (from.base_pack(), to.base_pack()), (from.variants_dir(), to.variants_dir())] {
+            copy_dir(&a, &b)?;
         }
         Ok(Fuzzer { root: root.to_path_buf(), scratch, repl: None })
     }
 
+    /// The scratch copy of the data folder.
+    fn layout(&self) -> Layout {
+        Layout { root: self.scratch.clone() }
+    }
+
     fn pack(&self) -> PathBuf {
-        self.scratch.join("scripts/base")
+        self.layout().base_pack()
     }
 
     fn sun(&self) -> PathBuf {
-        self.scratch.join("maps/sun.yaml")
+        self.layout().map_path("sun")
     }
 
     /// Runs one input. `Err` is a finding (a promise broken); the input
@@ -186,7 +196,7 @@ impl Fuzzer {
         let (first, rest) = data.split_first().map(|(f, r)| (*f, r)).unwrap_or((0, data));
         match target {
             Target::Map => {
-                let path = self.scratch.join("maps/fuzz.yaml");
+                let path = self.layout().map_path("fuzz");
                 let pack = self.pack();
                 with_file(&path, data, || loaded(rules::load(&pack, &path)));
             }
@@ -197,10 +207,10 @@ impl Fuzzer {
             }
             Target::Variant => {
                 let name = VARIANTS[first as usize % VARIANTS.len()];
-                let dir = self.scratch.join("variants").join(name);
+                let dir = self.layout().variant_named(name);
                 let (pack, sun) = (self.pack(), self.sun());
-                let arg = VariantArg { name: name.to_string(), options: Vec::new() };
-                with_file(&dir.join("variant.yaml"), rest, || loaded(rules::load_with(&pack, &sun, &[(dir.clone(), arg)])));
+                let arg = VariantArg { name: name.to_string(), options: Vec::new(), given: None };
+                with_file(&dir.join(rules::variant::FILE), rest, || loaded(rules::load_with(&pack, &sun, &[(dir.clone(), arg)])));
             }
             Target::Save => {
                 let path = self.scratch.join("fuzz-save.yaml");
@@ -230,9 +240,11 @@ impl Fuzzer {
             Target::Throws => {
                 let path = self.scratch.join("fuzz-throws.yaml");
                 if let Ok(obs) = with_file(&path, data, || crate::tower::fit::Observations::parse(&path, &crate::files::read_text(&path)?)) {
-                    let _ = crate::tower::fit::fit("stateless", &obs, 4, 1);
+                    let _ = crate::tower::fit::fit("stateless", &obs, crate::tower::fit::Method::new(4, 1));
                     let model = crate::tower::Levels { levels: 2, pass: 0.8, loosen: 0.1, per_cube: false, setup_pass: None };
-                    let _ = crate::tower::fit::log_likelihood(&model, &obs, 4, 1);
+                    // Exact (within its work limit), then the particle filter.
+                    let _ = crate::tower::fit::likelihood(&model, &obs, crate::tower::fit::Method::new(4, 1));
+                    let _ = crate::tower::fit::likelihood(&model, &obs, crate::tower::fit::Method { particles: 4, seed: 1, filter_only: true });
                 }
             }
             Target::Repl => {
@@ -323,22 +335,23 @@ impl Fuzzer {
             v
         };
         let root = self.root.clone();
+        let data = Layout { root: root.clone() };
         Ok(match target {
             Target::Map => {
-                let files = yaml_in(root.join("maps")).into_iter().chain(yaml_in(root.join("tests/fixtures/broken")));
+                let files = yaml_in(data.maps_dir()).into_iter().chain(yaml_in(root.join("tests/fixtures/broken")));
                 files.map(read).chain(hostile_yaml().into_iter().map(Ok)).collect::<Result<_, _>>()?
             }
-            Target::Pack => vec![prefixed(0, read(root.join("scripts/base/rules.yaml"))?), prefixed(1, read(root.join("scripts/base/cards.yaml"))?)],
+            Target::Pack => vec![prefixed(0, read(data.base_pack().join("rules.yaml"))?), prefixed(1, read(data.base_pack().join("cards.yaml"))?)],
             Target::Variant => VARIANTS
                 .iter()
                 .enumerate()
-                .map(|(i, v)| read(root.join("variants").join(v).join("variant.yaml")).map(|b| prefixed(i as u8, b)))
+                .map(|(i, v)| read(data.variant_named(v).join(rules::variant::FILE)).map(|b| prefixed(i as u8, b)))
                 .chain(hostile_yaml().into_iter().map(|b| Ok(prefixed(0, b))))
                 .collect::<Result<_, _>>()?,
             Target::Scenario => {
-                let mut files = yaml_in(root.join("scripts/base/tests"));
+                let mut files = yaml_in(scenarios_dir(&data.base_pack()));
                 for v in VARIANTS {
-                    files.extend(yaml_in(root.join("variants").join(v).join("tests")));
+                    files.extend(yaml_in(scenarios_dir(&data.variant_named(v))));
                 }
                 files.into_iter().map(read).collect::<Result<_, _>>()?
             }
@@ -361,7 +374,7 @@ impl Fuzzer {
             Target::Repl => {
                 // Each shipped scenario's steps as one session, and the help's examples.
                 let mut out = Vec::new();
-                for file in yaml_in(root.join("scripts/base/tests")) {
+                for file in yaml_in(scenarios_dir(&data.base_pack())) {
                     let text = String::from_utf8_lossy(&read(file)?).to_string();
                     let steps: Vec<&str> =
                         text.lines().filter_map(|l| l.trim().strip_prefix("- do:").or_else(|| l.trim().strip_prefix("- "))).map(str::trim).collect();
@@ -369,6 +382,11 @@ impl Fuzzer {
                 }
                 let examples: Vec<&str> = crate::repl::COMMANDS.iter().map(|c| c.3).collect();
                 out.push(prefixed(4, examples.join("\n").into_bytes()));
+                // The cheapest of the Lua shapes that printed without bound
+                // (the `lua` target has them all), as `lua` lines: every
+                // mutation of this session runs them.
+                let lua: Vec<Vec<u8>> = hostile_lua().into_iter().take(CHEAP_LUA).map(|code| [&b"lua "[..], &code].concat()).collect();
+                out.push(prefixed(0, lua.join(&b'\n')));
                 out
             }
             Target::Lua => {
@@ -380,8 +398,9 @@ impl Fuzzer {
                     .map(|l| l.trim_matches(|c| c == '`' || c == ' ' || c == '-').as_bytes().to_vec())
                     .collect();
                 for f in ["lib.lua", "battle.lua"] {
-                    out.push(read(root.join("scripts/base").join(f))?);
+                    out.push(read(data.base_pack().join(f))?);
                 }
+                out.extend(hostile_lua());
                 out.sort();
                 out.dedup();
                 out
@@ -390,7 +409,6 @@ impl Fuzzer {
     }
 }
 
-/// A loader's answer: rules, or every problem found, printable.
 /// YAML shapes that were hangs or crashes (issue 23 item 6): flow and
 /// block nesting far past the depth limit, and aliases that expand to
 /// millions of values, each under the mutations' size cap.
@@ -407,6 +425,33 @@ fn hostile_yaml() -> Vec<Vec<u8>> {
     ]
 }
 
+/// Lua shapes whose printing by the REPL's `lua` took gigabytes, minutes
+/// or the stack (issue 23 items 2 and 4): one long string returned and
+/// printed thousands of times, tables named many times on each level (16
+/// on 8 levels, 8 on 12: counted by path, billions of values), a table of
+/// 20,000 entries shown 600 times, a chain of tables used as keys, tables
+/// nested 100,000 deep, and prints without end. The first `CHEAP_LUA`
+/// take the least time, and the `repl` target's seeds run them too.
+fn hostile_lua() -> Vec<Vec<u8>> {
+    let shared = |width: u32, levels: u32| format!("local t = {{1}} for l = 1, {levels} do local n = {{}} for j = 1, {width} do n[j] = t end t = n end");
+    let long = "local s = string.rep('x', 8 << 20) local d = {} for i = 1, 3000 do d[i] = s end";
+    [
+        format!("{long} print(table.unpack(d))"),
+        format!("{} return t", shared(16, 8)),
+        format!("{} print(t)", shared(8, 12)),
+        format!("{long} return table.unpack(d)"),
+        format!("{} return t, t, t", shared(8, 12)),
+        "local t = {} for i = 1, 20000 do t[i] = i end local d = {} for i = 1, 600 do d[i] = t end return d".to_string(),
+        "local t = {} for i = 1, 100000 do t = {[t] = 1} end return t".to_string(),
+        "local t = {} for i = 1, 100000 do t = {t} end return t".to_string(),
+        "for i = 1, 1e9 do print(i, {i}) end".to_string(),
+    ]
+    .into_iter()
+    .map(String::into_bytes)
+    .collect()
+}
+
+/// A loader's answer: rules, or every problem found, printable.
 fn loaded(result: Result<rules::Rules, rules::Diagnostics>) {
     match result {
         Ok(r) => {
@@ -491,6 +536,10 @@ const TOKENS: &[&str] = &[
     "rawset",
     "pcall",
     "error({})",
+    "table.unpack(",
+    "print(",
+    "{[t] = t}",
+    "__pairs",
     "%p",
     "\\0",
     "\u{1b}[31m",

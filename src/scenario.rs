@@ -173,8 +173,8 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
         return Err(format!("{}: `expect` lists nothing to check: a scenario that checks nothing always passes", path.display()));
     }
     let at = |i: usize, what: &str| {
-        let (l, c) = file.pos.of(&format!("{what}/{i}"));
-        format!("{}:{l}:{c}", path.display())
+        let at = file.pos.of(&format!("{what}/{i}"));
+        format!("{}:{}:{}", path.display(), at.line, at.column)
     };
     let mut variants: Vec<(PathBuf, VariantArg)> = Vec::new();
     if own.is_none() && !sc.options.is_empty() {
@@ -182,7 +182,10 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
     }
     if let Some(dir) = own {
         let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-        variants.push((dir.to_path_buf(), VariantArg { name, options: sc.options.iter().map(|(k, v)| (k.clone(), *v)).collect() }));
+        let options = sc.options.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        let at = file.pos.of("options");
+        let given = Some(format!("{}:{}:{}", path.display(), at.line, at.column));
+        variants.push((dir.to_path_buf(), VariantArg { name, options, given }));
     }
     for (i, v) in sc.variants.iter().enumerate() {
         variants.extend(setting.layout.variants(std::slice::from_ref(v), &at(i, "variants"))?);
@@ -228,8 +231,8 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
                 repl.exec(c).map_err(|e| fail(format!("`{c}`: {e}")))?;
             } else if let Some(list) = &step.expect {
                 for (j, e) in list.iter().enumerate() {
-                    let (l, c) = file.pos.of(&format!("steps/{i}/expect/{j}"));
-                    check.check(e, &format!("{}:{l}:{c}", path.display()), repl.game())?;
+                    let at = file.pos.of(&format!("steps/{i}/expect/{j}"));
+                    check.check(e, &format!("{}:{}:{}", path.display(), at.line, at.column), repl.game())?;
                 }
             }
         }

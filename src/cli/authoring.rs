@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::{BotSeats, GameData, OneGame, fill_bots};
 use crate::play::Layout;
-use crate::play::data::is_variant;
+use crate::play::data::{is_variant, scenarios_dir};
 use crate::scenario::{self, Setting};
 
 #[derive(Args, Debug)]
@@ -59,10 +59,11 @@ fn collect(paths: &[PathBuf], layout: &Layout) -> Result<Vec<(PathBuf, Option<Pa
             let own = t.parent().and_then(|p| p.parent()).filter(|d| is_variant(d)).map(Path::to_path_buf);
             out.push((t, own));
         } else if t.is_dir() {
-            let (tests, own) = if t.file_name().is_some_and(|n| n == "tests") {
-                (t.clone(), t.parent().filter(|d| is_variant(d)).map(Path::to_path_buf))
-            } else {
-                (t.join("tests"), Some(t.clone()).filter(|d| is_variant(d)))
+            // A pack's or variant's scenarios folder itself, or the folder holding one.
+            let of_parent = t.parent().filter(|p| scenarios_dir(p) == t);
+            let (tests, own) = match of_parent {
+                Some(p) => (t.clone(), Some(p.to_path_buf()).filter(|d| is_variant(d))),
+                None => (scenarios_dir(&t), Some(t.clone()).filter(|d| is_variant(d))),
             };
             for f in yaml_in(&tests) {
                 out.push((f, own.clone()));
@@ -120,7 +121,7 @@ pub fn diff(args: DiffArgs) -> Result<(), String> {
     let other = spec.arm(&args.against).map_err(|e| format!("--against: {e}"))?;
     let bots = fill_bots(&args.seats.bots, players)?;
     let a = spec.engine()?;
-    let b = other.engine()?;
+    let b = other.engine_as("--against")?;
     let setup = spec.setup_mode(&a, players);
     let (ta, sa) = crate::transcript::transcript_with(&a, players, seed, setup, &bots).map_err(|e| format!("{}: {e}", a.rules.ruleset_name()))?;
     let (tb, sb) = crate::transcript::transcript_with(&b, players, seed, setup, &bots).map_err(|e| format!("{}: {e}", b.rules.ruleset_name()))?;

@@ -31,8 +31,8 @@ fresh seeds) and reports the verdicts under the fixed players and under the play
 adapted per arm side by side. Under the adapted condition each arm plays its own tuned
 planner: the seeds are still shared, but a difference there is the rules' and the
 players' together (rules + each arm's tuned players), and the intervals do not hold the
-search's own noise. Without --bots, the fixed players are then the starting planner, not
-greedy. The tuned weights are cached by the arm's rules hash, so a second run with the
+search's own noise. Without --bots, the fixed players are the planner the search starts
+from (--adapt-from; by default the planner, as without --adapt). The tuned weights are cached by the arm's rules hash, so a second run with the
 same rules does not tune again (docs/lab.md).";
 
 #[derive(Args, Debug)]
@@ -229,7 +229,7 @@ pub fn build(args: &LabArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Lab
     let mut arms = vec![Arm::from_spec(&first)?];
     for arm in &args.against {
         let words: Vec<String> = arm.split(SEP).filter(|w| !w.is_empty()).map(str::to_string).collect();
-        arms.push(Arm::from_spec(&first.arm(&words).map_err(|e| format!("--against: {e}"))?)?);
+        arms.push(Arm::from_spec_as(&first.arm(&words).map_err(|e| format!("--against: {e}"))?, "--against")?);
     }
     let adapt = adaptation(args)?;
     let (bot_sets, flag) = if args.bots_sets.is_empty() {

@@ -65,7 +65,7 @@ pub enum Command {
     /// Open the REPL on a game: step through it, play any seat, undo, save,
     /// reload the rules, ask what if. `shogun` alone does this with defaults.
     #[command(
-        after_help = "Examples:\n  shogun                                   # Sun, 4 players, seat 1 human, others greedy\n  shogun play --map moon --players 3 --seats human,human,random\n  shogun play --seed 7 --variant hard-winter < session.txt   # script mode"
+        after_help = "Examples:\n  shogun                                   # Sun, 4 players, seat 1 human, the planner in the others\n  shogun play --map moon --players 3 --seats human,human,random\n  shogun play --seed 7 --variant hard-winter < session.txt   # script mode"
     )]
     Play(PlayArgs),
     /// Play one full game with bots and print its transcript or summary.
@@ -536,7 +536,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {
-            eprintln!("error: {msg}");
+            eprintln!("{}", rules::error_text(&msg));
             ExitCode::FAILURE
         }
     }

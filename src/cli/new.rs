@@ -49,8 +49,22 @@ pub fn command(args: NewArgs) -> Result<(), String> {
     for (file, _) in scaffold(&name, &modifier) {
         println!("  {file}");
     }
-    println!("next:\n  shogun check {0}\n  shogun test {0}\n  shogun lab --variant {name} --against base --games 2000", dir.display());
+    // The next steps as they work typed from here: with the data folder
+    // when one was given (else the variant is looked for where it is not).
+    let data = data.map(|d| format!(" --data {}", shell_word(&d.display().to_string()))).unwrap_or_default();
+    let dir = shell_word(&dir.display().to_string());
+    println!("next:\n  shogun check {dir}{data}\n  shogun test {dir}{data}\n  shogun lab --variant {name} --against base --games 2000{data}");
     Ok(())
+}
+
+/// `s` as one word for a POSIX shell: as it is when it holds no special
+/// character, else in single quotes.
+fn shell_word(s: &str) -> String {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c)) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }
 
 /// The files of a new variant: (path inside its folder, text).

@@ -91,11 +91,17 @@ pub struct FitArgs {
     /// Model family to fit: levels or stateless (default: both).
     #[arg(long)]
     pub family: Option<String>,
-    /// Particles for the stateful likelihood (more: slower, steadier).
+    /// Particles for a tower that can only be sampled (a Lua tower; more:
+    /// slower, steadier). The built-in models are computed exactly.
     #[arg(long, default_value_t = 2000)]
     pub particles: usize,
+    /// Seed of the particle filter.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Estimate every tower that keeps cubes with the particle filter, as
+    /// a Lua tower is: to check the exact numbers or see the filter's spread.
+    #[arg(long)]
+    pub particle_filter: bool,
     #[arg(long)]
     pub json: bool,
 }
@@ -252,15 +258,19 @@ fn table_command(a: &TableArgs) -> Result<(), String> {
 
 /// `shogun tower fit`: model parameters fitted to recorded throws.
 fn fit_command(a: &FitArgs) -> Result<(), String> {
+    if a.particles == 0 {
+        return Err("--particles must be at least 1".into());
+    }
     let obs = Observations::parse(&a.observations, &crate::files::read_text(&a.observations)?)?;
     let engine = a.data.engine()?;
     let families: Vec<&str> = match a.family.as_deref() {
         Some(m) => vec![m],
         None => vec!["levels", "stateless"],
     };
+    let method = fit::Method { particles: a.particles, seed: a.seed, filter_only: a.particle_filter };
     let mut fits = Vec::new();
     for f in &families {
-        fits.push(fit::fit(f, &obs, a.particles, a.seed)?);
+        fits.push(fit::fit(f, &obs, method)?);
     }
     let mut presets = Vec::new();
     for (name, spec) in &engine.rules.rules.towers {
@@ -268,42 +278,69 @@ fn fit_command(a: &FitArgs) -> Result<(), String> {
             continue;
         }
         engine.runtime().set_tower(name)?;
-        let (ll, missed) = if spec.model == "stateless" {
-            (fit::stateless_log_likelihood(spec.params["p"], &obs), 0)
-        } else {
-            let t = engine.tower();
-            (fit::log_likelihood(t.as_ref(), &obs, a.particles, a.seed)?, fit::unexplained(t.as_ref(), &obs, a.particles, a.seed)?)
-        };
-        presets.push((name.clone(), if missed > 0 { f64::NEG_INFINITY } else { ll }));
+        presets.push((name.clone(), fit::likelihood(engine.tower().as_ref(), &obs, method)?));
     }
     if a.json {
-        let out = serde_json::json!({ "fits": fits, "presets": presets.iter().map(|(n, l)| serde_json::json!({"tower": n, "log_likelihood": l})).collect::<Vec<_>>() });
-        println!("{out}");
+        let fits: Vec<_> = fits.iter().map(|f| serde_json::json!({ "model": f.model, "params": f.params, "likelihood": f.likelihood })).collect();
+        let presets: Vec<_> = presets.iter().map(|(n, l)| serde_json::json!({ "tower": n, "likelihood": l })).collect();
+        println!("{}", serde_json::json!({ "fits": fits, "presets": presets }));
         return Ok(());
     }
     println!("{} throws from {}: {}", obs.throws.len(), a.observations.display(), obs.description.trim());
     println!("best parameters (log-likelihood, higher is better):");
     for f in &fits {
-        if f.log_likelihood.is_finite() {
-            let params: Vec<String> = f.params.iter().map(|(k, v)| format!("{k}={}", trim_num(*v))).collect();
-            println!("  {:<12} {:>10.2}   {}", f.model, f.log_likelihood, params.join(", "));
-        } else {
-            println!("  {:<12} cannot explain these throws (cubes landed that were not thrown, or cubes stayed inside)", f.model);
+        let params: Vec<String> = f.params.iter().map(|(k, v)| format!("{k}={}", trim_num(*v))).collect();
+        match &f.likelihood {
+            fit::Likelihood::Impossible { .. } => println!("  {:<12} {}", f.model, describe(&f.likelihood)),
+            l => println!("  {:<12} {}   {}", f.model, describe(l), params.join(", ")),
         }
     }
     println!("presets in the rules:");
-    for (name, ll) in &presets {
-        println!("  {name:<12} {}", if ll.is_finite() { format!("{ll:>10.2}") } else { "cannot explain some of these throws".into() });
+    for (name, l) in &presets {
+        println!("  {name:<12} {}", describe(l));
     }
-    let mut all: Vec<(String, f64)> = fits.iter().map(|f| (format!("fitted `{}`", f.model), f.log_likelihood)).collect();
-    all.extend(presets.iter().map(|(n, l)| (format!("preset `{n}`"), *l)));
-    all.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let mut verdict = format!("verdict: {} fits these throws best", all[0].0);
-    if all.len() > 1 && all[0].1 - all[1].1 < 2.0 {
-        let _ = write!(verdict, ", but {} is within 2 log-likelihood units: record more throws to tell them apart", all[1].0);
-    }
-    println!("{verdict}.");
+    let mut all: Vec<(String, &fit::Likelihood)> = fits.iter().map(|f| (format!("fitted `{}`", f.model), &f.likelihood)).collect();
+    all.extend(presets.iter().map(|(n, l)| (format!("preset `{n}`"), l)));
+    println!("{}.", verdict(&all));
     Ok(())
+}
+
+/// A likelihood as `tower fit` prints it.
+fn describe(l: &fit::Likelihood) -> String {
+    match l {
+        fit::Likelihood::Exact { log_likelihood } => format!("{log_likelihood:>10.2}"),
+        fit::Likelihood::Estimated { log_likelihood, particles } => format!("{log_likelihood:>10.2}   (estimated: particle filter, {particles} particles)"),
+        fit::Likelihood::Impossible { throw, why } => format!("cannot explain throw {throw}: {why}"),
+        fit::Likelihood::LostTrack { throw, particles } => {
+            format!(
+                "no estimate: the particle filter lost track at throw {throw} with {particles} particles (which proves nothing about the tower); raise --particles"
+            )
+        }
+    }
+}
+
+/// Which model the data favour, from reliable numbers only: a model whose
+/// estimate was lost may be the best, so then there is no verdict.
+fn verdict(all: &[(String, &fit::Likelihood)]) -> String {
+    let lost: Vec<&str> = all.iter().filter(|(_, l)| l.value().is_none()).map(|(n, _)| n.as_str()).collect();
+    if !lost.is_empty() {
+        return format!("verdict: none: the particle filter lost track of {}, which may fit best; raise --particles", lost.join(", "));
+    }
+    let mut ranked: Vec<(&str, f64)> = all.iter().filter_map(|(n, l)| l.value().filter(|v| v.is_finite()).map(|v| (n.as_str(), v))).collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let Some(&(best, top)) = ranked.first() else {
+        return "verdict: none of these models can explain these throws (check the record: see each model's line)".into();
+    };
+    let mut verdict = format!("verdict: {best} fits these throws best");
+    if let Some(&(second, next)) = ranked.get(1)
+        && top - next < 2.0
+    {
+        let _ = write!(verdict, ", but {second} is within 2 log-likelihood units: record more throws to tell them apart");
+    }
+    if ranked.iter().take(2).any(|(n, _)| all.iter().any(|(m, l)| m == n && matches!(l, fit::Likelihood::Estimated { .. }))) {
+        verdict.push_str(" (a particle estimate is among these: compare across a few --seed values)");
+    }
+    verdict
 }
 
 fn trim_num(v: f64) -> String {

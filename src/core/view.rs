@@ -94,9 +94,11 @@ impl GameState {
     }
 }
 
-/// Whether `viewer` (`None`: the god view) may read a line of the log meant
-/// for `only` (`None`: every seat; `Some(seat)`: that seat's secret, such
-/// as its plan narrated at the reveal).
+/// Whether `viewer` (`None`: the god view) may read what is meant for
+/// `only` (`None`: every seat; `Some(seat)`: that seat's secret): a line of
+/// the log (its plan narrated at the reveal), its plan or draft in full,
+/// what the options of its own question mean. Every output that shows a
+/// seat's secret asks this.
 pub fn may_read(viewer: Option<Seat>, only: Option<Seat>) -> bool {
     viewer.is_none() || only.is_none() || only == viewer
 }

@@ -494,7 +494,7 @@ impl Engine {
             return Err(EngineError::Broken(format!(
                 "the game has taken {} decisions without ending (limits.decisions_per_game in {})",
                 st.decisions,
-                self.rules.rules_path.display()
+                self.rules.rules_source("limits/decisions_per_game").display()
             )));
         }
         Ok(())
@@ -544,7 +544,7 @@ impl Engine {
                                 "continuation `{}` asked again: {} questions in one action (limits.questions_per_action in {})",
                                 ask.cont,
                                 next.asked_before + 1,
-                                self.rules.rules_path.display()
+                                self.rules.rules_source("limits/questions_per_action").display()
                             )));
                         }
                     }

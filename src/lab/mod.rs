@@ -158,7 +158,13 @@ impl Arm {
     /// The ruleset a spec describes (map, pack, variants, tower), loaded
     /// and checked.
     pub fn from_spec(spec: &GameSpec) -> Result<Arm, String> {
-        Ok(Arm::from_rules(spec.rules()?, spec.tower.clone()))
+        Arm::from_spec_as(spec, "--variant")
+    }
+
+    /// [`Arm::from_spec`], naming the variants' flag `flag` in messages
+    /// (`--against` for the arms after the first).
+    pub fn from_spec_as(spec: &GameSpec, flag: &str) -> Result<Arm, String> {
+        Ok(Arm::from_rules(spec.rules_as(flag)?, spec.tower.clone()))
     }
 
     /// An arm from rules already loaded (the REPL's current rules).
@@ -661,6 +667,27 @@ pub fn check_record(h: &Header, r: &GameRecord) -> Result<(), String> {
             r.winners.join(", "),
             firsts.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
         ));
+    }
+    // The margin and the tiebreak are those of the first two seats in the
+    // standings' order (rank, then seat), as `Collector::finish` sets them.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&s| (r.ranks[s], s));
+    let (margin, tiebreak) = match order[..] {
+        [x, y, ..] => (r.points[x].saturating_sub(r.points[y]), r.points[x] == r.points[y] && r.chests[x] != r.chests[y]),
+        _ => (0, false),
+    };
+    if r.margin != margin {
+        return Err(format!("margin {} is not the points of the first two in the standings apart ({margin})", r.margin));
+    }
+    if r.tiebreak != tiebreak {
+        return Err(format!(
+            "`tiebreak` is {} but the first two in the standings {}",
+            r.tiebreak,
+            if tiebreak { "tie on points and not on war chests" } else { "do not tie on points with different war chests" }
+        ));
+    }
+    if r.decisions == 0 {
+        return Err("0 decisions: every game takes at least one".into());
     }
     if r.rule_use.len() != rules.parts.len() {
         return Err(format!(

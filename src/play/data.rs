@@ -45,6 +45,11 @@ impl Layout {
         self.root.join("variants")
     }
 
+    /// A shipped variant's folder by name.
+    pub fn variant_named(&self, name: &str) -> PathBuf {
+        self.variants_dir().join(name)
+    }
+
     /// A map by name (`sun`) or by path (anything ending in .yaml or with a `/`).
     pub fn map_path(&self, map: &str) -> PathBuf {
         if is_path(map) { PathBuf::from(map) } else { self.maps_dir().join(format!("{map}.yaml")) }
@@ -97,20 +102,24 @@ impl Layout {
     }
 
     /// Resolves variant arguments (`name[:opt=v,...]`) to their folders.
-    /// `what` names the source in messages (`--variant`, a file position).
+    /// `what` names the source in messages (`--variant`, `--against`, a
+    /// file position).
     pub fn variants(&self, args: &[String], what: &str) -> Result<Vec<(PathBuf, VariantArg)>, String> {
         let mut out = Vec::new();
         for v in args {
-            let arg: VariantArg = v.parse().map_err(|e| format!("{what} {e}"))?;
+            let mut arg: VariantArg = v.parse().map_err(|e| format!("{what} {e}"))?;
             let dir = self.variant_dir(&arg.name);
             if !is_variant(&dir) {
                 let known = self.known_variants();
                 return Err(format!(
-                    "{what}: unknown variant `{}` (available: {})",
+                    "{what}: unknown variant `{}`{} (available: {})",
                     arg.name,
+                    crate::rules::map::suggest(&arg.name, known.iter()),
                     if known.is_empty() { "none".to_string() } else { known.join(", ") }
                 ));
             }
+            // A flag's options are reported as typed; a file's at its place.
+            arg.given = Some(if what.starts_with('-') { format!("{what} {v}") } else { what.to_string() });
             out.push((dir, arg));
         }
         Ok(out)
@@ -122,9 +131,11 @@ fn is_path(name: &str) -> bool {
     name.ends_with(".yaml") || name.ends_with(".yml") || name.contains('/')
 }
 
-/// Whether a folder is a variant (holds a variant.yaml).
-pub fn is_variant(dir: &Path) -> bool {
-    dir.join("variant.yaml").is_file()
+pub use crate::rules::variant::is_variant;
+
+/// The scenario files of a pack or variant folder live in its `tests/`.
+pub fn scenarios_dir(dir: &Path) -> PathBuf {
+    dir.join("tests")
 }
 
 /// A ruleset and how games start: everything but players, seed and seats.
@@ -165,7 +176,12 @@ impl GameSpec {
 
     /// Loads and checks the rules; on failure, every problem found.
     pub fn engine(&self) -> Result<Engine, String> {
-        let rules = self.rules()?;
+        self.engine_as("--variant")
+    }
+
+    /// [`GameSpec::engine`], naming the variants' flag `flag` in messages.
+    pub fn engine_as(&self, flag: &str) -> Result<Engine, String> {
+        let rules = self.rules_as(flag)?;
         let engine = Engine::with_options(rules, self.tower.as_deref(), crate::engine::Limits::default()).map_err(|d| d.to_string())?;
         engine.set_check(self.check);
         Ok(engine)
@@ -199,12 +215,45 @@ impl GameSpec {
     /// Loads and checks the rules and the tower's name; on failure, every
     /// problem found.
     pub fn rules(&self) -> Result<crate::rules::Rules, String> {
+        self.rules_as("--variant")
+    }
+
+    /// [`GameSpec::rules`], naming the variants' flag `flag` in messages
+    /// (`--against` for a lab's or diff's other arm).
+    pub fn rules_as(&self, flag: &str) -> Result<crate::rules::Rules, String> {
         let layout = self.layout();
         let map = layout.map_path(&self.map);
         if !map.is_file() {
-            return Err(format!("no map `{}` (looked for {}); known maps: {}", self.map, map.display(), layout.known_maps().join(", ")));
+            // Say what is missing: the data folder, its maps/, or the map.
+            let whence = if self.data.is_some() {
+                "--data"
+            } else if std::env::var_os("SHOGUN_DATA").is_some() {
+                "$SHOGUN_DATA"
+            } else {
+                "the data folder"
+            };
+            let holds = "a data folder holds maps/, scripts/ and variants/";
+            if !is_path(&self.map) && !layout.root.is_dir() {
+                return Err(format!("{whence} {}: no such folder ({holds})", layout.root.display()));
+            }
+            if !is_path(&self.map) && !layout.maps_dir().is_dir() {
+                return Err(format!("{whence} {}: has no maps/ folder ({holds})", layout.root.display()));
+            }
+            let known = layout.known_maps();
+            return Err(format!(
+                "no map `{}`{} (looked for {}); known maps: {}",
+                self.map,
+                crate::rules::map::suggest(&self.map, known.iter()),
+                map.display(),
+                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+            ));
         }
-        let rules = rules::load_with(&self.rules_dir(), &map, &layout.variants(&self.variants, "--variant")?).map_err(|d| d.to_string())?;
+        if let Some(dir) = &self.rules
+            && !dir.is_dir()
+        {
+            return Err(format!("--rules {}: no such folder (a rules pack is a folder holding rules.yaml and cards.yaml)", dir.display()));
+        }
+        let rules = rules::load_with(&self.rules_dir(), &map, &layout.variants(&self.variants, flag)?).map_err(|d| d.to_string())?;
         if let Some(t) = &self.tower
             && !rules.rules.towers.contains_key(t)
         {

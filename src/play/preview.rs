@@ -186,8 +186,8 @@ fn position_seed(known: &GameState, b: &Battle, levels_known: bool) -> u64 {
 /// Stages, on a copy of `known`, `seat` moving from `from` into `to` now
 /// (with `count` armies, the most when `None`): the action is the first of
 /// `actions` whose question offers `to`. The event and the specials in
-/// force stay as they are. With more armies asked for than `from` can
-/// send, the copy first deploys the difference from the seat's supply.
+/// force stay as they are. More armies than the rules let go from `from`
+/// now are refused, with how many may go.
 pub fn staged_move(
     engine: &Engine,
     known: &GameState,
@@ -229,22 +229,17 @@ pub fn staged_move(
                 _ => None,
             }
         };
+        // How many may go is the rules' own question (the count it offers).
         let can = most(&s).unwrap_or(1);
         let want = count.unwrap_or(can);
-        if want <= can {
-            return answer(engine, &s, Choice::Province(to), Some(want).filter(|_| most(&s).is_some()));
+        if want > can {
+            let there = u32::from(known.provinces[from.index()].armies);
+            return Err(format!(
+                "at most {can} of {seat_name}'s {there} armies in {from_name} may go now (the rules leave {} behind)",
+                there.saturating_sub(can)
+            ));
         }
-        // More armies than stand there now: as if deployed first.
-        let mut more = known.clone();
-        let extra = (want - can) as u16;
-        let (player, at) = (&known.players[seat.index()], &known.provinces[from.index()]);
-        if player.supply < extra {
-            return Err(format!("{seat_name} cannot send {want}: {from_name} has {} armies and the supply {}", at.armies, player.supply));
-        }
-        more.players[seat.index()].supply -= extra;
-        more.provinces[from.index()].armies += extra;
-        let s = stage(&more, a)?.ok_or("the staged move was not offered again")?;
-        return answer(engine, &s, Choice::Province(to), Some(want));
+        return answer(engine, &s, Choice::Province(to), Some(want).filter(|_| most(&s).is_some()));
     }
     Err(format!("no action card lets {seat_name} move from {from_name} into {to_name} now"))
 }

@@ -470,18 +470,24 @@ impl Game {
                 let (shown, hide) = self.text_seen(text, viewer);
                 let why = if hide { "(the reason is not shown: it would tell what the face-down cards are)".to_string() } else { why.clone() };
                 s.push_str(&format!(
-                    "\nentry {} is no longer legal: `{shown}`: {why}\nreplayed {} of {} entries; the game stands after entry {}",
+                    "\nentry {} is no longer legal: `{shown}`: {why}\nreplayed {} of {}; the game stands after entry {}",
                     r.done + 1,
                     r.done,
-                    r.total,
+                    entries(r.total),
                     r.done
                 ));
             }
-            None if r.diverged.is_none() => s.push_str(&format!("\nreplayed {} entries; the replay matches the recorded game", r.total)),
-            None => s.push_str(&format!("\nreplayed all {} entries", r.total)),
+            None if r.diverged.is_none() => s.push_str(&format!("\nreplayed {}; the replay matches the recorded game", entries(r.total))),
+            None if r.total == 1 => s.push_str("\nreplayed the one entry"),
+            None => s.push_str(&format!("\nreplayed all {}", entries(r.total))),
         }
         s
     }
+}
+
+/// `1 entry`, `2 entries`.
+fn entries(n: usize) -> String {
+    format!("{n} {}", if n == 1 { "entry" } else { "entries" })
 }
 
 /// What a replay did (`Game::replay`).

@@ -38,14 +38,26 @@ impl Repl {
             Actor::Seat(s) => Some(s),
             _ => None,
         };
-        let may_know = self.viewer == Viewer::God || asking.is_some_and(|a| self.viewer == Viewer::Seat(a));
+        let may_know = asking.map_or(self.eyes().is_none(), |a| may_read(self.eyes(), Some(a)));
         let known = self.viewed();
+        // What answering each province would start, as the rules play it.
+        let previews: Vec<Option<Preview>> = options
+            .iter()
+            .map(|o| match o {
+                Choice::Province(_) if may_know => preview::answer(e, &known, *o, None).ok(),
+                _ => None,
+            })
+            .collect();
+        // "no battle" only tells something where another answer fights
+        // (a move), not where no answer can (a card picked in the draft).
+        let battles = previews.iter().any(|p| matches!(p, Some(Preview::Battle(_))));
         options
             .iter()
+            .zip(previews)
             .enumerate()
-            .map(|(i, o)| {
+            .map(|(i, (o, pre))| {
                 let name = e.choice_name(*o);
-                let more = if may_know { self.option_detail(&known, *o) } else { None };
+                let more = if may_know { self.option_detail(&known, *o, pre, battles) } else { None };
                 match more {
                     Some(m) => format!("{}) {name}: {m}", i + 1),
                     None => format!("{}) {name}", i + 1),
@@ -54,8 +66,10 @@ impl Repl {
             .collect()
     }
 
-    /// What one option means, if there is more to say than its name.
-    fn option_detail(&self, known: &GameState, o: Choice) -> Option<String> {
+    /// What one option means, if there is more to say than its name;
+    /// `preview` is what answering a province starts, and `battles` whether
+    /// any answer to the question starts a battle.
+    fn option_detail(&self, known: &GameState, o: Choice, preview: Option<Preview>, battles: bool) -> Option<String> {
         let e = &self.game.engine;
         match o {
             Choice::Space(k) => {
@@ -65,12 +79,11 @@ impl Repl {
             }
             Choice::Province(p) => {
                 let about = views::brief(e, known, p);
-                let preview = preview::answer(e, known, o, None).ok();
                 let again = |st: &GameState| preview::answer(e, st, o, None).ok();
                 Some(match preview {
                     Some(Preview::Battle(b)) => format!("{about}; {}", self.battle_text(known, &b, &again)),
-                    Some(Preview::Quiet) => format!("{about}; no battle"),
-                    None => about,
+                    Some(Preview::Quiet) if battles => format!("{about}; no battle"),
+                    _ => about,
                 })
             }
             Choice::Count(n) => match preview::answer(e, known, o, Some(n)).ok()? {
@@ -155,8 +168,9 @@ impl Repl {
     }
 
     /// `odds PROVINCE [N] [from SOURCE]`: the chances of an attack into
-    /// PROVINCE with N armies (default: all that may go), from SOURCE or
-    /// from the province the seat's plan moves from next to it.
+    /// PROVINCE with N armies (default: all that may go; more are refused
+    /// with how many may), from SOURCE or from the province the seat's plan
+    /// moves from next to it.
     pub(super) fn odds(&self, args: &[&str]) -> Result<String, String> {
         let usage = "usage: odds PROVINCE [N] [from SOURCE]";
         let n = self.notation();

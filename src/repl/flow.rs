@@ -195,7 +195,7 @@ impl Repl {
         let (from, to) = if undo { (&step.after.0, &step.before.0) } else { (&step.before.0, &step.after.0) };
         for (i, (a, b)) in from.iter().zip(to).enumerate() {
             let seat = Seat::new(i);
-            if a != b && self.eyes().is_none_or(|v| v == seat) {
+            if a != b && may_read(self.eyes(), Some(seat)) {
                 let plan = b.as_ref().map(|p| views::plan_text(&self.game.engine, p)).unwrap_or_else(|| "empty".into());
                 let _ = write!(s, "; {}'s draft is now: {plan}", self.notation().seat_name(seat));
             }

@@ -10,7 +10,7 @@ mod plan;
 mod term;
 pub mod views;
 
-pub use term::run;
+pub use term::{banner, run};
 
 use std::path::Path;
 
@@ -99,7 +99,7 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     (
         "odds",
         "odds PROVINCE [N] [from SOURCE]",
-        "the chances of attacking PROVINCE with N armies (default: all that may go) from SOURCE or the plan's province next to it, by the rules' battle handler from the tower's contents and tray now; a seat counts the cubes inside the tower by colour (all pieces are public) but not their levels (god view: the levels as they are)",
+        "the chances of attacking PROVINCE with N armies (default and most: all the rules let go from there now) from SOURCE or the plan's province next to it, by the rules' battle handler from the tower's contents and tray now; a seat counts the cubes inside the tower by colour (all pieces are public) but not their levels (god view: the levels as they are)",
         "odds Shinano 4",
     ),
     ("player", "player [SEAT]", "a player's supply, chests, rice, points, provinces (and plan, if you may see it)", "player B"),
@@ -143,7 +143,7 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     (
         "lua",
         "lua CODE",
-        "evaluate Lua against a read-only view of the game: every value shown, print works, seat(NAME) and province(NAME) help",
+        "evaluate Lua against a read-only view of the game: every value shown (a long output cut, with a note), print works, seat(NAME) and province(NAME) help",
         "lua province('Settsu')",
     ),
     (
@@ -772,6 +772,24 @@ impl Repl {
             {
                 return Err(format!("{name} does not hold {}", n.province_name(p)));
             }
+            // A war-chest card must exist, and a bid be one the seat may make.
+            if let Some(card @ Card::Chest(v)) = c {
+                let e = &self.game.engine;
+                let exists = e.rules.rules.components.chest_cards.contains(&i64::from(v));
+                if a.is_none() && !(exists && e.can_bid(self.state(), seat, card)) {
+                    let known = self.state().view(Some(seat));
+                    let why = if exists {
+                        format!("{name} holds {} war chests", known.players[seat.index()].chests)
+                    } else {
+                        format!("there is no war-chest card of value {v}")
+                    };
+                    return Err(format!("{why}: bids {name} may make: {} or a province card", self.chest_bids(&known, seat).join(", ")));
+                }
+                if !exists {
+                    let cards: Vec<String> = e.rules.rules.components.chest_cards.iter().map(|v| v.to_string()).collect();
+                    return Err(format!("there is no war-chest card of value {v} (the war-chest cards: {})", cards.join(", ")));
+                }
+            }
             if let Some((_, _, first)) = edits.iter().find(|e| e.0 == a) {
                 return Err(format!("the {first} space is named twice: a space holds one card"));
             }
@@ -925,12 +943,13 @@ impl Repl {
         let done = self.game.len();
         if done > at {
             let back = self.game.undo(done - at).map_err(|e| e.to_string())?;
-            note.push_str(&format!("\nthe game stands at entry {at} as before; `redo` brings back the {back} undone entries"));
+            let undone = if back == 1 { "the undone entry".to_string() } else { format!("the {back} undone entries") };
+            note.push_str(&format!("\nthe game stands at entry {at} as before; `redo` brings back {undone}"));
         }
         if done < entries.len() {
             note.push_str(&format!(
-                "\nthe whole log ({} entries) is kept: fix the rules and `reload` again to replay all of it (`save FILE` keeps only what stands now)",
-                entries.len()
+                "\nthe whole log ({}) is kept: fix the rules and `reload` again to replay all of it (`save FILE` keeps only what stands now)",
+                views::count(entries.len() as i64, "entry", "entries")
             ));
             self.kept_log = Some((entries.clone(), at));
         }
@@ -980,7 +999,7 @@ impl Repl {
         let mut arms = vec![Arm::from_rules((*self.game.engine.rules).clone(), self.config.spec.tower.clone())];
         let mut note = String::new();
         for words in &against {
-            arms.push(Arm::from_spec(&self.config.spec.arm(words).map_err(|e| format!("lab --against: {e}"))?)?);
+            arms.push(Arm::from_spec_as(&self.config.spec.arm(words).map_err(|e| format!("lab --against: {e}"))?, "lab --against")?);
         }
         if against.is_empty() {
             match &self.before_reload {

@@ -71,7 +71,7 @@ impl Repl {
     }
 
     /// The war-chest cards `seat` may bid (at most the chests it holds).
-    fn chest_bids(&self, known: &GameState, seat: Seat) -> Vec<String> {
+    pub(super) fn chest_bids(&self, known: &GameState, seat: Seat) -> Vec<String> {
         let e = &self.game.engine;
         let cards = &e.rules.rules.components.chest_cards;
         cards.iter().filter(|&&v| u8::try_from(v).is_ok_and(|v| e.can_bid(known, seat, Card::Chest(v)))).map(|v| v.to_string()).collect()

@@ -59,7 +59,9 @@ fn history_file() -> Option<PathBuf> {
     data_dir().map(|d| d.join("history"))
 }
 
-fn banner(repl: &Repl) -> String {
+/// The two lines an interactive session opens with: the game and whom
+/// you play.
+pub fn banner(repl: &Repl) -> String {
     let e = repl.engine();
     let humans: Vec<String> = repl
         .config
@@ -145,7 +147,7 @@ fn script(repl: &mut Repl, keep_going: bool) -> Result<(), String> {
                 }
             }
             Err(e) => {
-                let _ = writeln!(out, "error: {e}");
+                let _ = writeln!(out, "{}", crate::rules::error_text(&e));
                 failed += 1;
                 if !keep_going {
                     let _ = out.flush();
@@ -220,7 +222,10 @@ fn interactive(repl: &mut Repl, color: bool) -> Result<(), String> {
         match repl.exec(&line) {
             Ok(text) if !text.is_empty() => println!("{text}"),
             Ok(_) => {}
-            Err(e) => println!("{red}error:{reset} {e}"),
+            Err(e) => match crate::rules::error_text(&e).strip_prefix("error: ") {
+                Some(plain) => println!("{red}error:{reset} {plain}"),
+                None => println!("{e}"),
+            },
         }
         // Hot seat: wait until the next player has the keyboard, then clear
         // the screen and the line history (they hold the last one's plans).

@@ -157,7 +157,7 @@ pub fn player(engine: &Engine, st: &GameState, s: Seat) -> String {
         provinces.join(", ")
     );
     match &p.plan {
-        Some(plan) if st.seen_by.is_none_or(|v| v == s) => {
+        Some(plan) if may_read(st.seen_by, Some(s)) => {
             let _ = write!(out, "\n  plan: {}", plan_text(engine, plan));
         }
         Some(plan) if plan.slots.iter().any(Option::is_some) || plan.bid.is_some() => {

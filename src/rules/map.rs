@@ -441,12 +441,14 @@ fn position(p: &ProvinceRow, i: usize, diags: &mut Diagnostics, path: &Path, pos
 
 /// ", did you mean `X`?" for the closest known name, if one is close (all
 /// of the equally close ones, up to three: "`X` or `Y`"). Close is at most
-/// `max(2, len / 3)` edits: insertions, deletions, substitutions and swaps
-/// of two neighbouring letters (`stpe` is one edit from `step`).
+/// a third of the name's letters, rounded, and at least one edit:
+/// insertions, deletions, substitutions and swaps of two neighbouring
+/// letters (`stpe` is one edit from `step`). So a short word gets a
+/// suggestion only for one slip (`foo` is two edits from `log`: none).
 pub fn suggest<'a>(name: &str, known: impl Iterator<Item = &'a String>) -> String {
     let lower = name.to_lowercase();
-    let most = 2.max(name.len() / 3);
     let chars = lower.chars().count();
+    let most = 1.max((chars + 1) / 3);
     // A name whose length differs by more than `most` letters is more
     // than `most` edits away: not measured (a long typo or a pasted line
     // is compared with nothing).
@@ -480,9 +482,27 @@ mod tests {
         assert_eq!(suggest("settsu", known.iter()), ", did you mean `Settsu`?");
         assert_eq!(suggest("Omii", known.iter()), ", did you mean `Omi`?");
         assert_eq!(suggest("xyz", known.iter()), "");
-        // Two edits are always allowed, a third only from nine letters.
+        // One edit below five letters, two from five, three from eight.
         assert_eq!(suggest("rxxnd", known.iter()), ", did you mean `round`?");
         assert_eq!(suggest("rxxxd", known.iter()), "");
+        assert_eq!(suggest("Oma", known.iter()), ", did you mean `Omi`?");
+        assert_eq!(suggest("Oxa", known.iter()), "");
+        assert_eq!(suggest("stxx", known.iter()), "");
+        assert_eq!(suggest("Sxttsx", known.iter()), ", did you mean `Settsu`?");
+        let long = names(&["province_lost"]);
+        assert_eq!(suggest("provinxe_losx", long.iter()), ", did you mean `province_lost`?");
+        assert_eq!(suggest("prxvinxe_losx", long.iter()), ", did you mean `province_lost`?");
+        assert_eq!(suggest("prxvxnxe_losx", long.iter()), ", did you mean `province_lost`?");
+        assert_eq!(suggest("prxvxnxe_lxsx", long.iter()), "");
+    }
+
+    /// A word as short as `foo` is two edits from `log`: too far to mean it.
+    #[test]
+    fn a_short_word_gets_a_suggestion_for_one_slip_only() {
+        let known = names(&["log", "load", "lua", "next"]);
+        assert_eq!(suggest("foo", known.iter()), "");
+        assert_eq!(suggest("lgo", known.iter()), ", did you mean `log`?");
+        assert_eq!(suggest("nxet", known.iter()), ", did you mean `next`?");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::sync::Arc;
 pub use map::Map;
 pub use pack::{CardsFile, RulesFile};
 pub use variant::{LoadedVariant, VariantArg};
-pub use yaml::{Diagnostic, Diagnostics, Positions, Severity};
+pub use yaml::{Diagnostic, Diagnostics, Positions, Severity, error_text};
 
 use crate::core::{MAX_SEATS, ProvinceId, Seat};
 
@@ -163,6 +163,12 @@ impl Rules {
     pub fn province_name(&self, p: ProvinceId) -> &str {
         &self.map.at(p).name
     }
+    /// The file that gave rules.yaml's value at `path` (`limits/...`): a
+    /// variant's variant.yaml when its overlay put the value in.
+    pub fn rules_source(&self, path: &str) -> PathBuf {
+        self.rules_pos.of(path).file.map_or_else(|| self.rules_path.clone(), |f| f.to_path_buf())
+    }
+
     /// The ruleset in one canonical string, e.g. `base+ro-events+hard-winter(loss=2)`.
     pub fn ruleset_name(&self) -> String {
         let mut s = self.rules.name.clone();
@@ -178,10 +184,17 @@ fn read(path: &Path, diags: &mut Diagnostics) -> Option<String> {
     match crate::files::read_text(path) {
         Ok(s) => Some(s),
         Err(e) => {
-            diags.error(path, (1, 1), e);
+            diags.push(unreadable(path, &e));
             None
         }
     }
+}
+
+/// A file that cannot be read, said once: `PATH: error: cannot be read: WHY`
+/// (no line: there is none to point at).
+pub(crate) fn unreadable(path: &Path, e: &str) -> Diagnostic {
+    let why = e.strip_prefix(&format!("cannot read {}: ", path.display())).unwrap_or(e);
+    Diagnostic::file(path, format!("cannot be read: {why}"))
 }
 
 /// Loads the rules pack in `pack_dir` with the map file `map_path`.
@@ -223,7 +236,10 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
         else {
             return Err(diags);
         };
-        let mut docs = Docs { rules: rv, cards: cv, map: mv };
+        // Where each value comes from: the base files, then each overlay.
+        let origins =
+            [variant::Origin::of(&rv, &rules.pos, "", None), variant::Origin::of(&cv, &cards.pos, "", None), variant::Origin::of(&mv, &map_file.pos, "", None)];
+        let mut docs = Docs { rules: rv, cards: cv, map: mv, origins };
         for (dir, arg) in variants {
             if let Some(lv) = apply_variant(dir, arg, &rules.value.name, &loaded, &mut docs, &mut variant_lua, &mut diags) {
                 loaded.push(lv);
@@ -235,6 +251,12 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
         rules.value = serde_yaml::from_value(docs.rules).expect("checked above");
         cards.value = serde_yaml::from_value(docs.cards).expect("checked above");
         map_file.value = serde_yaml::from_value(docs.map).expect("checked above");
+        // The checks below report a value where it was written: a
+        // variant's values in its variant.yaml.
+        let [ro, co, mo] = &docs.origins;
+        rules.pos = ro.positions();
+        cards.pos = co.positions();
+        map_file.pos = mo.positions();
     }
     let map = Map::from_file(&map_file, &mut diags);
     check_rules(&rules, &mut diags);
@@ -286,11 +308,13 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
     })
 }
 
-/// The three documents a variant's overlays edit, untyped.
+/// The three documents a variant's overlays edit, untyped, with where
+/// their values come from (rules, cards, map).
 struct Docs {
     rules: serde_yaml::Value,
     cards: serde_yaml::Value,
     map: serde_yaml::Value,
+    origins: [variant::Origin; 3],
 }
 
 /// Applies the variant in `dir` to `docs`: its overlays, its options as
@@ -315,26 +339,53 @@ fn apply_variant(
         return None;
     }
     let before = diags.0.len();
-    for (doc, ops, key) in [
-        (&mut docs.rules, &vf.value.overlay.rules, "rules"),
-        (&mut docs.cards, &vf.value.overlay.cards, "cards"),
-        (&mut docs.map, &vf.value.overlay.map, "map"),
+    let file: Arc<Path> = Arc::from(vf.path.as_path());
+    let [ro, co, mo] = &mut docs.origins;
+    for (doc, origin, ops, key) in [
+        (&mut docs.rules, &mut *ro, &vf.value.overlay.rules, "rules"),
+        (&mut docs.cards, co, &vf.value.overlay.cards, "cards"),
+        (&mut docs.map, mo, &vf.value.overlay.map, "map"),
     ] {
         for (i, op) in ops.iter().enumerate() {
-            if let Err(msg) = variant::apply(doc, op, &lv.options) {
-                diags.error(&vf.path, vf.pos.of(&format!("overlay/{key}/{i}")), format!("overlay on {key}: {msg}"));
+            match variant::apply(doc, op, &lv.options) {
+                Ok(edit) => {
+                    // The value put in is placed where the variant wrote it.
+                    let (verb, value) = match op {
+                        variant::Op::Set(o) => ("set", &o.value),
+                        variant::Op::Add(o) => ("add", &o.value),
+                        variant::Op::Remove(_) => ("remove", &serde_yaml::Value::Null),
+                    };
+                    let here = format!("overlay/{key}/{i}/{verb}");
+                    let new = variant::Origin::of(value, &vf.pos, &format!("{here}/value"), Some(&file));
+                    origin.follow(&edit, new, vf.pos.of(&format!("{here}/path")).in_file(&file));
+                }
+                Err(msg) => diags.error(&vf.path, vf.pos.of(&format!("overlay/{key}/{i}")), format!("overlay on {key}: {msg}")),
             }
         }
     }
     // The variant's options, for its scripts: RULES.params[name].
     if let serde_yaml::Value::Mapping(m) = &mut docs.rules {
-        let params = m.entry(serde_yaml::Value::String("params".into())).or_insert_with(|| serde_yaml::Value::Mapping(Default::default()));
-        if let serde_yaml::Value::Mapping(pm) = params {
+        let params_key = serde_yaml::Value::String("params".into());
+        if !m.contains_key(&params_key) {
+            m.insert(params_key.clone(), serde_yaml::Value::Mapping(Default::default()));
+            let new = variant::Origin::of(&serde_yaml::Value::Mapping(Default::default()), &vf.pos, "options", Some(&file));
+            ro.follow(&variant::Edit::Insert(Vec::new(), "params".into()), new, vf.pos.key("options").in_file(&file));
+        }
+        if let Some(serde_yaml::Value::Mapping(pm)) = m.get_mut(&params_key) {
             let mut opts = serde_yaml::Mapping::new();
             for (k, v) in &lv.options {
                 opts.insert(serde_yaml::Value::String(k.clone()), serde_yaml::to_value(v).unwrap_or_default());
             }
-            pm.insert(serde_yaml::Value::String(lv.name.clone()), serde_yaml::Value::Mapping(opts));
+            let opts = serde_yaml::Value::Mapping(opts);
+            let new = variant::Origin::of(&opts, &vf.pos, "options", Some(&file));
+            let name = serde_yaml::Value::String(lv.name.clone());
+            let edit = if pm.contains_key(&name) {
+                variant::Edit::Replace(vec![variant::Found::Key("params".into()), variant::Found::Key(lv.name.clone())])
+            } else {
+                variant::Edit::Insert(vec![variant::Found::Key("params".into())], lv.name.clone())
+            };
+            ro.follow(&edit, new, vf.pos.key("options").in_file(&file));
+            pm.insert(name, opts);
         }
     }
     // Does the result still read as a rules pack and a map?

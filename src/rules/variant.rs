@@ -20,7 +20,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_yaml::{Mapping, Value};
 
-use super::yaml::{self, Diagnostics, YamlFile};
+use std::sync::Arc;
+
+use super::yaml::{self, Diagnostics, Loc, Positions, YamlFile};
 
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
@@ -118,6 +120,11 @@ pub struct PathOp {
 pub struct VariantArg {
     pub name: String,
     pub options: Vec<(String, f64)>,
+    /// Where the options were given, for messages about them: the flag
+    /// and value as typed (`--variant hard-winter:loss=99`) or a file
+    /// position (`tests/x.yaml:4:10`). `None`: the variant's own file is
+    /// named.
+    pub given: Option<String>,
 }
 
 impl std::str::FromStr for VariantArg {
@@ -136,7 +143,7 @@ impl std::str::FromStr for VariantArg {
             let v: f64 = v.trim().trim_start_matches('+').parse().map_err(|_| format!("`{kv}` in `{s}`: the value must be a number"))?;
             options.push((k.trim().to_string(), v));
         }
-        Ok(VariantArg { name: name.to_string(), options })
+        Ok(VariantArg { name: name.to_string(), options, given: None })
     }
 }
 
@@ -172,12 +179,19 @@ pub fn fmt_num(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", v as i64) } else { format!("{v}") }
 }
 
+/// The file that makes a folder a variant.
+pub const FILE: &str = "variant.yaml";
+
+/// Whether a folder is a variant: it holds a variant.yaml (the one place
+/// that says what makes a folder a variant).
+pub fn is_variant(dir: &Path) -> bool {
+    dir.join(FILE).is_file()
+}
+
 /// The variants found under `dir` (folders with a variant.yaml), sorted.
 pub fn available(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
-        .map(|d| {
-            d.filter_map(|e| e.ok()).filter(|e| e.path().join("variant.yaml").is_file()).filter_map(|e| e.file_name().to_str().map(String::from)).collect()
-        })
+        .map(|d| d.filter_map(|e| e.ok()).filter(|e| is_variant(&e.path())).filter_map(|e| e.file_name().to_str().map(String::from)).collect())
         .unwrap_or_default();
     v.sort();
     v
@@ -275,20 +289,44 @@ fn scalar_eq(v: &Value, want: &str) -> bool {
     }
 }
 
-fn step<'a>(v: &'a mut Value, seg: &Seg, path: &str) -> Result<&'a mut Value, String> {
+/// One step of a path as it was found in the document: the key as the
+/// document spells it, or the index (a `[field=value]` selector resolved).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Found {
+    Key(String),
+    Index(usize),
+}
+
+/// A mapping key as a path segment (as the position index spells it).
+fn key_text(k: &Value) -> String {
+    match k {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        _ => String::from("?"),
+    }
+}
+
+fn step<'a>(v: &'a mut Value, seg: &Seg, path: &str, found: &mut Vec<Found>) -> Result<&'a mut Value, String> {
     match (seg, v) {
         (Seg::Key(k), Value::Mapping(m)) => {
             let key = key_value(m, k).ok_or_else(|| format!("`{path}`: the base has no key `{k}` here{}", near(m, k)))?;
+            found.push(Found::Key(key_text(&key)));
             Ok(m.get_mut(&key).unwrap())
         }
         (Seg::Index(i), Value::Sequence(s)) => {
             let n = s.len();
+            found.push(Found::Index(*i));
             s.get_mut(*i).ok_or_else(|| format!("`{path}`: index {i} is past the end of a list of {n}"))
         }
-        (Seg::Field(f, want), Value::Sequence(s)) => s
-            .iter_mut()
-            .find(|item| item.as_mapping().and_then(|m| m.get(Value::String(f.clone()))).is_some_and(|x| scalar_eq(x, want)))
-            .ok_or_else(|| format!("`{path}`: no list element with {f} = {want}")),
+        (Seg::Field(f, want), Value::Sequence(s)) => {
+            let i = s
+                .iter()
+                .position(|item| item.as_mapping().and_then(|m| m.get(Value::String(f.clone()))).is_some_and(|x| scalar_eq(x, want)))
+                .ok_or_else(|| format!("`{path}`: no list element with {f} = {want}"))?;
+            found.push(Found::Index(i));
+            Ok(&mut s[i])
+        }
         (seg, v) => Err(format!("`{path}`: {} cannot be applied to {}", describe_seg(seg), describe_value(v))),
     }
 }
@@ -313,22 +351,38 @@ fn describe_value(v: &Value) -> &'static str {
     }
 }
 
-/// Applies one operation to a document.
-pub fn apply(doc: &mut Value, op: &Op, options: &BTreeMap<String, f64>) -> Result<(), String> {
+/// What an operation did to a document, by the path it found (for
+/// [`Origin::follow`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Edit {
+    /// The node at the path was replaced.
+    Replace(Vec<Found>),
+    /// A value was appended to the list at the path.
+    Push(Vec<Found>),
+    /// The mapping at the path got a new key.
+    Insert(Vec<Found>, String),
+    /// The key or element (the last step) was removed.
+    Remove(Vec<Found>),
+}
+
+/// Applies one operation to a document; says what it changed.
+pub fn apply(doc: &mut Value, op: &Op, options: &BTreeMap<String, f64>) -> Result<Edit, String> {
     let (path, value) = match op {
         Op::Set(o) | Op::Add(o) => (o.path.as_str(), Some(substitute(&o.value, options)?)),
         Op::Remove(o) => (o.path.as_str(), None),
     };
     let segs = parse_path(path)?;
     let (last, parents) = segs.split_last().unwrap();
+    let mut found = Vec::new();
     let mut cur = doc;
     for seg in parents {
-        cur = step(cur, seg, path)?;
+        cur = step(cur, seg, path, &mut found)?;
     }
-    match op {
+    Ok(match op {
         Op::Set(_) => {
-            let target = step(cur, last, path)?;
+            let target = step(cur, last, path, &mut found)?;
             *target = value.unwrap();
+            Edit::Replace(found)
         }
         Op::Add(_) => match (last, &mut *cur) {
             (Seg::Key(k), Value::Mapping(m)) => {
@@ -337,40 +391,166 @@ pub fn apply(doc: &mut Value, op: &Op, options: &BTreeMap<String, f64>) -> Resul
                         Value::Sequence(list) => list.push(value.unwrap()),
                         _ => return Err(format!("`{path}`: the base already has `{k}`; use `set` to change it")),
                     }
+                    found.push(Found::Key(key_text(&key)));
+                    Edit::Push(found)
                 } else {
                     m.insert(Value::String(k.clone()), value.unwrap());
+                    Edit::Insert(found, k.clone())
                 }
             }
             _ => {
-                let target = step(cur, last, path)?;
+                let target = step(cur, last, path, &mut found)?;
                 match target {
                     Value::Sequence(list) => list.push(value.unwrap()),
                     _ => return Err(format!("`{path}`: `add` appends to a list or creates a new key")),
                 }
+                Edit::Push(found)
             }
         },
-        Op::Remove(_) => match (last, cur) {
-            (Seg::Key(k), Value::Mapping(m)) => {
-                let key = key_value(m, k).ok_or_else(|| format!("`{path}`: the base has no key `{k}` to remove{}", near(m, k)))?;
-                m.remove(&key);
-            }
-            (Seg::Index(i), Value::Sequence(s)) => {
-                if *i >= s.len() {
-                    return Err(format!("`{path}`: index {i} is past the end of a list of {}", s.len()));
+        Op::Remove(_) => {
+            match (last, cur) {
+                (Seg::Key(k), Value::Mapping(m)) => {
+                    let key = key_value(m, k).ok_or_else(|| format!("`{path}`: the base has no key `{k}` to remove{}", near(m, k)))?;
+                    m.remove(&key);
+                    found.push(Found::Key(key_text(&key)));
                 }
-                s.remove(*i);
+                (Seg::Index(i), Value::Sequence(s)) => {
+                    if *i >= s.len() {
+                        return Err(format!("`{path}`: index {i} is past the end of a list of {}", s.len()));
+                    }
+                    s.remove(*i);
+                    found.push(Found::Index(*i));
+                }
+                (Seg::Field(f, want), Value::Sequence(s)) => {
+                    let i = s
+                        .iter()
+                        .position(|item| item.as_mapping().and_then(|m| m.get(Value::String(f.clone()))).is_some_and(|x| scalar_eq(x, want)))
+                        .ok_or_else(|| format!("`{path}`: no list element with {f} = {want}"))?;
+                    s.remove(i);
+                    found.push(Found::Index(i));
+                }
+                (seg, v) => return Err(format!("`{path}`: {} cannot be applied to {}", describe_seg(seg), describe_value(v))),
             }
-            (Seg::Field(f, want), Value::Sequence(s)) => {
-                let i = s
-                    .iter()
-                    .position(|item| item.as_mapping().and_then(|m| m.get(Value::String(f.clone()))).is_some_and(|x| scalar_eq(x, want)))
-                    .ok_or_else(|| format!("`{path}`: no list element with {f} = {want}"))?;
-                s.remove(i);
-            }
-            (seg, v) => return Err(format!("`{path}`: {} cannot be applied to {}", describe_seg(seg), describe_value(v))),
-        },
+            Edit::Remove(found)
+        }
+    })
+}
+
+/// Where each node of a document came from, shaped as the document: built
+/// from the base file's positions, it follows each overlay's edit, so a
+/// value a variant put in is placed in the variant's file (and a base
+/// value after a removal keeps its own line). [`Origin::positions`] gives
+/// the index the checks after the overlays report with.
+#[derive(Clone, Debug)]
+pub struct Origin {
+    at: Loc,
+    /// For a mapping's value: where its key is.
+    key: Option<Loc>,
+    kids: Kids,
+}
+
+#[derive(Clone, Debug)]
+enum Kids {
+    Leaf,
+    List(Vec<Origin>),
+    Map(Vec<(String, Origin)>),
+}
+
+impl Origin {
+    /// The origin of `value`, whose node is at `path` in `pos`; `file`
+    /// names the file when `pos` is not the document's own.
+    pub fn of(value: &Value, pos: &Positions, path: &str, file: Option<&Arc<Path>>) -> Origin {
+        let place = |l: Loc| match file {
+            Some(f) => l.in_file(f),
+            None => l,
+        };
+        let kids = match value {
+            Value::Sequence(items) => Kids::List(items.iter().enumerate().map(|(i, x)| Origin::of(x, pos, &yaml::join(path, &i.to_string()), file)).collect()),
+            Value::Mapping(m) => Kids::Map(
+                m.iter()
+                    .map(|(k, x)| {
+                        let k = key_text(k);
+                        let child = yaml::join(path, &k);
+                        let mut o = Origin::of(x, pos, &child, file);
+                        o.key = Some(place(pos.key(&child)));
+                        (k, o)
+                    })
+                    .collect(),
+            ),
+            _ => Kids::Leaf,
+        };
+        Origin { at: place(pos.of(path)), key: None, kids }
     }
-    Ok(())
+
+    fn get_mut(&mut self, path: &[Found]) -> Option<&mut Origin> {
+        let mut cur = self;
+        for f in path {
+            cur = match (f, &mut cur.kids) {
+                (Found::Key(k), Kids::Map(m)) => m.iter_mut().find(|(x, _)| x == k).map(|(_, o)| o)?,
+                (Found::Index(i), Kids::List(l)) => l.get_mut(*i)?,
+                _ => return None,
+            };
+        }
+        Some(cur)
+    }
+
+    /// Follows `edit` (as [`apply`] made it) with `new`, the origin of the
+    /// value it put in (unused for a removal); `key` is where a new key is
+    /// written.
+    pub fn follow(&mut self, edit: &Edit, new: Origin, key: Loc) {
+        match edit {
+            Edit::Replace(path) => {
+                if let Some(o) = self.get_mut(path) {
+                    let key = o.key.take();
+                    *o = Origin { key, ..new };
+                }
+            }
+            Edit::Push(path) => {
+                if let Some(Origin { kids: Kids::List(l), .. }) = self.get_mut(path) {
+                    l.push(new);
+                }
+            }
+            Edit::Insert(path, k) => {
+                if let Some(Origin { kids: Kids::Map(m), .. }) = self.get_mut(path) {
+                    m.push((k.clone(), Origin { key: Some(key), ..new }));
+                }
+            }
+            Edit::Remove(path) => {
+                let Some((last, parent)) = path.split_last() else { return };
+                match (last, self.get_mut(parent).map(|o| &mut o.kids)) {
+                    (Found::Key(k), Some(Kids::Map(m))) => m.retain(|(x, _)| x != k),
+                    (Found::Index(i), Some(Kids::List(l))) if *i < l.len() => {
+                        l.remove(*i);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// The position index of the document as it is now.
+    pub fn positions(&self) -> Positions {
+        let mut pos = Positions::default();
+        self.index(String::new(), &mut pos);
+        pos
+    }
+
+    fn index(&self, path: String, pos: &mut Positions) {
+        match &self.kids {
+            Kids::Leaf => {}
+            Kids::List(l) => {
+                for (i, o) in l.iter().enumerate() {
+                    o.index(yaml::join(&path, &i.to_string()), pos);
+                }
+            }
+            Kids::Map(m) => {
+                for (k, o) in m {
+                    o.index(yaml::join(&path, k), pos);
+                }
+            }
+        }
+        pos.set(path, self.at.clone(), self.key.clone());
+    }
 }
 
 /// Reads a variant and resolves its options; reports problems.
@@ -379,7 +559,7 @@ pub fn read(dir: &Path, arg: &VariantArg, diags: &mut Diagnostics) -> Option<(Ya
     let text = match crate::files::read_text(&path) {
         Ok(t) => t,
         Err(e) => {
-            diags.error(&path, (1, 1), e);
+            diags.push(super::unreadable(&path, &e));
             return None;
         }
     };
@@ -410,29 +590,31 @@ pub fn read(dir: &Path, arg: &VariantArg, diags: &mut Diagnostics) -> Option<(Ya
         }
     }
     let mut options: BTreeMap<String, f64> = v.options.iter().map(|(k, o)| (k.clone(), o.default)).collect();
+    // An option's value is the caller's (the command line, a scenario):
+    // reported there when it says where, with where the variant defines
+    // what it takes.
+    let mut wrong = |at: yaml::Loc, message: String, known: &str| match &arg.given {
+        Some(g) => diags.push(yaml::Diagnostic::file(Path::new(g), format!("{message} ({known}as {}:{}:{} defines it)", path.display(), at.line, at.column))),
+        None => diags.error(&path, at, format!("{message}{}", if known.is_empty() { String::new() } else { format!(" ({})", known.trim_end_matches("; ")) })),
+    };
     for (k, val) in &arg.options {
         match v.options.get(k) {
             None => {
-                let known: Vec<&str> = v.options.keys().map(|s| s.as_str()).collect();
-                diags.error(
-                    &path,
+                let known: Vec<String> = v.options.keys().cloned().collect();
+                wrong(
                     file.pos.of("options"),
-                    format!("variant `{}` has no option `{k}` (options: {})", v.name, if known.is_empty() { "none".into() } else { known.join(", ") }),
+                    format!("variant `{}` has no option `{k}`{}", v.name, super::map::suggest(k, known.iter())),
+                    &format!("options: {}; ", if known.is_empty() { "none".into() } else { known.join(", ") }),
                 );
             }
             Some(spec) => {
                 if spec.min.is_some_and(|m| *val < m) || spec.max.is_some_and(|m| *val > m) {
-                    diags.error(
-                        &path,
-                        file.pos.of(&format!("options/{k}")),
-                        format!(
-                            "option `{k}` of `{}` is {}, expected {}..={}",
-                            v.name,
-                            fmt_num(*val),
-                            spec.min.map(fmt_num).unwrap_or_default(),
-                            spec.max.map(fmt_num).unwrap_or_default()
-                        ),
-                    );
+                    let range = match (spec.min, spec.max) {
+                        (Some(lo), Some(hi)) => format!("{}..={}", fmt_num(lo), fmt_num(hi)),
+                        (Some(lo), None) => format!("at least {}", fmt_num(lo)),
+                        (None, hi) => format!("at most {}", hi.map(fmt_num).unwrap_or_default()),
+                    };
+                    wrong(file.pos.of(&format!("options/{k}")), format!("option `{k}` of `{}` is {}, expected {range}", v.name, fmt_num(*val)), "");
                 }
                 options.insert(k.clone(), *val);
             }

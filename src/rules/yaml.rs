@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use saphyr_parser::{Event, Parser};
 use serde::de::DeserializeOwned;
@@ -21,7 +22,11 @@ pub enum Severity {
 /// One problem found in a data file or script, with where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// The file; for a value given on a command line, that value as typed
+    /// (`--variant hard-winter:loss=99`).
     pub file: PathBuf,
+    /// 1-based; 0 when the problem has no place inside the file (it cannot
+    /// be read, or it is a command-line value): then only the file is named.
     pub line: usize,
     pub column: usize,
     pub severity: Severity,
@@ -34,8 +39,20 @@ impl fmt::Display for Diagnostic {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
+        if self.line == 0 {
+            return write!(f, "{}: {}: {}", self.file.display(), sev, self.message);
+        }
         write!(f, "{}:{}:{}: {}: {}", self.file.display(), self.line, self.column, sev, self.message)
     }
+}
+
+/// A failure as printed: `error: MESSAGE`, except for problems already
+/// printed as `PLACE: error: ...` (the rules' diagnostics), which keep
+/// their one prefix.
+pub fn error_text(msg: &str) -> String {
+    let first = msg.lines().next().unwrap_or_default();
+    let located = [": error: ", ": warning: "].iter().any(|sev| first.split_once(sev).is_some_and(|(place, _)| !place.is_empty() && !place.contains('`')));
+    if located { msg.to_string() } else { format!("error: {msg}") }
 }
 
 /// Every problem found while loading; printing it prints one per line.
@@ -49,11 +66,26 @@ impl Diagnostics {
     pub fn push(&mut self, d: Diagnostic) {
         self.0.push(d);
     }
-    pub fn error(&mut self, file: &Path, (line, column): (usize, usize), message: impl Into<String>) {
-        self.0.push(Diagnostic { file: file.to_path_buf(), line, column, severity: Severity::Error, message: message.into() });
+    /// An error at `at` in `file`, or in the file `at` names (a value a
+    /// variant's overlay put in is reported where the variant wrote it).
+    pub fn error(&mut self, file: &Path, at: impl Into<Loc>, message: impl Into<String>) {
+        self.0.push(Diagnostic::at(file, at.into(), Severity::Error, message.into()));
     }
-    pub fn warning(&mut self, file: &Path, (line, column): (usize, usize), message: impl Into<String>) {
-        self.0.push(Diagnostic { file: file.to_path_buf(), line, column, severity: Severity::Warning, message: message.into() });
+    pub fn warning(&mut self, file: &Path, at: impl Into<Loc>, message: impl Into<String>) {
+        self.0.push(Diagnostic::at(file, at.into(), Severity::Warning, message.into()));
+    }
+}
+
+impl Diagnostic {
+    /// A problem at `at`: in the file `at` names, else in `file`.
+    pub fn at(file: &Path, at: Loc, severity: Severity, message: String) -> Diagnostic {
+        let file = at.file.as_deref().map_or_else(|| file.to_path_buf(), Path::to_path_buf);
+        Diagnostic { file, line: at.line, column: at.column, severity, message }
+    }
+
+    /// A problem with a whole file (one that cannot be read): no line.
+    pub fn file(file: &Path, message: String) -> Diagnostic {
+        Diagnostic { file: file.to_path_buf(), line: 0, column: 0, severity: Severity::Error, message }
     }
 }
 
@@ -71,11 +103,40 @@ impl fmt::Display for Diagnostics {
 
 impl std::error::Error for Diagnostics {}
 
+/// Where a node of a YAML document starts: line and column (1-based), and
+/// the file when it is not the one the positions were read from (a node a
+/// variant's overlay put into the document: its place in variant.yaml).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loc {
+    pub line: usize,
+    pub column: usize,
+    pub file: Option<Arc<Path>>,
+}
+
+impl From<(usize, usize)> for Loc {
+    fn from((line, column): (usize, usize)) -> Loc {
+        Loc { line, column, file: None }
+    }
+}
+
+impl PartialEq<(usize, usize)> for Loc {
+    fn eq(&self, &(line, column): &(usize, usize)) -> bool {
+        self.file.is_none() && self.line == line && self.column == column
+    }
+}
+
+impl Loc {
+    /// The same place, in `file`.
+    pub fn in_file(self, file: &Arc<Path>) -> Loc {
+        Loc { file: Some(file.clone()), ..self }
+    }
+}
+
 /// Where each node of a YAML document starts, by path (`provinces/3/borders/1`).
 /// Mapping keys are also indexed, under the path of their value plus `@key`.
 #[derive(Default, Debug, Clone)]
 pub struct Positions {
-    at: HashMap<String, (usize, usize)>,
+    at: HashMap<String, Loc>,
 }
 
 impl Positions {
@@ -101,14 +162,14 @@ impl Positions {
         }
         for item in Parser::new_from_str(text) {
             let Ok((event, span)) = item else { break };
-            let mark = (span.start.line(), span.start.col() + 1);
+            let mark = Loc::from((span.start.line(), span.start.col() + 1));
             match event {
                 Event::Scalar(value, ..) => {
                     let is_key = matches!(stack.last(), Some((_, Frame::Map { key: None })));
                     if is_key {
                         let (p, frame) = stack.last_mut().unwrap();
                         let full = join(p, &value);
-                        pos.at.insert(format!("{full}@key"), mark);
+                        pos.at.insert(format!("{full}@key"), mark.clone());
                         pos.at.entry(full).or_insert(mark);
                         if let Frame::Map { key } = frame {
                             *key = Some(value.to_string());
@@ -141,26 +202,36 @@ impl Positions {
 
     /// Line and column (1-based) of the node at `path`, or of the nearest
     /// enclosing node that is indexed.
-    pub fn of(&self, path: &str) -> (usize, usize) {
+    pub fn of(&self, path: &str) -> Loc {
         let mut p = path;
         loop {
             if let Some(m) = self.at.get(p) {
-                return *m;
+                return m.clone();
             }
             match p.rfind('/') {
                 Some(i) => p = &p[..i],
-                None => return self.at.get("").copied().unwrap_or((1, 1)),
+                None => return self.at.get("").cloned().unwrap_or(Loc::from((1, 1))),
             }
         }
     }
 
     /// Position of a mapping key (falls back to its value, then upwards).
-    pub fn key(&self, path: &str) -> (usize, usize) {
-        self.at.get(&format!("{path}@key")).copied().unwrap_or_else(|| self.of(path))
+    pub fn key(&self, path: &str) -> Loc {
+        self.at.get(&format!("{path}@key")).cloned().unwrap_or_else(|| self.of(path))
+    }
+
+    /// Records where the node at `path` (and, for a mapping's value, its
+    /// key) is.
+    pub fn set(&mut self, path: String, at: Loc, key: Option<Loc>) {
+        if let Some(k) = key {
+            self.at.insert(format!("{path}@key"), k);
+        }
+        self.at.insert(path, at);
     }
 }
 
-fn join(parent: &str, child: &str) -> String {
+/// `parent/child`, or `child` at the top.
+pub fn join(parent: &str, child: &str) -> String {
     if parent.is_empty() { child.to_string() } else { format!("{parent}/{child}") }
 }
 

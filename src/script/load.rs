@@ -13,6 +13,7 @@ use mlua::{Function, Lua, Table, Value};
 use super::{
     EffectTables, Handlers, Keys, Limits, RulePart, Runtime, ScriptError, Shared, api, bytecode, error_without_nul, lock_helpers, sandbox, value, values,
 };
+use crate::rules::map::suggest;
 use crate::rules::pack::Effect;
 use crate::rules::{Diagnostic, Diagnostics, Positions, Rules, Severity};
 
@@ -75,7 +76,7 @@ fn fatal(file: &Path, message: String) -> Diagnostics {
     fatal_at(file, (1, 1), message)
 }
 
-fn fatal_at(file: &Path, at: (usize, usize), message: String) -> Diagnostics {
+fn fatal_at(file: &Path, at: impl Into<crate::rules::yaml::Loc>, message: String) -> Diagnostics {
     let mut d = Diagnostics::default();
     d.error(file, at, message);
     d
@@ -284,12 +285,21 @@ fn check_names(rules: &Rules, reg: &Registry, diags: &mut Diagnostics) {
 /// positions and how to declare a hook, `prefix` the path to `effects`.
 fn check_effects(reg: &Registry, at: (&Path, &Positions, &str), prefix: &str, effects: &[Effect], diags: &mut Diagnostics) {
     let (file, pos, declare) = at;
+    let names = |t: &Table, keep: &dyn Fn(&Value) -> bool| -> Vec<String> {
+        t.pairs::<String, Value>().filter_map(|kv| kv.ok()).filter(|(_, v)| keep(v)).map(|(k, _)| k).collect()
+    };
     for (j, e) in effects.iter().enumerate() {
         if !matches!(reg.modifiers.get::<Value>(e.modifier.as_str()), Ok(Value::Function(_))) {
-            diags.error(file, pos.of(&format!("{prefix}effects/{j}/modifier")), format!("no Lua modifier `{}` is registered (shogun.modifier)", e.modifier));
+            let known = names(&reg.modifiers, &|v| matches!(v, Value::Function(_)));
+            diags.error(
+                file,
+                pos.of(&format!("{prefix}effects/{j}/modifier")),
+                format!("no Lua modifier `{}` is registered{} (shogun.modifier)", e.modifier, suggest(&e.modifier, known.iter())),
+            );
         }
         if !matches!(reg.hooks.get::<Value>(e.hook.as_str()), Ok(Value::Boolean(true))) {
-            diags.error(file, pos.of(&format!("{prefix}effects/{j}/hook")), format!("unknown hook `{}` ({declare})", e.hook));
+            let known = names(&reg.hooks, &|v| matches!(v, Value::Boolean(true)));
+            diags.error(file, pos.of(&format!("{prefix}effects/{j}/hook")), format!("unknown hook `{}`{} ({declare})", e.hook, suggest(&e.hook, known.iter())));
         }
     }
 }

@@ -910,40 +910,63 @@ const DESCRIBE_WIDTH: usize = 100;
 
 /// A value as the REPL prints it: tables sorted, nested at most
 /// DESCRIBE_DEPTH deep (`{...}` below), a table already being printed
-/// shown as `<cycle>`, control characters escaped.
+/// shown as `<cycle>`, control characters escaped; within the bounds of
+/// the REPL's `lua` (`eval::Budget`), past which it stops with a note.
 fn describe(v: &Value) -> String {
-    describe_in(v, &mut Vec::new())
+    let budget = eval::Budget::default();
+    let text = describe_in(&budget, v, &mut Vec::new());
+    budget.finish(text)
 }
 
-fn describe_in(v: &Value, open: &mut Vec<*const std::ffi::c_void>) -> String {
+fn describe_in(b: &eval::Budget, v: &Value, open: &mut Vec<*const std::ffi::c_void>) -> String {
+    if !b.value() {
+        return String::new();
+    }
     match v {
-        Value::Nil => "nil".into(),
-        Value::Boolean(b) => b.to_string(),
-        Value::Integer(i) => i.to_string(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => crate::files::sanitize(&s.to_string_lossy()),
+        Value::Nil => b.fit("nil".into(), None),
+        Value::Boolean(x) => b.fit(x.to_string(), None),
+        Value::Integer(i) => b.fit(i.to_string(), None),
+        Value::Number(n) => b.fit(n.to_string(), None),
+        Value::String(s) => b.string(s, eval::Style::Plain).0,
         Value::Table(t) => {
             // The address only tells tables apart here; it is never shown.
             let id = t.to_pointer();
             if open.contains(&id) {
-                return "<cycle>".into();
+                return b.fit("<cycle>".into(), None);
             }
-            if open.len() >= DESCRIBE_DEPTH {
-                return "{...}".into();
+            if open.len() >= DESCRIBE_DEPTH || !b.may_nest() {
+                return b.fit("{...}".into(), None);
             }
             open.push(id);
+            let _in = b.enter();
+            let mark = b.mark();
             // The first entries in the defined order, whatever the order
             // Lua's traversal meets them in.
-            let (kept, more) = eval::first_entries(t, DESCRIBE_WIDTH, &|x| describe(x)).unwrap_or_default();
-            let mut parts: Vec<String> = kept.iter().map(|(k, v)| format!("{}={}", describe_in(k, open), describe_in(v, open))).collect();
-            open.pop();
-            parts.sort();
-            if more > 0 {
-                parts.push(format!("... {more} more"));
+            let listed = eval::first_entries(b, t, DESCRIBE_WIDTH, &|x| describe_in(b, x, &mut Vec::new())).unwrap_or(Some(Default::default()));
+            let mut parts = Vec::new();
+            if let Some((kept, more)) = &listed {
+                for (k, v) in kept {
+                    let key = describe_in(b, k, open);
+                    let value = if b.is_cut() { String::new() } else { describe_in(b, v, open) };
+                    parts.push(format!("{key}={value}"));
+                    if b.is_cut() {
+                        break;
+                    }
+                }
+                parts.sort();
+                if *more > 0 && !b.is_cut() {
+                    parts.push(format!("... {more} more"));
+                }
             }
-            format!("{{{}}}", parts.join(", "))
+            open.pop();
+            if b.is_cut() {
+                parts.push("...".into());
+            }
+            let made = format!("{{{}}}", parts.join(", "));
+            b.frame_since(mark, &made);
+            made
         }
-        other => format!("<{}>", other.type_name()),
+        other => b.fit(format!("<{}>", other.type_name()), None),
     }
 }
 

@@ -621,6 +621,24 @@ end
 -- registered functions reach; `describe(f)` (the host's) says whether a
 -- function not built in keeps state and where a function was defined.
 -- Returns a list of { place, what } (place: "file:line" or "").
+-- The keys of `t` in an order every run keeps where keys have one:
+-- numbers, then strings, each sorted; then the others (tables, functions,
+-- booleans) as `raw_next` meets them.
+local function defined_keys(t)
+  local keys, others = {}, {}
+  for k in raw_next, t do
+    local tk = raw_type(k)
+    if tk == "number" or tk == "string" then keys[#keys + 1] = k else others[#others + 1] = k end
+  end
+  table.sort(keys, key_less)
+  for i = 1, #others do keys[#keys + 1] = others[i] end
+  return keys
+end
+
+-- Walks in `defined_keys` order, so that a value reached from several
+-- places (one iterator given to six globals) is named by the same place
+-- on every run: Lua's own order follows string hashes, which change
+-- between runs.
 local function stateful_values(upvalue, getmt, describe)
   local found, seen = {}, {}
   local function walk(v, where, place)
@@ -643,17 +661,20 @@ local function stateful_values(upvalue, getmt, describe)
       local contents = v
       if mt ~= nil and raw_get(mt, FROZEN) then contents = raw_get(mt, FROZEN) end
       if mt ~= nil then walk(mt, where, place) end
-      for k, x in raw_next, contents do
+      for _, k in ipairs(defined_keys(contents)) do
+        local x = raw_get(contents, k)
         if is_callable(k) then walk(k, where, place) end
         if is_callable(x) then walk(x, where, place) end
       end
     end
   end
-  for k, v in raw_next, G do
+  for _, k in ipairs(defined_keys(G)) do
+    local v = raw_get(G, k)
     if is_callable(v) then walk(v, "the global `" .. tostring(k) .. "`", "") end
   end
   for _, t in ipairs(internal) do
-    for k, v in raw_next, t do
+    for _, k in ipairs(defined_keys(t)) do
+      local v = raw_get(t, k)
       if raw_type(v) == "function" then walk(v, "the registered `" .. tostring(k) .. "`", "") end
     end
   end

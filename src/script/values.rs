@@ -228,4 +228,8 @@ impl TowerModel for CountedTower {
         self.count();
         self.inner.setup_throw(inside, input, rng)
     }
+    fn ledge_laws(&self, stuck: u16, max_arriving: u16) -> Option<Vec<Vec<f64>>> {
+        self.count();
+        self.inner.ledge_laws(stuck, max_arriving)
+    }
 }

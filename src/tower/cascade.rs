@@ -1,5 +1,6 @@
 use std::collections::BTreeMap;
 
+use super::law::{ln_add, ln_binomial, ln_chance, ln_factorials};
 use super::{TowerModel, params, probability};
 use crate::core::{GameRng, MAX_SEATS, Pile};
 
@@ -68,6 +69,40 @@ impl TowerModel for Cascade {
     }
     fn levels(&self) -> usize {
         self.levels
+    }
+    /// A ledge with m stuck, cube by cube as `throw`: each arriving cube
+    /// first frees Binomial(m, loosen) of them, then sticks with 1 - pass.
+    /// Only counts matter, so the laws for 0, 1, 2, ... arriving cubes are
+    /// the steps of one walk over m.
+    fn ledge_laws(&self, stuck: u16, max_arriving: u16) -> Option<Vec<Vec<f64>>> {
+        let (s, max) = (usize::from(stuck), usize::from(max_arriving));
+        let lf = ln_factorials(s + max);
+        let (ln_free, ln_hold) = ln_chance(self.loosen);
+        let (ln_pass, ln_stick) = ln_chance(self.pass);
+        // How many of m stuck cubes one arrival frees, for every m reached.
+        let frees: Vec<Vec<f64>> = (0..=s + max).map(|m| ln_binomial(m, ln_free, ln_hold, &lf)).collect();
+        let mut law = vec![f64::NEG_INFINITY; s + 1];
+        law[s] = 0.0;
+        let mut laws = Vec::with_capacity(max + 1);
+        for _ in 0..max {
+            let mut shaken = vec![f64::NEG_INFINITY; law.len()];
+            for (m, &lm) in law.iter().enumerate() {
+                if lm == f64::NEG_INFINITY {
+                    continue;
+                }
+                for (freed, &lb) in frees[m].iter().enumerate() {
+                    shaken[m - freed] = ln_add(shaken[m - freed], lm + lb);
+                }
+            }
+            let mut next = vec![f64::NEG_INFINITY; law.len() + 1];
+            for (m, &lm) in shaken.iter().enumerate() {
+                next[m] = ln_add(next[m], lm + ln_pass);
+                next[m + 1] = ln_add(next[m + 1], lm + ln_stick);
+            }
+            laws.push(std::mem::replace(&mut law, next));
+        }
+        laws.push(law);
+        Some(laws)
     }
     fn throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
         let mut falling = Vec::with_capacity(input.total() as usize);

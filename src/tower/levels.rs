@@ -1,5 +1,6 @@
 use std::collections::BTreeMap;
 
+use super::law::{ln_add, ln_binomial, ln_chance, ln_factorials};
 use super::{TowerModel, params, probability};
 use crate::core::{GameRng, MAX_SEATS, Pile};
 
@@ -53,6 +54,47 @@ impl TowerModel for Levels {
             Some(pass) => Levels { pass, setup_pass: None, ..self.clone() }.throw(inside, input, rng),
             None => self.throw(inside, input, rng),
         }
+    }
+    /// A ledge with s stuck and a arriving: p ~ Binomial(a, pass) pass it,
+    /// the a - p others stick; then l ~ Binomial(s, q) of the s stuck
+    /// before come loose, q = loosen per throw or 1 - (1 - loosen)^p per
+    /// passing cube (as `throw`); s + a - p - l stay.
+    fn ledge_laws(&self, stuck: u16, max_arriving: u16) -> Option<Vec<Vec<f64>>> {
+        let (s, max) = (usize::from(stuck), usize::from(max_arriving));
+        let lf = ln_factorials(s + max);
+        let (ln_pass, ln_stick) = ln_chance(self.pass);
+        let loose_row = |ln_stay: f64| {
+            // ln q from ln(1 - q): q = -(e^ln_stay - 1).
+            ln_binomial(s, (-ln_stay.exp_m1()).ln(), ln_stay, &lf)
+        };
+        let per_throw = loose_row((-self.loosen).ln_1p());
+        // Per passing cube: the row for p passing cubes, made when first asked.
+        let mut per_cube: Vec<Vec<f64>> = Vec::new();
+        let ln_stay_one = (-self.loosen).ln_1p();
+        let mut laws = Vec::with_capacity(max + 1);
+        for a in 0..=max {
+            let mut law = vec![f64::NEG_INFINITY; s + a + 1];
+            for (p, &lp) in ln_binomial(a, ln_pass, ln_stick, &lf).iter().enumerate() {
+                if lp == f64::NEG_INFINITY {
+                    continue;
+                }
+                let loose = if self.per_cube {
+                    while per_cube.len() <= p {
+                        let n = per_cube.len();
+                        per_cube.push(loose_row(if n == 0 { 0.0 } else { n as f64 * ln_stay_one }));
+                    }
+                    &per_cube[p]
+                } else {
+                    &per_throw
+                };
+                for (l, &ll) in loose.iter().enumerate() {
+                    let k = s + a - p - l;
+                    law[k] = ln_add(law[k], lp + ll);
+                }
+            }
+            laws.push(law);
+        }
+        Some(laws)
     }
     fn throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
         let mut falling = input;

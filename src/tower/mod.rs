@@ -6,6 +6,7 @@
 
 mod cascade;
 pub mod fit;
+mod law;
 mod levels;
 pub mod odds;
 mod simple;
@@ -38,6 +39,19 @@ pub trait TowerModel {
     /// model whose source treats it apart; by default a throw like any other.
     fn setup_throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
         self.throw(inside, input, rng)
+    }
+    /// The exact law of one ledge, for a model whose `throw` takes the
+    /// ledges top down, each deciding from two counts alone (colours do
+    /// not matter): the cubes stuck on it before the throw (`stuck`) and
+    /// the cubes reaching it in the throw; what does not stay falls on to
+    /// the next ledge, and what leaves the last one lands. Entry `[a][k]`,
+    /// for `a` = 0..=`max_arriving` cubes reaching the ledge, is ln P(k
+    /// cubes stuck on it after the throw), k = 0..=stuck + a; `-inf`
+    /// exactly where the model never does it. `tower fit` computes exact
+    /// likelihoods from these; `None` (the default): the model can only
+    /// be sampled, and the fit estimates with a particle filter.
+    fn ledge_laws(&self, _stuck: u16, _max_arriving: u16) -> Option<Vec<Vec<f64>>> {
+        None
     }
 }
 

@@ -1,5 +1,6 @@
 use std::collections::BTreeMap;
 
+use super::law::{ln_binomial, ln_chance, ln_factorials};
 use super::{TowerModel, params, probability};
 use crate::core::{GameRng, MAX_SEATS, Pile};
 
@@ -27,6 +28,24 @@ impl TowerModel for Stateless {
     }
     fn keeps(&self) -> bool {
         false
+    }
+    /// Of a arriving cubes, Binomial(a, p) land and the rest join the s
+    /// on the level.
+    fn ledge_laws(&self, stuck: u16, max_arriving: u16) -> Option<Vec<Vec<f64>>> {
+        let (s, max) = (usize::from(stuck), usize::from(max_arriving));
+        let lf = ln_factorials(max);
+        let (ln_land, ln_stay) = ln_chance(self.p);
+        Some(
+            (0..=max)
+                .map(|a| {
+                    let mut law = vec![f64::NEG_INFINITY; s + a + 1];
+                    for (l, &x) in ln_binomial(a, ln_land, ln_stay, &lf).iter().enumerate() {
+                        law[s + a - l] = x;
+                    }
+                    law
+                })
+                .collect(),
+        )
     }
     fn throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
         // What does not land waits on the single level until the engine

@@ -31,41 +31,174 @@ fn area(rel: &Path) -> String {
     first.strip_suffix(".rs").unwrap_or(&first).to_string()
 }
 
-/// The code of `text` line by line (numbered from 1), up to its
-/// `#[cfg(test)] mod tests`, comments left out.
+/// The code of `text` line by line (numbered from 1), comments and
+/// `#[cfg(test)] mod NAME { .. }` blocks left out (such a block ends at
+/// its closing brace, which rustfmt puts alone at the `mod` line's
+/// indentation; code after it is read again).
 fn code_lines(text: &str) -> Vec<(usize, &str)> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
         let t = line.trim();
         if t == "#[cfg(test)]" && lines.get(i + 1).is_some_and(|n| n.trim_start().starts_with("mod ")) {
-            break;
+            let m = lines[i + 1];
+            if m.trim_end().ends_with('{') {
+                let close = format!("{}}}", &m[..m.len() - m.trim_start().len()]);
+                i += 2;
+                while i < lines.len() && lines[i].trim_end() != close {
+                    i += 1;
+                }
+            } else {
+                // `mod tests;`: the module lives in a file of its own.
+                i += 1;
+            }
+            i += 1;
+            continue;
         }
         out.push((i + 1, if t.starts_with("//") { "" } else { line.split(" // ").next().unwrap_or(line) }));
+        i += 1;
     }
     out
 }
 
-/// The areas `text` names (`crate::NAME`, or `shogun_lab::NAME` in the
-/// binary) with the line of each, up to its `#[cfg(test)] mod tests`.
-/// Comments are skipped.
-fn names(text: &str) -> Vec<(String, usize)> {
+/// What the crate root re-exports (`pub use crate::AREA::{Name, ..}` in
+/// src/lib.rs): a path `crate::Name` names that area.
+fn reexports() -> BTreeMap<String, String> {
+    let lib = std::fs::read_to_string(root().join("src/lib.rs")).unwrap();
+    let mut out = BTreeMap::new();
+    for line in lib.lines().filter_map(|l| l.trim().strip_prefix("pub use crate::")) {
+        let (area, rest) = line.split_once("::").unwrap_or((line, ""));
+        let rest = rest.trim_end_matches(';').trim_start_matches('{').trim_end_matches('}');
+        for name in rest.split(',').map(|n| n.trim().rsplit("::").next().unwrap_or("").split(" as ").last().unwrap_or("").trim()) {
+            if !name.is_empty() {
+                out.insert(name.to_string(), area.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The first path segment of each item of a `{ .. }` group that starts
+/// at `rest` (just after its `{`), which may go on over the next lines:
+/// the nested groups' items are inside an item, not first segments.
+fn group_heads(rest: &str, more: &[(usize, &str)]) -> Vec<String> {
+    let mut text = rest.to_string();
+    for (_, l) in more.iter().take(40) {
+        if depth_closed(&text) {
+            break;
+        }
+        text.push(' ');
+        text.push_str(l);
+    }
+    let (mut heads, mut depth, mut item) = (Vec::new(), 1usize, String::new());
+    for c in text.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 1 => break,
+            '}' => depth -= 1,
+            ',' if depth == 1 => heads.push(std::mem::take(&mut item)),
+            _ if depth == 1 => item.push(c),
+            _ => {}
+        }
+    }
+    heads.push(item);
+    heads.iter().map(|i| i.trim().split("::").next().unwrap_or("").trim().to_string()).filter(|h| !h.is_empty() && h != "self").collect()
+}
+
+/// Whether the group opened before `text` closes in it.
+fn depth_closed(text: &str) -> bool {
+    let mut depth = 1i32;
+    for c in text.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            return true;
+        }
+    }
+    false
+}
+
+/// The areas `text` names (`crate::NAME`, `shogun_lab::NAME` in the
+/// binary, `crate::{a::X, b}`, a root re-export such as `crate::Engine`,
+/// or `super::` paths that climb out of the file's area) with the line of
+/// each, test modules and comments skipped. `module`: the file's module
+/// path under src/ (`["script", "api", "effects"]`). A name the reader
+/// cannot place is returned as itself, which no edge allows.
+fn names_in(text: &str, module: &[String], reexported: &BTreeMap<String, String>) -> Vec<(String, usize)> {
+    let lines = code_lines(text);
     let mut out = Vec::new();
-    for (i, code) in code_lines(text) {
+    let push = |head: &str, line: usize, out: &mut Vec<(String, usize)>| {
+        let area = if head.starts_with(|c: char| c.is_ascii_uppercase()) {
+            reexported.get(head).cloned().unwrap_or_else(|| head.to_string())
+        } else {
+            head.to_string()
+        };
+        out.push((area, line));
+    };
+    for (n, &(i, code)) in lines.iter().enumerate() {
         for prefix in ["crate::", "shogun_lab::"] {
             for (at, _) in code.match_indices(prefix) {
                 let before = code[..at].chars().next_back();
-                if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
+                if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == ':') {
                     continue;
                 }
-                let name: String = code[at + prefix.len()..].chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect();
-                if !name.is_empty() {
-                    out.push((name, i));
+                let rest = &code[at + prefix.len()..];
+                if let Some(group) = rest.strip_prefix('{') {
+                    for head in group_heads(group, &lines[n + 1..]) {
+                        push(&head, i, &mut out);
+                    }
+                    continue;
+                }
+                let head: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                if !head.is_empty() {
+                    push(&head, i, &mut out);
+                }
+            }
+        }
+        // `super::super::x` from src/a/b.rs is `crate::x`: it leaves the area.
+        for (at, _) in code.match_indices("super::") {
+            if code[..at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let mut rest = &code[at..];
+            let mut ups = 0;
+            while let Some(r) = rest.strip_prefix("super::") {
+                ups += 1;
+                rest = r;
+            }
+            if ups >= module.len() {
+                let head: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                if !head.is_empty() {
+                    push(&head, i, &mut out);
                 }
             }
         }
     }
     out
+}
+
+/// `names_in` for a file `src/x/y.rs` with no re-exports known (the
+/// reader's own test).
+fn names(text: &str) -> Vec<(String, usize)> {
+    names_in(text, &["x".to_string(), "y".to_string()], &BTreeMap::new())
+}
+
+/// The module path of a file under src/ (`script/api/effects.rs` →
+/// script, api, effects; `script/mod.rs` → script).
+fn module_of(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().to_string()).collect();
+    if let Some(last) = parts.pop() {
+        let stem = last.strip_suffix(".rs").unwrap_or(&last).to_string();
+        if stem != "mod" && stem != "lib" && stem != "main" {
+            parts.push(stem);
+        }
+    }
+    parts
 }
 
 fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
@@ -86,6 +219,7 @@ fn imports_follow_the_layer_edges_in_architecture_md() {
     let mut files = Vec::new();
     sources(&src, &mut files);
     files.sort();
+    let reexported = reexports();
     let mut used = Edges::new();
     let mut wrong = Vec::new();
     for file in &files {
@@ -95,7 +229,7 @@ fn imports_follow_the_layer_edges_in_architecture_md() {
             wrong.push(format!("src/{}: the area `{from}` has no line in ARCHITECTURE.md's layer edges", rel.display()));
             continue;
         };
-        for (to, line) in names(&std::fs::read_to_string(file).unwrap()) {
+        for (to, line) in names_in(&std::fs::read_to_string(file).unwrap(), &module_of(rel), &reexported) {
             if to == from {
                 continue;
             }
@@ -134,7 +268,7 @@ fn only_the_listed_layers_call_the_lua_runtime() {
         let path = rel.to_string_lossy().replace('\\', "/");
         let text = std::fs::read_to_string(file).unwrap();
         for (i, code) in code_lines(&text) {
-            if !code.contains(".runtime()") {
+            if !code.contains(".runtime()") && !code.contains("::runtime(") {
                 continue;
             }
             match [area(rel), path.clone()].into_iter().find(|k| listed.contains(k)) {
@@ -157,6 +291,15 @@ fn only_the_listed_layers_call_the_lua_runtime() {
 fn the_edge_reader_sees_code_only() {
     let text = "use crate::core::Seat;\n// crate::lab in a comment\nlet x = crate::files::read(p); // crate::repl\nfn f() { $crate::x; my_crate::y }\n#[cfg(test)]\nmod tests {\n    use crate::engine::Engine;\n}\n";
     assert_eq!(names(text), vec![("core".to_string(), 1), ("files".to_string(), 3)]);
+    // The ways past the first reader (the audit of issue 23): a group of
+    // paths, over lines too; a root re-export; `super::` out of the area;
+    // code after a test module.
+    let text = "use crate::{lab::Arm, repl};\nuse crate::{\n    bots::{self, Bot},\n    script::Runtime,\n};\nuse super::super::rules::Rules;\nuse super::Sibling;\n#[cfg(test)]\nmod tests {\n    use crate::engine::Engine;\n}\nfn after() { crate::tower::throw(); }\n";
+    let pairs = |v: Vec<(String, usize)>| v.into_iter().map(|(a, l)| format!("{a}:{l}")).collect::<Vec<_>>();
+    assert_eq!(pairs(names(text)), ["lab:1", "repl:1", "bots:2", "script:2", "rules:6", "tower:12"]);
+    let reexported = BTreeMap::from([("Engine".to_string(), "engine".to_string())]);
+    assert_eq!(pairs(names_in("let e: crate::Engine = x; let y: crate::Mystery = z;", &["play".to_string()], &reexported)), ["engine:1", "Mystery:1"]);
+    assert_eq!(reexports().get("Engine").map(String::as_str), Some("engine"));
     let map = "# A\n### Layer edges\n- `core` -> nothing\n- `play` -> `core`, `engine`\n## B\n- `x` -> `y`\n";
     let edges = allowed(map);
     assert_eq!(edges.len(), 2);

@@ -165,6 +165,13 @@ fn merge_refuses_what_one_run_could_not_have_written() {
     cases.push(("bots", with(1, &|r| r["bots"][0] = "random".into()), "differ from the header's"));
     cases.push(("decisions", with(1, &|r| r["decisions"] = u64::MAX.into()), "more than any game can have"));
     cases.push(("arm", with(1, &|r| r["arm"] = 7.into()), "arm 7 is not in the header"));
+    // Numbers that contradict the record's own points and ranks (the audit
+    // of issue 23 item 9).
+    let margin = l[1]["margin"].as_i64().unwrap();
+    cases.push(("margin", with(1, &|r| r["margin"] = (margin + 7).into()), "is not the points of the first two in the standings apart"));
+    cases.push(("margin-huge", with(1, &|r| r["margin"] = 1_000_000_000_000_000_000i64.into()), "is not the points of the first two"));
+    cases.push(("tiebreak", with(1, &|r| r["tiebreak"] = (!r["tiebreak"].as_bool().unwrap()).into()), "`tiebreak` is"));
+    cases.push(("no-decisions", with(1, &|r| r["decisions"] = 0.into()), "0 decisions"));
     cases.push(("version", with(0, &|h| h["lab"]["version"] = "shogun-lab 0.0.1".into()), "merge only files of one version"));
     cases.push(("short", l[..l.len() - 2].to_vec(), "the file ends early"));
     for (name, lines, want) in cases {

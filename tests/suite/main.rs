@@ -25,6 +25,7 @@ mod rule_examples;
 mod sandbox;
 mod seat_view;
 mod simulation;
+mod tower_fit;
 mod towers;
 mod transcripts;
 mod variants;

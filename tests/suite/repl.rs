@@ -365,3 +365,81 @@ fn reload_never_loses_the_game() {
     r.exec("redo 3").unwrap();
     assert_eq!(r.exec("history").unwrap().lines().count(), n);
 }
+
+/// Whether `actual` is the README's `shown` line: equal, or, where the
+/// line has `…`, the parts around it in order (the first at the start,
+/// the last at the end).
+fn shown_as(shown: &str, actual: &str) -> bool {
+    let parts: Vec<&str> = shown.split('…').collect();
+    if parts.len() == 1 {
+        return shown == actual;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !actual.starts_with(first) || !actual[first.len()..].ends_with(last) {
+        return false;
+    }
+    let mut rest = &actual[first.len()..actual.len() - last.len()];
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(i) => rest = &rest[i + mid.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// README's sample session is what the REPL prints: the banner, each
+/// prompt before its command (it took three `next`s from setup to the
+/// first plan, where the README showed one), and each output line, in
+/// order, where a line `…` stands for lines left out and a `…` in a line
+/// for part of it. Nothing is left out without a `…`.
+#[test]
+fn readme_sample_session_is_what_the_repl_prints() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme.find("A short session").expect("the sample session");
+    let block = &readme[start..];
+    let block = &block[block.find("```\n").unwrap() + 4..];
+    let block = &block[..block.find("```").unwrap()];
+    let mut r = repl(&["human", shogun_lab::bots::DEFAULT, shogun_lab::bots::DEFAULT, shogun_lab::bots::DEFAULT], 1);
+    let lines: Vec<&str> = block.lines().collect();
+    let banner = shogun_lab::repl::banner(&r);
+    assert_eq!(lines[..2].join("\n"), banner, "README's banner");
+    let dir = std::env::temp_dir().join(format!("shogun-readme-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = format!("{}/", dir.display());
+    // Each command with the lines the README shows after it.
+    let mut steps: Vec<(&str, &str, Vec<&str>)> = Vec::new();
+    for l in &lines[2..] {
+        match l.split_once("] > ") {
+            Some((prompt, cmd)) if l.starts_with('[') => steps.push((prompt, cmd, Vec::new())),
+            _ => steps.last_mut().expect("a prompt first").2.push(l),
+        }
+    }
+    assert!(steps.len() >= 10, "{steps:?}");
+    for (prompt, cmd, shown) in steps {
+        assert_eq!(r.prompt(), format!("{prompt}] > "), "the prompt before `{cmd}`");
+        let typed = match cmd.strip_prefix("save ") {
+            Some(f) => format!("save {tmp}{f}"),
+            None => cmd.to_string(),
+        };
+        let out = r.exec(&typed).unwrap_or_else(|e| panic!("`{cmd}`: {e}")).replace(&tmp, "");
+        let actual: Vec<&str> = out.lines().collect();
+        let (mut at, mut skip) = (0, false);
+        for s in &shown {
+            if s.trim() == "…" {
+                skip = true;
+                continue;
+            }
+            let found = if skip {
+                actual[at..].iter().position(|a| shown_as(s, a)).map(|i| at + i)
+            } else {
+                (at < actual.len() && shown_as(s, actual[at])).then_some(at)
+            };
+            let Some(i) = found else { panic!("after `{cmd}` the README shows {s:?}, the REPL printed:\n{out}") };
+            at = i + 1;
+            skip = false;
+        }
+        assert!(skip || at == actual.len(), "after `{cmd}` the README leaves out lines without a `…`; the REPL printed:\n{out}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

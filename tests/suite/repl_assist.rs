@@ -155,9 +155,9 @@ fn odds_and_province_for_a_planned_attack() {
     let out = r.exec("odds Sanuki").unwrap();
     assert!(out.contains("from Awa-Shikoku") && out.contains("neutral battle: A throws 3, 1 peasant") && out.contains("win "), "{out}");
     assert!(out.contains("levels are hidden"), "a seat does not see the tower's levels: {out}");
-    // More armies than stand there: as if deployed first.
-    let out = r.exec("odds Harima 6 from Tamba").unwrap();
-    assert!(out.contains("A throws 6, C 3"), "{out}");
+    // More armies than may go are refused (see below).
+    let err = r.exec("odds Harima 6 from Tamba").unwrap_err();
+    assert!(err.contains("armies in Tamba may go now"), "{err}");
     assert!(r.exec("odds Harima 0").is_err());
     assert!(r.exec("odds Mutsu").unwrap_err().contains("no province next to"));
     r.exec("view god").unwrap();
@@ -366,4 +366,78 @@ fn greedy_throws_extra_cubes_only_where_they_raise_its_chance() {
     };
     assert_eq!(answer(13, 1), Choice::Count(0), "12 armies against 1: the battle is won without the cube");
     assert_eq!(answer(5, 4), Choice::Count(1), "4 against 4: the cube raises the chance");
+}
+
+/// `odds` gave odds for more armies than the seat may send (9 from Omi,
+/// where A has 3 and the rules leave 1 behind): it refuses, saying how
+/// many may go, which the rules' own question gives (a pack that leaves 2
+/// behind lets fewer go).
+#[test]
+fn odds_refuse_more_armies_than_may_go() {
+    let mut r = repl(&["human", bots::DEFAULT, bots::DEFAULT, bots::DEFAULT], 1);
+    run(&mut r, &["next", "next", "next"]);
+    for cmd in ["odds Mino 9 from Omi", "odds Mino 3 from Omi", "odds Mino 9"] {
+        let err = r.exec(cmd).unwrap_err();
+        assert!(err.contains("at most 2 of A's 3 armies in Omi may go now (the rules leave 1 behind)"), "{cmd}: {err}");
+    }
+    let out = r.exec("odds Mino 2 from Omi").unwrap();
+    assert!(out.contains("A throws 2, D 4"), "{out}");
+    assert_eq!(out, r.exec("odds Mino").unwrap(), "all that may go is the default");
+    // How many may go is the pack's: leave 2 behind and only 1 goes.
+    let (pack, _) = copy_data("odds-behind");
+    edit(&pack.join("rules.yaml"), "armies_left_behind: 1", "armies_left_behind: 2");
+    let mut r = crate::repl::repl_with(Some(&pack), &["human", bots::DEFAULT, bots::DEFAULT, bots::DEFAULT], 1);
+    run(&mut r, &["next", "next", "next"]);
+    let err = r.exec("odds Mino 2 from Omi").unwrap_err();
+    assert!(err.contains("at most 1 of A's 3 armies in Omi may go now (the rules leave 2 behind)"), "{err}");
+}
+
+/// `plan bid 9` was taken into the draft though no war-chest card of 9
+/// exists (only `plan done` refused it): a bid is refused at once with the
+/// bids the seat may make, as a province it does not hold is; so is a bid
+/// above the chests held, and a chest card that does not exist on an
+/// action. The draft stays as it was.
+#[test]
+fn plan_refuses_a_bid_no_card_allows() {
+    let mut r = repl(&["human", bots::DEFAULT, bots::DEFAULT, bots::DEFAULT], 1);
+    run(&mut r, &["next", "next", "next", "plan auto"]);
+    let before = r.exec("plan").unwrap();
+    let err = r.exec("plan bid 9").unwrap_err();
+    assert_eq!(err, "there is no war-chest card of value 9: bids A may make: 0, 1, 2, 3, 4 or a province card");
+    assert!(r.exec("plan bid:9 taxes:Kaga").is_err());
+    let err = r.exec("plan castle 9").unwrap_err();
+    assert!(err.contains("no war-chest card of value 9"), "{err}");
+    assert_eq!(r.exec("plan").unwrap(), before, "the draft is untouched");
+    run(&mut r, &["set A chests=2"]);
+    let err = r.exec("plan bid 3").unwrap_err();
+    assert_eq!(err, "A holds 2 war chests: bids A may make: 0, 1, 2 or a province card");
+    assert!(r.exec("plan bid 2").unwrap().lines().next().unwrap().contains("bid 2"));
+}
+
+/// Small wording: a draft pick is no battle and says nothing of one (a
+/// move's options still say "no battle" beside battles: see above); a
+/// replay of one entry says "1 entry"; `foo` is too far from `log` to be
+/// offered it.
+#[test]
+fn draft_options_replays_and_suggestions_read_right() {
+    let spec = GameSpec { map: "moon".into(), data: Some(root()), ..GameSpec::default() };
+    let seats = ["human", "human", "random"].map(String::from).to_vec();
+    let mut r = Repl::new(Config { spec, players: 3, seed: 1, seats }).unwrap();
+    run(&mut r, &["next"]);
+    let out = r.exec("options").unwrap();
+    assert!(out.contains("1) ") && out.contains("neutral"), "{out}");
+    assert!(!out.contains("battle"), "{out}");
+
+    let mut r = repl(&["human", bots::DEFAULT, bots::DEFAULT, bots::DEFAULT], 1);
+    run(&mut r, &["next"]);
+    let file = std::env::temp_dir().join(format!("shogun-one-entry-{}.yaml", std::process::id()));
+    r.exec(&format!("save {}", file.display())).unwrap();
+    let mut other = repl(&["human", bots::DEFAULT, bots::DEFAULT, bots::DEFAULT], 1);
+    let msg = other.exec(&format!("load {}", file.display())).unwrap();
+    assert!(msg.contains("replayed 1 entry; the replay matches"), "{msg}");
+    let _ = std::fs::remove_file(&file);
+
+    let err = r.exec("foo").unwrap_err();
+    assert!(err.starts_with("unknown command `foo`") && !err.contains("did you mean"), "{err}");
+    assert!(r.exec("lgo").unwrap_err().contains("did you mean `log`?"));
 }

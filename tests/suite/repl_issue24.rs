@@ -375,6 +375,35 @@ fn item11_new_variant_is_a_working_start() {
     let _ = std::fs::remove_dir_all(&data);
 }
 
+/// The next steps `new variant --data DIR` prints work as printed from
+/// where the user is (a folder without data, no $SHOGUN_DATA): they carry
+/// `--data DIR` (without it the lab looked for the variant elsewhere and
+/// said "unknown variant").
+#[test]
+fn new_variant_hints_work_as_printed() {
+    let data = data_copy("new-hints");
+    let here = data.join("elsewhere");
+    std::fs::create_dir_all(&here).unwrap();
+    let shogun_here = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(args).current_dir(&here).env_remove("SHOGUN_DATA").output().unwrap();
+        (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    };
+    let (ok, out) = shogun_here(&["new", "variant", "my-rule", "--data", &data.display().to_string()]);
+    assert!(ok, "{out}");
+    let hints: Vec<&str> = out.lines().skip_while(|l| *l != "next:").skip(1).map(str::trim).collect();
+    assert_eq!(hints.len(), 3, "{out}");
+    for hint in hints {
+        let words: Vec<&str> = hint.split_whitespace().collect();
+        assert_eq!(words[0], "shogun", "{hint}");
+        assert!(hint.ends_with(&format!("--data {}", data.display())), "{hint}");
+        // The lab as printed, on 2 games instead of 2000.
+        let args: Vec<&str> = words[1..].iter().map(|w| if *w == "2000" { "2" } else { w }).collect();
+        let (ok, out) = shogun_here(&args);
+        assert!(ok, "`{hint}` fails:\n{out}");
+    }
+    let _ = std::fs::remove_dir_all(&data);
+}
+
 /// Item 11: a misspelt overlay path gets a did-you-mean.
 #[test]
 fn item11_check_suggests_the_overlay_key_meant() {

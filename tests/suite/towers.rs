@@ -142,7 +142,7 @@ fn fitting_recovers_a_stateless_tower() {
     let truth = tower::build(&spec("stateless", &[("p", 0.7)])).unwrap();
     let sizes: Vec<u16> = (0..400).map(|i| 3 + (i % 8) as u16).collect();
     let obs = fit::generate(truth.as_ref(), &sizes, 17).unwrap();
-    let f = fit::fit("stateless", &obs, 100, 1).unwrap();
+    let f = fit::fit("stateless", &obs, fit::Method::new(100, 1)).unwrap();
     assert!((f.params["p"] - 0.7).abs() <= 0.03, "{f:?}");
 }
 
@@ -153,10 +153,10 @@ fn fitting_recovers_a_sticky_tower() {
     let truth = tower::Levels { levels: 1, pass: 0.75, loosen: 0.33, per_cube: false, setup_pass: None };
     let sizes: Vec<u16> = (0..150).map(|i| 2 + (i % 9) as u16).collect();
     let obs = fit::generate(&truth, &sizes, 23).unwrap();
-    let f = fit::fit("levels", &obs, 400, 2).unwrap();
+    let f = fit::fit("levels", &obs, fit::Method::new(400, 2)).unwrap();
     assert!((f.params["pass"] - 0.75).abs() <= 0.1, "{f:?}");
-    let s = fit::fit("stateless", &obs, 100, 1).unwrap();
-    assert!(f.log_likelihood > s.log_likelihood, "{f:?} vs {s:?}");
+    let s = fit::fit("stateless", &obs, fit::Method::new(100, 1)).unwrap();
+    assert!(f.log_likelihood() > s.log_likelihood(), "{f:?} vs {s:?}");
 }
 
 #[test]

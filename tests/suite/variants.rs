@@ -47,7 +47,7 @@ fn shogun(args: &[&str]) -> (bool, String) {
 
 #[test]
 fn variant_arguments_parse() {
-    assert_eq!(arg("hard-winter:loss=+2"), VariantArg { name: "hard-winter".into(), options: vec![("loss".into(), 2.0)] });
+    assert_eq!(arg("hard-winter:loss=+2"), VariantArg { name: "hard-winter".into(), options: vec![("loss".into(), 2.0)], given: None });
     assert_eq!(arg("x:a=1,b=0.5").options.len(), 2);
     assert!("bad name!".parse::<VariantArg>().is_err());
     assert!("x:a".parse::<VariantArg>().is_err());
@@ -105,6 +105,59 @@ fn an_overlay_naming_a_missing_key_is_an_error_with_file_and_line() {
     let dir = temp_variant("opt", "name: opt\ndescription: t\nsource: t\nextends: base\noptions:\n  n: {default: 1, description: d, min: 0, max: 3}\n", None);
     assert!(load(&[(dir.clone(), arg("opt:m=1"))]).unwrap_err().contains("has no option `m`"));
     assert!(load(&[(dir, arg("opt:n=9"))]).unwrap_err().contains("expected 0..=3"));
+}
+
+/// A value a variant's overlay put in is reported at the variant's line
+/// that wrote it, not at the base file's line it replaced or joined (the
+/// base's `effects: []` took the blame for a misspelt hook), with the
+/// registered names a slip away; a removal before an edit does not shift
+/// it, and a second variant's values point at its own file.
+#[test]
+fn a_variants_values_are_reported_in_its_own_file() {
+    let yaml = "name: slips\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - add: {path: effects, value: {hook: tax_yeild, modifier: add, value: 1}}\n  cards:\n    - remove: {path: \"events[id=1]\"}\n    - set:\n        path: \"events[id=9].effects[0]\"\n        value:\n          hook: tax_yield\n          modifier: at_mots\n          value: 6\n  map:\n    - set: {path: \"provinces[name=Settsu].tax\", value: -4}\n";
+    let dir = temp_variant("slips", yaml, None);
+    let file = dir.join("variant.yaml").display().to_string();
+    // The map's own check (Rust) reads the overlaid value.
+    let err = load(&[(dir.clone(), arg("slips"))]).unwrap_err();
+    assert!(err.contains(&format!("{file}:17:")) && err.contains("province `Settsu`: tax is -4"), "{err}");
+    assert!(!err.contains("sun.yaml"), "{err}");
+    // Without the map's slip, the scripts' check of hooks and modifiers.
+    edit(&dir.join("variant.yaml"), "value: -4", "value: 4");
+    let rules = load(&[(dir.clone(), arg("slips"))]).unwrap();
+    let err = Engine::new(rules).err().expect("the slips are refused").to_string();
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(lines.iter().any(|l| l.starts_with(&format!("{file}:7:42: error: unknown hook `tax_yeild`, did you mean `tax_yield`?"))), "{err}");
+    assert!(lines.iter().any(|l| l.starts_with(&format!("{file}:14:21: error: no Lua modifier `at_mots` is registered, did you mean `at_most`?"))), "{err}");
+    assert!(!err.contains("rules.yaml") && !err.contains("cards.yaml"), "{err}");
+    // Two variants: each value where its own variant wrote it.
+    edit(&dir.join("variant.yaml"), "tax_yeild", "tax_yield");
+    edit(&dir.join("variant.yaml"), "at_mots", "at_most");
+    let other = temp_variant(
+        "slips2",
+        "name: slips2\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - add: {path: effects, value: {hook: winter_rice_loss, modifier: ad, value: 1}}\n",
+        None,
+    );
+    let rules = load(&[(dir, arg("slips")), (other.clone(), arg("slips2"))]).unwrap();
+    let err = Engine::new(rules).err().expect("the slip is refused").to_string();
+    assert!(err.starts_with(&format!("{}:7:", other.join("variant.yaml").display())) && err.contains("modifier `ad`"), "{err}");
+}
+
+/// A limit a variant set is named in its file when a game hits it (the
+/// message named rules.yaml, whose value was not the one in force).
+#[test]
+fn a_limit_a_variant_set_names_the_variants_file() {
+    let dir = temp_variant(
+        "short",
+        "name: short\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - set: {path: limits.decisions_per_game, value: 40}\n",
+        None,
+    );
+    let engine = Engine::new(load(&[(dir.clone(), arg("short"))]).unwrap()).unwrap_or_else(|d| panic!("{d}"));
+    let err = shogun_lab::transcript::transcript(&engine, 4, 1, &vec!["random".to_string(); 4]).unwrap_err().to_string();
+    let want = format!("the game has taken 40 decisions without ending (limits.decisions_per_game in {})", dir.join("variant.yaml").display());
+    assert!(err.contains(&want), "{err}");
+    // A limit the variant left alone is the base file's.
+    assert_eq!(engine.rules.rules_source("limits/questions_per_action"), root().join("scripts/base/rules.yaml"));
 }
 
 #[test]
@@ -192,6 +245,62 @@ fn unknown_variant_lists_the_available_ones() {
     let (ok, out) = shogun(&["run", "--variant", "hard-wintr"]);
     assert!(!ok);
     assert!(out.contains("unknown variant `hard-wintr`") && out.contains("hard-winter") && out.contains("ro-events"), "{out}");
+}
+
+/// Command-line mistakes are said once (`error:` or the problem's place,
+/// not both), as the user typed them: an option out of range names the
+/// value given and the range, citing the variant's definition of it; an
+/// unknown variant after `--against` names `--against`; a missing data or
+/// rules folder says so, with no made-up line and column.
+#[test]
+fn command_line_mistakes_are_said_once_as_typed() {
+    let (ok, out) = shogun(&["run", "--variant", "hard-winter:loss=99"]);
+    let def = vdir("hard-winter").join("variant.yaml");
+    assert!(!ok);
+    assert_eq!(
+        out.trim_end(),
+        format!("--variant hard-winter:loss=99: error: option `loss` of `hard-winter` is 99, expected 0..=20 (as {}:9:5 defines it)", def.display())
+    );
+    let (ok, out) = shogun(&["run", "--variant", "hard-winter:los=3"]);
+    assert!(!ok && out.starts_with("--variant hard-winter:los=3: error: variant `hard-winter` has no option `los`, did you mean `loss`?"), "{out}");
+    let (ok, out) = shogun(&["lab", "--variant", "hard-winter", "--against", "hard-wintr", "--games", "2"]);
+    assert!(!ok && out.starts_with("error: --against: unknown variant `hard-wintr`, did you mean `hard-winter`?"), "{out}");
+    let (ok, out) = shogun(&["diff", "--against", "--variant", "ro-event"]);
+    assert!(!ok && out.starts_with("error: --against: unknown variant `ro-event`, did you mean `ro-events`?"), "{out}");
+    let missing = std::env::temp_dir().join(format!("shogun-no-such-{}", std::process::id()));
+    let (ok, out) = shogun(&["run", "--data", &missing.display().to_string()]);
+    assert!(!ok && out.starts_with(&format!("error: --data {}: no such folder", missing.display())), "{out}");
+    let (pack, _) = copy_data("no-maps");
+    let (ok, out) = shogun(&["run", "--data", &pack.display().to_string()]);
+    assert!(!ok && out.starts_with(&format!("error: --data {}: has no maps/ folder", pack.display())), "{out}");
+    let (ok, out) = shogun(&["run", "--rules", &missing.display().to_string()]);
+    assert!(!ok && out.starts_with(&format!("error: --rules {}: no such folder", missing.display())), "{out}");
+    // A folder without the pack's files: each file once, without a line.
+    let empty = pack.parent().unwrap().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let (ok, out) = shogun(&["run", "--rules", &empty.display().to_string()]);
+    let first = out.lines().next().unwrap_or_default();
+    assert!(!ok && first.starts_with(&format!("{}: error: cannot be read: ", empty.join("rules.yaml").display())), "{out}");
+    assert!(!out.contains(":1:1:") && !out.contains("error: /"), "{out}");
+    // A broken pack's problems keep their one prefix.
+    edit(&pack.join("rules.yaml"), "score: score", "score: scoring");
+    let (ok, out) = shogun(&["run", "--rules", &pack.display().to_string()]);
+    let rules_yaml = pack.join("rules.yaml").display().to_string();
+    assert!(!ok && out.starts_with(&rules_yaml) && out.contains(": error: handlers.score:") && !out.contains("error: /"), "{out}");
+}
+
+/// The help texts name the players used when none are named: the planner
+/// (they said greedy after the default changed).
+#[test]
+fn help_names_the_default_players() {
+    let (ok, out) = shogun(&["play", "--help"]);
+    assert!(ok && out.contains(&format!("seat 1 human, the {} in the others", shogun_lab::bots::DEFAULT)), "{out}");
+    let (ok, out) = shogun(&["lab", "--help"]);
+    assert!(
+        ok && out.contains("the fixed players are the planner the search starts\nfrom (--adapt-from; by default the planner, as without --adapt)"),
+        "{out}"
+    );
+    assert!(!out.contains("not\ngreedy") && !out.contains("not greedy"), "{out}");
 }
 
 #[test]
