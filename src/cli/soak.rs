@@ -6,7 +6,7 @@
 //! second play of each game is on an engine built for that game alone, so
 //! anything an engine carried over from the games it played before (state
 //! a script kept between calls) shows as a difference; and the first play
-//! runs a memory-heavy call every `STIR_EVERY` decisions (`STIR`), so that
+//! runs a memory-heavy call every `STIR_EVERY` decisions (`STIRS`), so that
 //! a rule whose outcome depends on what earlier calls left in the VM's
 //! memory shows too.
 
@@ -35,7 +35,7 @@ pub struct SoakArgs {
     /// Play each game's second time on a fresh engine (built for that game
     /// alone) instead of one that has played the games before it: the
     /// first play's engine has played other games, and runs a
-    /// memory-heavy call every 16th decision, so state kept between
+    /// memory-heavy call every 4th decision, so state kept between
     /// calls or games (in scripts or in the VM's memory) shows as a
     /// difference. Slower (one load per game).
     #[arg(long)]
@@ -48,19 +48,24 @@ Game i has seed + i and a combination of variant (none or each shipped one), pla
 `scripted`) and bots (random, greedy, mixed); each of these turns over on its own period. It is played on one engine, probed \
 with refused decisions, and played again on a second engine; both transcripts and final states must be \
 identical. With --fresh the second engine is built anew for each game, while the first has played \
-every game before it and runs a memory-heavy call (deep recursion) every 16th decision. Exit status 1 \
+every game before it and runs a memory-heavy call (deep recursion) every 4th decision. Exit status 1 \
 on any problem.";
 
-/// How often (in decisions) the first play of a game runs `STIR` with
+/// How often (in decisions) the first play of a game runs a stir with
 /// `--fresh`.
-const STIR_EVERY: u64 = 16;
+const STIR_EVERY: u64 = 4;
 
-/// A call that grows the VM's stack and CallInfo list well past the heap's
-/// watermark (script/heap.rs): run between decisions of the first play
-/// only, so that a rule whose outcome depends on what earlier calls left
-/// in memory (a script that could see a memory error, say) plays
-/// differently there than on the fresh engine. About 5 MiB and 10 ms.
-const STIR: &str = "local function deep(n) if n > 0 then return 1 + deep(n - 1) end return 0 end return deep(50000)";
+/// Calls that grow the VM's stack and CallInfo list, taken in turn: run
+/// between decisions of the first play only, so that a rule whose outcome
+/// depends on what earlier calls left in memory (one that could see a
+/// memory error, or that needs nearly all of the limit) plays differently
+/// there than on the fresh engine. The first leaves about 3 MiB, below the
+/// heap's watermark (script/heap.rs: nothing is tidied after it); the
+/// second about 18 MiB, above it.
+const STIRS: [&str; 2] = [
+    "local function deep(n) if n > 0 then return 1 + deep(n - 1) end return 0 end return deep(30000)",
+    "local function deep(n) if n > 0 then return 1 + deep(n - 1) end return 0 end return deep(190000)",
+];
 
 /// One game's combination.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -151,7 +156,8 @@ fn play(engine: &Engine, combo: &Combo, seed: u64, probe_every: u64, stir_every:
         }
         if stir_every > 0 && decisions.is_multiple_of(stir_every) {
             // Only the memory it leaves matters (and it changes nothing).
-            let _ = engine.runtime().eval_readonly(step.after, STIR);
+            let stir = STIRS[(decisions / stir_every % 2) as usize];
+            let _ = engine.runtime().eval_readonly(step.after, stir);
         }
     })
     .map_err(|e| e.to_string())?;
@@ -225,7 +231,7 @@ impl Combo {
 /// probing refused decisions in the first play only; a problem is noted in
 /// the tally and ends the game's plays. `fresh`: the second cache is
 /// emptied first, so the second play is on a new engine, and the first
-/// play is stirred (`STIR`).
+/// play is stirred (`STIRS`).
 fn play_twice(
     engines: &mut [HashMap<RulesetKey, Engine>; 2],
     base: &GameSpec,

@@ -463,7 +463,18 @@ impl Engine {
             None => st.clone(),
         };
         let mut ev = Vec::new();
-        match self.decide_in_place(&mut next, d, &mut ev) {
+        let met = self.runtime.calls_that_met_the_memory_limit();
+        let mut result = self.decide_in_place(&mut next, d, &mut ev);
+        if result.is_err() && self.runtime.calls_that_met_the_memory_limit() != met {
+            // A call met the memory limit: the heap is tidy now, so the
+            // decision made again from the same state fails only if it
+            // needs that memory itself, not because of what calls before
+            // it left (script/heap.rs).
+            next.clone_from(st);
+            ev.clear();
+            result = self.decide_in_place(&mut next, d, &mut ev);
+        }
+        match result {
             Ok(()) => {
                 let old = std::mem::replace(st, next);
                 *self.spare.borrow_mut() = Some(old);

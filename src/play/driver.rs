@@ -214,13 +214,48 @@ pub fn play_game(
     names: &[String],
     mut observe: impl FnMut(&Step),
 ) -> Result<GameState, EngineError> {
+    let met = engine.runtime().calls_that_met_the_memory_limit();
+    let mut observed = 0u64;
+    let first = play_once(engine, players, seed, setup, names, false, |step| {
+        observed += 1;
+        observe(step)
+    });
+    match first {
+        // A call met the memory limit and the game, played without copies,
+        // cannot make that decision again: play it again with them (each
+        // decision made again once from its own state, `Engine::apply`), so
+        // that whether it fails does not depend on what the engine played
+        // before. The steps already seen are not shown twice.
+        Err(_) if engine.runtime().calls_that_met_the_memory_limit() != met => {
+            let mut seen = 0u64;
+            play_once(engine, players, seed, setup, names, true, |step| {
+                seen += 1;
+                if seen > observed {
+                    observe(step)
+                }
+            })
+        }
+        other => other,
+    }
+}
+
+/// One play of `play_game`'s game; `atomic`: each decision on a copy.
+fn play_once(
+    engine: &Engine,
+    players: u8,
+    seed: u64,
+    setup: SetupMode,
+    names: &[String],
+    atomic: bool,
+    mut observe: impl FnMut(&Step),
+) -> Result<GameState, EngineError> {
     // The rules' calls while the game is set up count too.
     engine.take_rule_use();
     engine.count_rule_use(true);
     let d = Driver::start(engine, players, seed, setup, names);
     engine.count_rule_use(false);
     let mut d = d?;
-    d.atomic = false;
+    d.atomic = atomic;
     d.count_rule_use = true;
     if d.players.iter().any(Player::is_human) {
         return Err(EngineError::Setup("play_game plays bots only".into()));

@@ -24,13 +24,13 @@
 //!   collections (not emergency ones) run until one frees nothing more:
 //!   the stack, the CallInfo list and the string table shrink back.
 //!
-//! The bookkeeping is mlua's own (`std::alloc` with `ffi::SYS_MIN_ALIGN`,
-//! the bytes of every live block counted), so a block either allocator
-//! made the other frees: the VM is created with mlua's, runs with this one,
-//! and gets mlua's back before it closes (`Installed`). Only the public C
-//! API is used (`lua_getallocf`, `lua_setallocf`, `lua_gc`).
+//! Every block is still made and freed by the allocator this one replaced
+//! (mlua's, with its own count of the bytes in use): this one only counts,
+//! refuses and records, then passes the request on. So nothing here
+//! depends on how that allocator lays out its blocks, and blocks made
+//! before the swap free alike. Only the public C API is used
+//! (`lua_getallocf`, `lua_setallocf`, `lua_gc`).
 
-use std::alloc::Layout;
 use std::cell::Cell;
 use std::ffi::c_void;
 
@@ -52,10 +52,6 @@ use mlua::{Lua, WeakLua, ffi};
 /// ARCHITECTURE.md on what that leaves open).
 pub(crate) const WATERMARK: usize = 4 << 20;
 
-/// The alignment of every block: mlua's, so that blocks allocated before
-/// this allocator took over (and after it hands back) free alike.
-const ALIGN: usize = ffi::SYS_MIN_ALIGN;
-
 /// One request to the allocator: the block, its old size (or the kind of
 /// object, for a new one) and the new size.
 type Request = (usize, usize, usize);
@@ -74,6 +70,12 @@ pub(crate) struct Heap {
     met: Cell<bool>,
     /// Above this, after an outermost call, full collections run.
     ceiling: Cell<usize>,
+    /// Outermost calls that met the limit since the VM was made (see
+    /// `Runtime::calls_that_met_the_memory_limit`).
+    met_calls: Cell<u64>,
+    /// The allocator this one replaced, which makes and frees every block.
+    inner: ffi::lua_Alloc,
+    inner_ud: *mut c_void,
 }
 
 impl Heap {
@@ -94,6 +96,16 @@ impl Heap {
             self.met.set(true);
         }
         self.met.get()
+    }
+
+    /// Outermost calls that met the limit since the VM was made.
+    pub(crate) fn met_calls(&self) -> u64 {
+        self.met_calls.get()
+    }
+
+    /// At the end of an outermost call that met the limit.
+    pub(crate) fn count_met_call(&self) {
+        self.met_calls.set(self.met_calls.get() + 1);
     }
 
     /// At the start of an outermost call.
@@ -134,22 +146,14 @@ impl Heap {
     }
 }
 
-/// The allocator (`lua_Alloc`): mlua's, plus the record of refusals.
+/// The allocator (`lua_Alloc`): the limit and the record of refusals, in
+/// front of the allocator it replaced.
 unsafe extern "C" fn allocate(ud: *mut c_void, ptr: *mut c_void, osize: usize, nsize: usize) -> *mut c_void {
     // SAFETY: `ud` is the `Heap` installed with this function (`install`),
     // which lives as long as the VM (its owner is the VM's app data).
     let heap = unsafe { &*(ud as *const Heap) };
     // When `ptr` is null, `osize` is the kind of object, not a size.
     let old = if ptr.is_null() { 0 } else { osize };
-    if nsize == 0 {
-        if !ptr.is_null() {
-            // SAFETY: Lua frees a block it got from this allocator or
-            // mlua's, with its size; both allocate with this layout.
-            unsafe { std::alloc::dealloc(ptr.cast(), Layout::from_size_align_unchecked(osize, ALIGN)) };
-            heap.used.set(heap.used.get() - osize);
-        }
-        return std::ptr::null_mut();
-    }
     if nsize > old {
         let request = (ptr as usize, osize, nsize);
         // A request refused before this one was given up unless this is
@@ -174,22 +178,16 @@ unsafe extern "C" fn allocate(ud: *mut c_void, ptr: *mut c_void, osize: usize, n
             return std::ptr::null_mut();
         }
     }
-    heap.used.set(heap.used.get() - old + nsize);
-    // `nsize` is at most the limit (checked above, or smaller than a live
-    // block), and the limit is below `isize::MAX / 2`: a valid layout.
-    let block = if ptr.is_null() {
-        // SAFETY: a non-zero size and a valid layout.
-        unsafe { std::alloc::alloc(Layout::from_size_align_unchecked(nsize, ALIGN)) }
-    } else {
-        // SAFETY: `ptr` is a live block of `osize` bytes with this layout;
-        // the new size is non-zero and valid.
-        unsafe { std::alloc::realloc(ptr.cast(), Layout::from_size_align_unchecked(osize, ALIGN), nsize) }
-    };
-    if block.is_null() {
-        // As mlua does: the process is out of memory, not the VM.
-        std::alloc::handle_alloc_error(Layout::from_size_align(nsize, ALIGN).unwrap_or(Layout::new::<u8>()));
+    // SAFETY: the request is one Lua made of this VM's allocator, passed on
+    // unchanged to the allocator that made every block this VM holds
+    // (`install`), with its own data.
+    let block = unsafe { (heap.inner)(heap.inner_ud, ptr, osize, nsize) };
+    if nsize == 0 {
+        heap.used.set(heap.used.get() - old);
+    } else if !block.is_null() {
+        heap.used.set(heap.used.get() - old + nsize);
     }
-    block.cast()
+    block
 }
 
 /// Owns the `Heap` for the VM's app data: freed with the VM's extra data,
@@ -203,10 +201,11 @@ impl Drop for Owner {
     }
 }
 
-/// This allocator installed in a VM; when dropped, mlua's goes back in
-/// (so that mlua frees its own allocator data when the VM closes). Drop
-/// it before the VM: declared after the `Lua` it was made for, or as a
-/// field before it.
+/// This allocator installed in a VM; when dropped, mlua's goes back in, so
+/// that mlua, which looks for its own allocator when the VM closes, frees
+/// its allocator data (were this dropped after the VM, that small block
+/// would leak; nothing worse: every block is mlua's either way). Declare
+/// it after the `Lua` it was made for, or as a field before it.
 pub(crate) struct Installed {
     lua: WeakLua,
     previous: ffi::lua_Alloc,
@@ -216,31 +215,42 @@ pub(crate) struct Installed {
 impl Drop for Installed {
     fn drop(&mut self) {
         if let Some(lua) = self.lua.try_upgrade() {
-            // SAFETY: the VM is alive (held by `lua`); mlua's allocator
-            // frees the blocks this one made (same layout), and no
-            // allocation is in progress.
+            // SAFETY: the VM is alive (held by `lua`), no allocation is in
+            // progress, and every block the VM holds is the allocator's
+            // that goes back in (this one only passed requests on).
             unsafe { ffi::lua_setallocf(lua.state(), self.previous, self.previous_ud) };
         }
     }
 }
 
-/// Puts this allocator with a limit of `limit` bytes in place of mlua's.
+/// Puts this allocator with a limit of `limit` bytes in front of the VM's
+/// own (mlua's).
 pub(crate) fn install(lua: &Lua, limit: usize) -> Installed {
-    // The block sizes stay far from `isize::MAX` (see `allocate`).
+    // Sizes compared with the limit stay far from `isize::MAX`.
     let limit = if limit == 0 { isize::MAX as usize / 4 } else { limit.min(isize::MAX as usize / 4) };
-    let heap = Box::into_raw(Box::new(Heap { used: Cell::new(0), limit, refused: Cell::new(None), met: Cell::new(false), ceiling: Cell::new(usize::MAX) }));
-    lua.set_app_data(Owner(heap));
     let state = lua.state();
-    let mut previous_ud = std::ptr::null_mut();
-    // SAFETY: the VM's own state; no allocation runs between reading mlua's
-    // count of the bytes in use and the switch, so the count carries over.
-    let previous = unsafe {
+    let mut inner_ud = std::ptr::null_mut();
+    // SAFETY: reads the allocator and its data of the VM's own state.
+    let inner = unsafe { ffi::lua_getallocf(state, &mut inner_ud) };
+    let heap = Box::into_raw(Box::new(Heap {
+        used: Cell::new(0),
+        limit,
+        refused: Cell::new(None),
+        met: Cell::new(false),
+        ceiling: Cell::new(usize::MAX),
+        met_calls: Cell::new(0),
+        inner,
+        inner_ud,
+    }));
+    lua.set_app_data(Owner(heap));
+    // SAFETY: the VM's own state, no allocation in progress; none runs
+    // between reading mlua's count of the bytes in use and the switch, so
+    // the count carries over.
+    unsafe {
         (*heap).used.set(lua.used_memory());
-        let previous = ffi::lua_getallocf(state, &mut previous_ud);
         ffi::lua_setallocf(state, allocate, heap.cast());
-        previous
-    };
-    Installed { lua: lua.weak(), previous, previous_ud }
+    }
+    Installed { lua: lua.weak(), previous: inner, previous_ud: inner_ud }
 }
 
 /// The `Heap` of the VM `state` belongs to, if this allocator runs it.

@@ -312,6 +312,7 @@ impl Shared {
             return Err(mlua::Error::RuntimeError(message));
         }
         if met {
+            heap.count_met_call();
             return Err(out_of_memory(heap.limit(), result.err()));
         }
         result
@@ -733,6 +734,16 @@ impl Runtime {
         self.shared.heap().used()
     }
 
+    /// How many calls into Lua have met the memory limit since the VM was
+    /// made. After such a call the heap was collected in full (the stack,
+    /// the CallInfo list and the string table shrunk back), so a call made
+    /// again from the same state meets the limit whatever earlier calls
+    /// left in memory only if it needs that much itself: `Engine::apply`
+    /// makes a decision again once when one of its calls met the limit.
+    pub fn calls_that_met_the_memory_limit(&self) -> u64 {
+        self.shared.heap().met_calls()
+    }
+
     pub fn limits(&self) -> Limits {
         self.limits
     }
@@ -1133,10 +1144,11 @@ fn sandbox(limits: Limits) -> mlua::Result<(Lua, heap::Installed)> {
     // handles those cheaply (a larger young generation measured ~4% faster
     // games than Lua's default of 20).
     lua.gc_set_mode(mlua::state::GcMode::Generational(mlua::state::GcGenParams::default().minor_multiplier(50)));
-    // mlua's limit too, although this allocator enforces it: with one set,
-    // mlua runs every operation that may allocate protected (without one,
-    // a memory error would unwind through its Rust frames).
-    lua.set_memory_limit(limits.memory_bytes)?;
+    // A limit for mlua too, so that mlua runs every operation that may
+    // allocate protected (without one, a memory error would unwind through
+    // its Rust frames); the sandbox's allocator, in front of mlua's,
+    // enforces the real one, so mlua's is as high as it goes.
+    lua.set_memory_limit(isize::MAX as usize)?;
     let allocator = heap::install(&lua, limits.memory_bytes);
     Ok((lua, allocator))
 }

@@ -138,3 +138,18 @@ pub fn memory_probe_pack(tag: &str) -> PathBuf {
     );
     pack
 }
+
+/// Issue 23 item 1, what the review of the fix found: the base pack whose
+/// `collect_taxes` first makes a 31 MiB string (62 MiB for a moment, the
+/// buffer and the string), which fits under the 64 MiB limit from a tidy
+/// heap and not beside a few MiB that earlier calls left. Returns (pack,
+/// map).
+pub fn near_limit_pack(tag: &str) -> (PathBuf, PathBuf) {
+    let (pack, map) = copy_data(tag);
+    edit(
+        &pack.join("actions.lua"),
+        "shogun.action(\"collect_taxes\", function(seat, p, a)\n",
+        "shogun.action(\"collect_taxes\", function(seat, p, a)\n  local _ = #string.rep(\"x\", 31 << 20)\n",
+    );
+    (pack, map)
+}

@@ -136,21 +136,26 @@ fn a_soak_against_fresh_engines_finds_nothing() {
 }
 
 /// Issue 23 item 1: with `--fresh` the first play of each game runs a
-/// memory-heavy call every 16th decision, so a pack whose rules depend on
+/// memory-heavy call every 4th decision, so a pack whose rules depend on
 /// what earlier calls left in the VM's memory plays differently there
-/// than on the fresh engine. The audit's pack (`memory_probe_pack`) has
-/// no such dependence left: the soak finds nothing.
+/// than on the fresh engine. The audit's pack (`memory_probe_pack`: it
+/// branched on a memory error) and one that needs nearly all of the limit
+/// in a call (`near_limit_pack`: it failed after a stir) have no such
+/// dependence left: the soak finds nothing.
 #[test]
 fn a_soak_against_fresh_engines_finds_no_rule_that_reads_the_heap() {
-    let pack = crate::common::memory_probe_pack("soak-memory-probe");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun"))
-        .args(["soak", "--games", "2", "--fresh", "--probe-every", "0", "--rules"])
-        .arg(&pack)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(text.contains("games that differ:      0") && text.contains("games that failed:      0"), "{text}");
+    let probe = crate::common::memory_probe_pack("soak-memory-probe");
+    let (near, _) = crate::common::near_limit_pack("soak-near-limit");
+    for pack in [probe, near] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun"))
+            .args(["soak", "--games", "2", "--fresh", "--probe-every", "0", "--rules"])
+            .arg(&pack)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{}: {text}{}", pack.display(), String::from_utf8_lossy(&out.stderr));
+        assert!(text.contains("games that differ:      0") && text.contains("games that failed:      0"), "{text}");
+    }
 }
 
 #[test]

@@ -335,6 +335,49 @@ fn a_value_kept_in_many_places_is_named_by_the_same_place_on_every_run() {
     }
 }
 
+/// Issue 23 item 1, what the review of the fix found: a call that needs
+/// nearly all of the memory limit itself (a 62 MiB string, briefly, in
+/// `collect_taxes`) fitted on a fresh engine and not after a call that
+/// left a few MiB behind (a recursion 30,000 deep, below the watermark, so
+/// nothing tidied up after it), so whether a game failed depended on what
+/// the engine had run before. A decision whose call met the limit is now
+/// made again once from its own state after a full collection (atomic
+/// play), and a game played without copies is played again with them.
+#[test]
+fn a_call_near_the_memory_limit_fails_or_not_whatever_ran_before_it() {
+    use shogun_lab::play::{Driver, Until, fingerprint, play_game};
+    let (pack, map) = near_limit_pack("oom-history");
+    const STIR: &str = "local function deep(n) if n > 0 then return 1 + deep(n - 1) end return 0 end return deep(30000)";
+    let names = vec!["random".to_string(); 4];
+    let fresh = engine_from(&pack, &map);
+    let setup = fresh.default_setup(4);
+    let collect = action(&fresh, "taxes") as u8;
+    let mut taxes = 0;
+    let reference = play_game(&fresh, 4, 7, setup, &names, |step| {
+        taxes += step.events.iter().filter(|e| matches!(e, shogun_lab::core::Event::Action { action, .. } if *action == collect)).count();
+    })
+    .expect("the game plays on a fresh engine");
+    assert!(taxes > 0, "no tax was collected: the test shows nothing");
+    // Atomic play (the REPL's, scenarios'), stirred before every decision.
+    let stirred = engine_from(&pack, &map);
+    let mut d = Driver::start(&stirred, 4, 7, setup, &names).unwrap();
+    d.run(Until::End, |step, _| {
+        stirred.runtime().eval_readonly(step.after, STIR).unwrap();
+    })
+    .expect("the game plays on a stirred engine");
+    assert_eq!(fingerprint(&d.state), fingerprint(&reference));
+    // Play without copies (bench, the lab, soak), stirred alike.
+    let stirred = engine_from(&pack, &map);
+    let mut steps = 0u32;
+    let state = play_game(&stirred, 4, 7, setup, &names, |step| {
+        steps += 1;
+        stirred.runtime().eval_readonly(step.after, STIR).unwrap();
+    })
+    .expect("the game plays on a stirred engine without copies");
+    assert_eq!(fingerprint(&state), fingerprint(&reference));
+    assert_eq!(steps, reference.decisions, "each step seen once");
+}
+
 #[test]
 fn metatables_cannot_be_changed_after_setmetatable() {
     let engine = engine();
