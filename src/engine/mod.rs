@@ -191,6 +191,14 @@ impl Engine {
         &self.runtime
     }
 
+    /// How many calls into the rules have met the memory limit since the
+    /// engine was made (`Runtime::calls_that_met_the_memory_limit`): a
+    /// game that met it while played without copies is played again with
+    /// them (`play::play_game`).
+    pub fn calls_that_met_the_memory_limit(&self) -> u64 {
+        self.runtime.calls_that_met_the_memory_limit()
+    }
+
     /// The tower games use now.
     pub fn tower(&self) -> Rc<dyn TowerModel> {
         self.runtime.tower()

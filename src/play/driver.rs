@@ -214,7 +214,7 @@ pub fn play_game(
     names: &[String],
     mut observe: impl FnMut(&Step),
 ) -> Result<GameState, EngineError> {
-    let met = engine.runtime().calls_that_met_the_memory_limit();
+    let met = engine.calls_that_met_the_memory_limit();
     let mut observed = 0u64;
     let first = play_once(engine, players, seed, setup, names, false, |step| {
         observed += 1;
@@ -226,7 +226,7 @@ pub fn play_game(
         // decision made again once from its own state, `Engine::apply`), so
         // that whether it fails does not depend on what the engine played
         // before. The steps already seen are not shown twice.
-        Err(_) if engine.runtime().calls_that_met_the_memory_limit() != met => {
+        Err(_) if engine.calls_that_met_the_memory_limit() != met => {
             let mut seen = 0u64;
             play_once(engine, players, seed, setup, names, true, |step| {
                 seen += 1;

@@ -886,8 +886,8 @@ fn play_bounded(tag: &str, input: &str) -> (i32, String, i64, std::time::Duratio
 /// each of 8 levels aborted on a failed allocation, 8 on each of 12 ran
 /// for minutes in Rust where the time limit never fires, and a chain of
 /// tables used as keys overflowed the stack. Now each stops at a bound
-/// with a note, in a fraction of a second and small memory, and the REPL
-/// answers the next command.
+/// with a note, in small memory (a fraction of a second on an idle
+/// machine), and the REPL answers the next command.
 #[test]
 fn a_lua_command_shows_a_bounded_total_and_the_repl_goes_on() {
     let shapes = [
@@ -916,8 +916,9 @@ fn a_lua_command_shows_a_bounded_total_and_the_repl_goes_on() {
         assert!(out.contains(note), "{}", shown());
         assert!(out.ends_with("> lua 40 + 2\n42\n"), "{}", shown());
         assert!(out.len() < (1 << 20) + 4096, "{}", shown());
+        // Bounded by output and memory, not timed: a loaded machine may
+        // take seconds (`took` is shown on a failure).
         assert!(peak_kb < 200_000, "{}", shown());
-        assert!(took.as_secs() < 5, "{}", shown());
     }
 }
 
