@@ -132,7 +132,7 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     ("redo", "redo [n]", "bring back the last n commands `undo` took back, as they were", "redo"),
     ("history", "history [n]", "the log of decisions and edits, numbered", "history 20"),
     ("save", "save FILE", "save the configuration and the log (YAML)", "save game.yaml"),
-    ("load", "load FILE", "load a saved game and replay it", "load game.yaml"),
+    ("load", "load FILE", "load a saved game and replay it, whole or not at all (a problem is said at its line in the file)", "load game.yaml"),
     ("reload", "reload", "re-read the rules (YAML and Lua) from disk and replay the log under them", "reload"),
     (
         "lab",
@@ -172,6 +172,11 @@ pub const SAVE_HEADER: &str = "\
 impl Repl {
     pub fn new(config: Config) -> Result<Repl, String> {
         let engine = config.spec.engine()?;
+        Repl::with_engine(config, engine)
+    }
+
+    /// [`Repl::new`] with the rules of `config.spec` loaded already.
+    pub fn with_engine(config: Config, engine: Engine) -> Result<Repl, String> {
         if config.seats.len() != config.players as usize {
             return Err(format!("{} seats given for {} players", config.seats.len(), config.players));
         }
@@ -381,6 +386,12 @@ impl Repl {
         let mark = self.mark();
         let mut text = match self.exec_command(line) {
             Ok(text) => text,
+            // A person's decision that took effect before the bots' play
+            // after it failed stays (the message says so), as one step.
+            Err(e) if std::mem::take(&mut self.kept_failure) => {
+                self.record(line, mark);
+                return Err(e);
+            }
             Err(e) => {
                 self.game.rollback(checkpoint);
                 return Err(e);
@@ -862,52 +873,120 @@ impl Repl {
         Ok(format!("saved {} to {}", views::count(self.game.cursor() as i64, "entry", "entries"), path.display()))
     }
 
+    /// Loads a save: everything it names is checked, and its whole log
+    /// replayed, on a new game before anything here changes. A problem
+    /// (a hand edit gone wrong, most often) is said at its line in the
+    /// save, with the key as written there and what was expected, and
+    /// leaves the game as it was.
     fn load(&mut self, path: &Path) -> Result<String, String> {
         if path.as_os_str().is_empty() {
             return Err("load what? e.g. load game.yaml".into());
         }
         let text = crate::files::read_text(path)?;
-        let file = crate::rules::yaml::parse::<SaveFile>(path, &text).map_err(|d| d.to_string())?.value;
+        let parsed = crate::rules::yaml::parse::<SaveFile>(path, &text).map_err(|d| d.to_string())?;
+        let (file, pos) = (parsed.value, parsed.pos);
+        let at = |key: &str, problem: &str| save_problem(path, &pos, key, problem);
         match file.shogun_lab_save {
             crate::play::SAVE_FORMAT => {}
             1 => {
-                return Err(format!(
-                    "{}: save format 1 is from before the game's random draws were split into one stream per purpose: its seed deals another game in this build, so its decisions would not replay (play it on with the build that wrote it; this build reads format {})",
-                    path.display(),
-                    crate::play::SAVE_FORMAT
+                return Err(at(
+                    "shogun_lab_save",
+                    &format!(
+                        "save format 1 is from before the game's random draws were split into one stream per purpose: its seed deals another game in this build, so its decisions would not replay (play it on with the build that wrote it; this build reads format {})",
+                        crate::play::SAVE_FORMAT
+                    ),
                 ));
             }
-            n => return Err(format!("{}: save format {n} is not known (this build reads format {})", path.display(), crate::play::SAVE_FORMAT)),
+            n => return Err(at("shogun_lab_save", &format!("save format {n} is not known (this build reads format {})", crate::play::SAVE_FORMAT))),
         }
         let mut spec = self.config.spec.clone();
         let layout = spec.layout();
         let own = &self.config.spec;
-        let at = |what: &str, e: String| format!("{}: {what}: {e}", path.display());
         let rules = own.rules.as_ref().map(|p| p.display().to_string());
         let started: Vec<&str> = own.variants.iter().map(String::as_str).chain([own.map.as_str()]).chain(rules.as_deref()).collect();
-        spec.map = layout.saved_name(&file.map, &started).map_err(|e| at("map", e))?;
+        spec.map = layout.saved_name(&file.map, &started).map_err(|e| at("map", &e))?;
+        if let Some(problem) = spec.map_problem() {
+            return Err(at("map", &format!("{problem} (expected a map's name or a map file inside the data folder)")));
+        }
         spec.rules = match &file.rules {
-            Some(r) => Some(layout.saved_path(r, &started).map_err(|e| at("rules", e))?),
+            Some(r) => Some(layout.saved_path(r, &started).map_err(|e| at("rules", &e))?),
             None => None,
         };
-        spec.variants = file.variants.iter().map(|v| layout.saved_name(v, &started).map_err(|e| at("variants", e))).collect::<Result<_, _>>()?;
+        if let Some(dir) = &spec.rules
+            && !dir.is_dir()
+        {
+            return Err(at("rules", &format!("{}: {}", dir.display(), crate::play::data::NOT_A_PACK)));
+        }
+        // Each variant is resolved on its own, so that a problem with one
+        // (an unknown name, an option out of range) is said at its line.
+        spec.variants.clear();
+        let mut variants = Vec::new();
+        for (i, v) in file.variants.iter().enumerate() {
+            let key = format!("variants/{i}");
+            let name = layout.saved_name(v, &started).map_err(|e| at(&key, &e))?;
+            let loc = pos.of(&key);
+            let place = format!("{}:{}:{}", path.display(), loc.line, loc.column);
+            let one = layout.variants(std::slice::from_ref(&name), &place).map_err(|e| {
+                let e = e.strip_prefix(place.as_str()).unwrap_or(&e);
+                at(&key, e.trim_start_matches(':').trim_start())
+            })?;
+            variants.extend(one);
+            spec.variants.push(name);
+        }
         spec.tower = file.tower.clone();
-        spec.setup = Some(file.setup.parse().map_err(|e| format!("{}: {e}", path.display()))?);
+        let tower_loc = pos.of("tower");
+        let tower_place = format!("{}:{}:{}: error: `tower`", path.display(), tower_loc.line, tower_loc.column);
+        let loaded = spec.rules_resolved(&variants, &tower_place).map_err(|e| {
+            // A variant's option is said at its line in the save already.
+            if e.starts_with(&format!("{}:", path.display())) { e } else { format!("{}: the rules this save names do not load:\n{e}", path.display()) }
+        })?;
+        spec.setup = Some(file.setup.parse().map_err(|e: crate::play::NotationError| at("setup", &e.to_string()))?);
         spec.check = match &file.check {
-            Some(word) => CheckMode::parse(word).map_err(|e| format!("{}: check: {e}", path.display()))?,
+            Some(word) => CheckMode::parse(word).map_err(|e| at("check", &e))?,
             None => CheckMode::Every,
         };
+        let (min, max) = (loaded.rules.players.min, loaded.rules.players.max);
+        if file.players < min || file.players > max {
+            return Err(at("players", &format!("{} players: expected {min} to {max} (what these rules are for)", file.players)));
+        }
+        if file.seats.len() != file.players as usize {
+            return Err(at("seats", &format!("{} seats listed for {} players: expected one per player", file.seats.len(), file.players)));
+        }
+        for (i, name) in file.seats.iter().enumerate() {
+            Player::by_name(name, file.seed, Seat::new(i)).map_err(|e| at(&format!("seats/{i}"), &format!("{e}; expected `human` or a bot")))?;
+        }
+        if spec.setup == Some(crate::core::SetupMode::Preset) && !loaded.map.presets.contains_key(&file.players) {
+            return Err(at("setup", &format!("map `{}` has no preset for {} players: expected `draft`", loaded.map.name, file.players)));
+        }
         for (i, e) in file.entries.iter().enumerate() {
             if e.decide.is_some() == e.edit.is_some() {
-                return Err(format!("{}: entry {}: exactly one of `decide` or `edit`", path.display(), i + 1));
+                return Err(at(&format!("entries/{i}"), "expected exactly one of `decide` or `edit`"));
             }
         }
+        let engine = Engine::with_options(loaded, spec.tower.as_deref(), crate::engine::Limits::default())
+            .map_err(|d| format!("{}: the rules this save names do not load:\n{d}", path.display()))?;
+        engine.set_check(spec.check);
         let config = Config { spec, players: file.players, seed: file.seed, seats: file.seats.clone() };
-        let fresh = Repl::new(config)?;
-        let viewer = self.viewer;
+        let mut fresh = Repl::with_engine(config, engine).map_err(|e| format!("{}: {e}", path.display()))?;
+        (fresh.viewer, fresh.colour, fresh.width, fresh.odds_trials) = (self.viewer, self.colour, self.width, self.odds_trials);
+        // The whole log replays, or nothing is loaded: an entry the rules
+        // refuse (an edit gone wrong; a save from other rules) is said at
+        // its line.
+        let replayed = fresh.game.replay(&file.entries);
+        if let Some((entry, why)) = &replayed.refused {
+            let k = replayed.done;
+            let key = format!("entries/{k}/{}", if file.entries[k].decide.is_some() { "decide" } else { "edit" });
+            let (shown, hide) = fresh.game.text_seen(entry, fresh.eyes());
+            let why = if hide { "(the reason is not shown: it would tell what the face-down cards are)".to_string() } else { why.clone() };
+            return Err(at(
+                &key,
+                &format!(
+                    "entry {} `{shown}` does not replay: {why}\nnothing was loaded: expected a decision or edit the game allows after entry {k} (fix the entry, or delete it and the entries after it)",
+                    k + 1
+                ),
+            ));
+        }
         *self = fresh;
-        self.viewer = viewer;
-        let replayed = self.game.replay(&file.entries);
         // A save keeps a fingerprint of each position, not the position:
         // what differs cannot be told.
         let report = self.game.replay_report(&replayed, self.eyes(), &[]);
@@ -1019,6 +1098,14 @@ impl Repl {
         let agg = crate::lab::run(&lab, &mut |_| Ok(()), &|_| {}).map_err(|e| e.to_string())?;
         Ok(format!("{}{note}", crate::lab::Report::build(&agg).text().trim_end()))
     }
+}
+
+/// A problem with one key of the save at `path`: its file, line and
+/// column, then the key as written (`seats`, item 3).
+fn save_problem(path: &Path, pos: &crate::rules::yaml::Positions, key: &str, problem: &str) -> String {
+    let loc = pos.key(key);
+    let words: Vec<String> = key.split('/').map(|part| part.parse::<usize>().map_or_else(|_| format!("`{part}`"), |i| format!("item {}", i + 1))).collect();
+    format!("{}:{}:{}: error: {}: {problem}", path.display(), loc.line, loc.column, words.join(", "))
 }
 
 /// The optional count after `undo`/`redo`: a whole number >= 1 (default 1);
