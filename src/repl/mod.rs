@@ -70,6 +70,10 @@ pub struct Repl {
     /// The log (cursor and length) as last saved or loaded: a game that
     /// moved since is unsaved (`unsaved`).
     saved: (usize, usize),
+    /// Set by a command that fails after it changed the game for good (a
+    /// person's decision that took effect, the bots' play after it
+    /// failing): `exec` keeps what it did instead of taking it back.
+    kept_failure: bool,
 }
 
 /// The commands, for help and completion: (name, usage, what, example).
@@ -207,6 +211,7 @@ impl Repl {
             width: None,
             odds_trials: crate::play::preview::TRIALS,
             saved: (0, 0),
+            kept_failure: false,
         }
     }
 
@@ -282,17 +287,24 @@ impl Repl {
     fn decide(&mut self, d: Decision) -> Result<Vec<String>, String> {
         let mark = self.game.cursor();
         if let Err(e) = self.game.decide(d.clone()) {
-            return Err(self.failure(e, Some(&d)));
+            return Err(self.failure(e, Some(&d), "nothing changed (fix the rules and `reload`, then decide again)"));
         }
         Ok(self.since(mark))
     }
 
     /// Lets bots and chance play until `until`, or until a human must act.
     fn advance(&mut self, until: Until) -> Result<String, String> {
+        self.advance_or(until, &|_| "nothing changed: the command was taken back whole".to_string())
+    }
+
+    /// [`Repl::advance`]; `outcome` says what stands when a decision fails
+    /// (the caller keeps or takes back what was done).
+    pub(super) fn advance_or(&mut self, until: Until, outcome: &dyn Fn(&Repl) -> String) -> Result<String, String> {
         let mark = self.game.cursor();
         let (_, stop) = match self.game.advance(until) {
             Ok(done) => done,
-            Err(e) => return Err(self.failure(e, None)),
+            Err(PlayError::PlayingOn { decision, why }) => return Err(self.played_on_failure(*why, &decision, &outcome(self))),
+            Err(e) => return Err(self.failure(e, None, &outcome(self))),
         };
         let out = self.since(mark);
         let mut text = out.join("\n");
@@ -309,26 +321,66 @@ impl Repl {
         Ok(text)
     }
 
-    /// Why a decision failed, in words. A forced throw the throw cannot
-    /// honour (the force is checked when typed only against what any throw
-    /// could land) is named as such, without the rules' traceback: the
-    /// same decision, `d` or the bot's next, goes through on a copy without
-    /// the force. The caller puts the timeline back (`exec`).
-    fn failure(&self, e: PlayError, d: Option<&Decision>) -> String {
+    /// A decision chance or a bot made while the game was played on
+    /// failed (`d`, at the position the game stands at): whose it was, what
+    /// it was as the viewer may see it, why, and `outcome` (what stands).
+    fn played_on_failure(&self, e: PlayError, d: &Decision, outcome: &str) -> String {
+        if self.forced_failure(&e, Some(d)).is_some() {
+            return self.failure(e, Some(d), outcome);
+        }
+        let n = self.notation();
+        let whose = match d {
+            Decision::Chance => "chance's decision".to_string(),
+            Decision::Plan { seat, .. } | Decision::Choose { seat, .. } => {
+                let who = self.game.players().get(seat.index()).map_or("a bot", |p| p.name());
+                format!("{}'s decision (the {who} bot)", n.seat_name(*seat))
+            }
+        };
+        let (shown, hide) = self.game.text_seen(&n.text(d), self.eyes());
+        let why = if hide { "(the reason is not shown: it would tell what the face-down cards are)".to_string() } else { e.to_string() };
+        let doing = if hide { None } else { self.game.engine.failure_context(self.state(), d) };
+        let doing = doing.map(|x| format!(", in the play it set going, while {x}")).unwrap_or_default();
+        format!("the rules failed while applying {whose} `{shown}`{doing}: {why}\n{outcome}")
+    }
+
+    /// A forced throw the throw cannot honour (the force is checked when
+    /// typed only against what any throw could land): the force as typed,
+    /// the decision that met it and the rules' message, when `e` is that.
+    fn forced_failure(&self, e: &PlayError, d: Option<&Decision>) -> Option<(String, Decision, String)> {
         let st = self.state();
-        let (PlayError::Engine(EngineError::Script(why)), Some(want)) = (&e, st.forced_throws.first()) else { return e.to_string() };
+        let (PlayError::Engine(EngineError::Script(why)), Some(want)) = (e.reason(), st.forced_throws.first()) else { return None };
         let engine = &self.game.engine;
-        let Some(d) = d.cloned().or_else(|| crate::play::driver::next_decision(engine, st, &mut self.game.players().to_vec())) else { return e.to_string() };
+        let d = d.cloned().or_else(|| crate::play::driver::next_decision(engine, st, &mut self.game.players().to_vec()))?;
         let mut free = st.clone();
         free.forced_throws.clear();
         if engine.apply(&mut free, &d).is_err() {
-            return e.to_string();
+            return None;
         }
-        let force = self.notation().text(&Edit::Force(*want));
+        Some((self.notation().text(&Edit::Force(*want)), d, why.message.clone()))
+    }
+
+    /// Why a decision failed, in words, then `outcome` (what stands). A
+    /// forced throw the throw cannot honour is named as such, without the
+    /// rules' traceback: the same decision, `d` or the bot's next, goes
+    /// through on a copy without the force. The caller puts the timeline
+    /// back (`exec`) or keeps it, as `outcome` says.
+    fn failure(&self, e: PlayError, d: Option<&Decision>, outcome: &str) -> String {
+        let Some((force, d, why)) = self.forced_failure(&e, d) else {
+            // A rule failing in the play a legal decision set going: what
+            // it was carrying out, and that the decision did not stand.
+            if let (Some(d), PlayError::Engine(EngineError::Script(_) | EngineError::Broken(_))) = (d, e.reason())
+                && let Some(doing) = self.game.engine.failure_context(self.state(), d)
+            {
+                return format!(
+                    "`{}` is legal, but the rules failed in the play it sets going, while {doing}: {e}\nthe decision did not take effect either (a decision and the play after it, up to the next question, are one move): {outcome}",
+                    self.notation().text(d)
+                );
+            }
+            return e.to_string();
+        };
         format!(
-            "`{force}` cannot be honoured by the throw of `{}`: {}; nothing changed, and the force stays queued for the next throw (`undo` back past the `force` takes it back)",
-            self.notation().text(&d),
-            why.message
+            "`{force}` cannot be honoured by the throw of `{}`: {why}; {outcome}, and the force stays queued for the next throw (`undo` back past the `force` takes it back)",
+            self.notation().text(&d)
         )
     }
 
