@@ -141,7 +141,7 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     (
         "lab",
         "lab [GAMES] [--against ARM]... [--bots B,...] [--seed S] [--jobs J]",
-        "paired games of the rules now loaded against the rules before the last `reload` (or against each ARM: base, a variant, --variant X, --tower T); win rates, means, a verdict",
+        "paired games of the rules now loaded against the rules before the last `reload` (or against each ARM: base, a variant, --variant X, --tower T); win rates, means, a verdict; with neither, refused before a game is played",
         "lab 300 --against base",
     ),
     (
@@ -1127,28 +1127,28 @@ impl Repl {
                 other => return Err(format!("lab: unexpected `{other}` (usage: {})", COMMANDS.iter().find(|c| c.0 == "lab").map(|c| c.1).unwrap_or("lab"))),
             }
         }
+        // Nothing to compare with is said before anything is loaded or played.
+        if against.is_empty() && self.before_reload.is_none() {
+            return Err("lab: nothing to compare the rules now loaded with: give `--against ARM` (base, a variant's name, --variant X, --tower T), or edit the rules and `reload` (`lab` then compares with the rules before the reload)".into());
+        }
         let mut arms = vec![Arm::from_rules((*self.game.engine.rules).clone(), self.config.spec.tower.clone())];
-        let mut note = String::new();
         for words in &against {
             arms.push(Arm::from_spec_as(&self.config.spec.arm(words).map_err(|e| format!("lab --against: {e}"))?, "lab --against")?);
         }
-        if against.is_empty() {
-            match &self.before_reload {
-                Some(before) => {
-                    let mut arm = Arm::from_rules(before.clone(), self.config.spec.tower.clone());
-                    arm.name = format!("{} (before reload)", arm.name);
-                    arms[0].name = format!("{} (now)", arms[0].name);
-                    arms.push(arm);
-                }
-                None => note = "\n(one ruleset: give `--against ARM`, or edit the rules and `reload`; `lab` then compares with the rules before)".into(),
-            }
+        if against.is_empty()
+            && let Some(before) = &self.before_reload
+        {
+            let mut arm = Arm::from_rules(before.clone(), self.config.spec.tower.clone());
+            arm.name = format!("{} (before reload)", arm.name);
+            arms[0].name = format!("{} (now)", arms[0].name);
+            arms.push(arm);
         }
         let mut settings = Settings::new(self.config.players, seed, games);
         settings.setup = Some(self.state().setup);
         settings.jobs = jobs;
         let lab = Lab::new(arms, &[bots], "--bots", &[], settings)?;
         let agg = crate::lab::run(&lab, &mut |_| Ok(()), &|_| {}).map_err(|e| e.to_string())?;
-        Ok(format!("{}{note}", crate::lab::Report::build(&agg).text().trim_end()))
+        Ok(crate::lab::Report::build(&agg).text().trim_end().to_string())
     }
 }
 
