@@ -938,18 +938,8 @@ impl Repl {
         let parsed = crate::rules::yaml::parse::<SaveFile>(path, &text).map_err(|d| d.to_string())?;
         let (file, pos) = (parsed.value, parsed.pos);
         let at = |key: &str, problem: &str| save_problem(path, &pos, key, problem);
-        match file.shogun_lab_save {
-            crate::play::SAVE_FORMAT => {}
-            1 => {
-                return Err(at(
-                    "shogun_lab_save",
-                    &format!(
-                        "save format 1 is from before the game's random draws were split into one stream per purpose: its seed deals another game in this build, so its decisions would not replay (play it on with the build that wrote it; this build reads format {})",
-                        crate::play::SAVE_FORMAT
-                    ),
-                ));
-            }
-            n => return Err(at("shogun_lab_save", &format!("save format {n} is not known (this build reads format {})", crate::play::SAVE_FORMAT))),
+        if let Some(problem) = save_format_problem(file.shogun_lab_save) {
+            return Err(at("shogun_lab_save", &problem));
         }
         let mut spec = self.config.spec.clone();
         let layout = spec.layout();
@@ -1149,6 +1139,18 @@ impl Repl {
         let lab = Lab::new(arms, &[bots], "--bots", &[], settings)?;
         let agg = crate::lab::run(&lab, &mut |_| Ok(()), &|_| {}).map_err(|e| e.to_string())?;
         Ok(crate::lab::Report::build(&agg).text().trim_end().to_string())
+    }
+}
+
+/// Why a save of format `n` cannot be loaded by this build, if it cannot.
+fn save_format_problem(n: u32) -> Option<String> {
+    match n {
+        crate::play::SAVE_FORMAT => None,
+        1 => Some(format!(
+            "save format 1 is from before the game's random draws were split into one stream per purpose: its seed deals another game in this build, so its decisions would not replay (play it on with the build that wrote it; this build reads format {})",
+            crate::play::SAVE_FORMAT
+        )),
+        n => Some(format!("save format {n} is not known (this build reads format {})", crate::play::SAVE_FORMAT)),
     }
 }
 
