@@ -316,21 +316,23 @@ pub fn notes(args: &LabArgs, a: &Adaptation) -> Vec<String> {
     out
 }
 
-fn write_whole(path: &Path, text: &str) -> Result<(), String> {
-    let mut f = crate::files::AtomicFile::create(path)?;
-    f.line(text.trim_end_matches('\n'))?;
-    f.commit()
+/// The HTML report's file, made before any game is played (or shard
+/// read): a path that cannot be written is refused first, not after the
+/// run. Nothing replaces the target until the report is committed.
+fn open_report(out: &Output) -> Result<Option<crate::files::AtomicFile>, String> {
+    out.report.as_deref().map(crate::files::AtomicFile::create).transpose()
 }
 
-fn output(report: &Report, out: &Output) -> Result<(), String> {
+fn output(report: &Report, out: &Output, file: Option<crate::files::AtomicFile>) -> Result<(), String> {
     if out.json {
         println!("{}", serde_json::to_string_pretty(report).map_err(|e| e.to_string())?);
     } else {
         print!("{}", report.text());
     }
-    if let Some(path) = &out.report {
+    if let (Some(mut f), Some(path)) = (file, &out.report) {
         let page = lab::html::page(report)?;
-        write_whole(path, &page)?;
+        f.line(page.trim_end_matches('\n'))?;
+        f.commit()?;
         eprintln!("report written to {}", path.display());
     }
     Ok(())
@@ -350,6 +352,7 @@ fn header_line(h: &Header, width: usize) -> String {
 }
 
 fn run(args: LabArgs) -> Result<(), String> {
+    let report_file = open_report(&args.out)?;
     let lab = build_adapted(&args, &|k| std::env::var(k).ok())?;
     let total = (lab.header.range.1 - lab.header.range.0) * lab.arms.len() as u64 * lab.header.conditions.len() as u64;
     let bar = super::Progress::bar_only(total);
@@ -403,7 +406,7 @@ fn run(args: LabArgs) -> Result<(), String> {
             );
         }
     }
-    output(&Report::build(&agg), &args.out)
+    output(&Report::build(&agg), &args.out, report_file)
 }
 
 /// The longest line `lab merge` reads: a record is a few hundred bytes, a
@@ -494,6 +497,7 @@ fn records_of(path: PathBuf, mut r: BufReader<std::fs::File>) -> impl Iterator<I
 }
 
 fn merge(args: MergeArgs) -> Result<(), String> {
+    let report_file = open_report(&args.out)?;
     let mut headers = Vec::new();
     for p in &args.files {
         headers.push((p.display().to_string(), read_header(p, &mut open_jsonl(p)?)?));
@@ -508,7 +512,7 @@ fn merge(args: MergeArgs) -> Result<(), String> {
         Ok(Box::new(records_of(p.clone(), r)))
     };
     let agg = lab::merge(headers, &mut open).map_err(|e| e.to_string())?;
-    output(&Report::build(&agg), &args.out)
+    output(&Report::build(&agg), &args.out, report_file)
 }
 
 #[cfg(test)]

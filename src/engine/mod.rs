@@ -495,6 +495,40 @@ impl Engine {
         }
     }
 
+    /// Where a decision that `apply` refused failed: `None` when the
+    /// decision itself failed (not legal, or the rules' answer to it
+    /// raised) or the failure is not met again; otherwise what the game
+    /// was carrying out after it, in words (`C's Build castle in Mimasaka`,
+    /// `the winter`): a decision and the play it sets going up to the
+    /// next decision are one move, so a rule failing in that play refuses
+    /// the decision too. Worked out again on a copy.
+    pub fn failure_context(&self, st: &GameState, d: &Decision) -> Option<String> {
+        let mut next = st.clone();
+        let mut ev = Vec::new();
+        next.decisions += 1;
+        self.step(&mut next, d, &mut ev).ok()?;
+        let from = ev.len();
+        if self.advance(&mut next, &mut ev).is_ok() {
+            return None;
+        }
+        let action = ev[from..].iter().rev().find_map(|e| match e {
+            Event::Action { seat, action, province } => Some((*seat, *action, *province)),
+            _ => None,
+        });
+        Some(match (next.phase, action) {
+            (Phase::Actions { .. }, Some((seat, a, p))) => format!(
+                "carrying out {}'s {} in {}",
+                self.rules.seat_name(seat),
+                self.rules.cards.actions.get(a as usize).map_or("action", |c| c.name.as_str()),
+                self.rules.province_name(p)
+            ),
+            (Phase::Actions { .. }, None) => "carrying out the action cards".to_string(),
+            (Phase::Winter, _) => "playing the winter".to_string(),
+            (Phase::Score, _) => "scoring the year".to_string(),
+            (phase, _) => format!("running the game on ({phase:?})"),
+        })
+    }
+
     /// `apply` without the copy that makes it atomic: after an error the
     /// state is half-changed and must be thrown away. Only for runs that
     /// discard a game that failed (`play::play_game`: bench, the lab,

@@ -217,11 +217,7 @@ fn arm_report(h: &Header, name: &str, s: &super::ArmSums, n: u64) -> ArmReport {
         .metrics
         .iter()
         .map(|(k, v)| {
-            let mut i = v.mean(n);
-            // A count never seen below 0 has a mean of at least 0.
-            if v.sum_abs == v.sum {
-                i.lo = i.lo.max(0.0);
-            }
+            let i = stats::arm_mean(v, n);
             (k.clone(), if is_win(k) { i.scaled(100.0) } else { i })
         })
         .collect();
@@ -407,7 +403,8 @@ fn method(family: usize, adapted: bool) -> String {
     format!(
         "common random numbers: game i of every arm uses seed+i and the same bot seeds.{players} Win rates (in percent; a tie for first counts 1/k \
          to each of k seats) with Wilson 95% intervals; means with 95% Student t intervals (the score interval of the values, in units of the \
-         largest seen, when fewer than {rare} games have a nonzero value). Paired differences (an arm minus a later-written arm, game by game): win \
+         largest seen, when fewer than {rare} games have a nonzero value; in a run of fewer than {rare} games, an arm's mean of a metric never below 0 \
+         spans both its t interval and the Poisson interval of its sum). Paired differences (an arm minus a later-written arm, game by game): win \
          rates in {POINTS} with Tango's score interval for paired proportions (a half win counts as half a game), other metrics as means. \
          The verdict: one family per pair of arms, its {family} headlines (each seat's win rate and {flows} flow metrics, under every \
          condition), with family-wise error control by Holm's method at 5% (the closed test of Bonferroni tests: the seat vector is \

@@ -126,6 +126,9 @@ impl Layout {
     }
 }
 
+/// What a rules folder that is not there should have been.
+pub const NOT_A_PACK: &str = "no such folder (a rules pack is a folder holding rules.yaml and cards.yaml)";
+
 /// Whether a map or variant name is a path rather than a name.
 fn is_path(name: &str) -> bool {
     name.ends_with(".yaml") || name.ends_with(".yml") || name.contains('/')
@@ -221,44 +224,61 @@ impl GameSpec {
     /// [`GameSpec::rules`], naming the variants' flag `flag` in messages
     /// (`--against` for a lab's or diff's other arm).
     pub fn rules_as(&self, flag: &str) -> Result<crate::rules::Rules, String> {
-        let layout = self.layout();
-        let map = layout.map_path(&self.map);
-        if !map.is_file() {
-            // Say what is missing: the data folder, its maps/, or the map.
-            let whence = if self.data.is_some() {
-                "--data"
-            } else if std::env::var_os("SHOGUN_DATA").is_some() {
-                "$SHOGUN_DATA"
-            } else {
-                "the data folder"
-            };
-            let holds = "a data folder holds maps/, scripts/ and variants/";
-            if !is_path(&self.map) && !layout.root.is_dir() {
-                return Err(format!("{whence} {}: no such folder ({holds})", layout.root.display()));
-            }
-            if !is_path(&self.map) && !layout.maps_dir().is_dir() {
-                return Err(format!("{whence} {}: has no maps/ folder ({holds})", layout.root.display()));
-            }
-            let known = layout.known_maps();
-            return Err(format!(
-                "no map `{}`{} (looked for {}); known maps: {}",
-                self.map,
-                crate::rules::map::suggest(&self.map, known.iter()),
-                map.display(),
-                if known.is_empty() { "none".to_string() } else { known.join(", ") }
-            ));
+        if let Some(problem) = self.map_problem() {
+            return Err(problem);
         }
         if let Some(dir) = &self.rules
             && !dir.is_dir()
         {
-            return Err(format!("--rules {}: no such folder (a rules pack is a folder holding rules.yaml and cards.yaml)", dir.display()));
+            return Err(format!("--rules {}: {}", dir.display(), NOT_A_PACK));
         }
-        let rules = rules::load_with(&self.rules_dir(), &map, &layout.variants(&self.variants, flag)?).map_err(|d| d.to_string())?;
+        let variants = self.layout().variants(&self.variants, flag)?;
+        self.rules_resolved(&variants, "--tower")
+    }
+
+    /// Why the map cannot be read (its file, or the data folder, missing),
+    /// with the maps there are; `None` when the file is there.
+    pub fn map_problem(&self) -> Option<String> {
+        let layout = self.layout();
+        let map = layout.map_path(&self.map);
+        if map.is_file() {
+            return None;
+        }
+        // Say what is missing: the data folder, its maps/, or the map.
+        let whence = if self.data.is_some() {
+            "--data"
+        } else if std::env::var_os("SHOGUN_DATA").is_some() {
+            "$SHOGUN_DATA"
+        } else {
+            "the data folder"
+        };
+        let holds = "a data folder holds maps/, scripts/ and variants/";
+        if !is_path(&self.map) && !layout.root.is_dir() {
+            return Some(format!("{whence} {}: no such folder ({holds})", layout.root.display()));
+        }
+        if !is_path(&self.map) && !layout.maps_dir().is_dir() {
+            return Some(format!("{whence} {}: has no maps/ folder ({holds})", layout.root.display()));
+        }
+        let known = layout.known_maps();
+        Some(format!(
+            "no map `{}`{} (looked for {}); known maps: {}",
+            self.map,
+            crate::rules::map::suggest(&self.map, known.iter()),
+            map.display(),
+            if known.is_empty() { "none".to_string() } else { known.join(", ") }
+        ))
+    }
+
+    /// The rules of this map and pack (both checked to be there) with
+    /// `variants` resolved already; an unknown tower is said after
+    /// `tower_place` (`--tower`, or a save's place).
+    pub fn rules_resolved(&self, variants: &[(PathBuf, VariantArg)], tower_place: &str) -> Result<crate::rules::Rules, String> {
+        let rules = rules::load_with(&self.rules_dir(), &self.map_path(), variants).map_err(|d| d.to_string())?;
         if let Some(t) = &self.tower
             && !rules.rules.towers.contains_key(t)
         {
             let known: Vec<&str> = rules.rules.towers.keys().map(|s| s.as_str()).collect();
-            return Err(format!("--tower: unknown tower `{t}` (known: {})", known.join(", ")));
+            return Err(format!("{tower_place}: unknown tower `{t}` (known: {})", known.join(", ")));
         }
         if let Some(notice) = rules.map.assumption_notice() {
             // Once per map and process: the lab and `soak` load a map many times.

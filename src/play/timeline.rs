@@ -25,6 +25,22 @@ pub enum PlayError {
     Setup(String),
     #[error("nothing to {0}")]
     Nothing(&'static str),
+    /// A decision chance or a bot made while the game was played on
+    /// (`Game::advance`) failed: the decision (applied to the position the
+    /// game stands at) and why. Said as the reason alone; the REPL names
+    /// whose decision it was.
+    #[error("{why}")]
+    PlayingOn { decision: Decision, why: Box<PlayError> },
+}
+
+impl PlayError {
+    /// The failure itself, without the decision being played on.
+    pub fn reason(&self) -> &PlayError {
+        match self {
+            PlayError::PlayingOn { why, .. } => why,
+            e => e,
+        }
+    }
 }
 
 /// What an entry of the timeline did.
@@ -336,7 +352,9 @@ impl Game {
     }
 
     /// Lets chance and the bots play until `until` or a person's turn;
-    /// every decision is an entry. Returns the lines and why it stopped.
+    /// every decision is an entry. Returns the lines and why it stopped;
+    /// a failing decision is returned in `PlayError::PlayingOn`, the
+    /// game standing before it (the decisions made until then stay).
     pub fn advance(&mut self, until: Until) -> Result<(Vec<String>, Stop), PlayError> {
         let mark = driver::Mark::of(self.state());
         let mut out = Vec::new();
@@ -355,7 +373,11 @@ impl Game {
                 return Ok((out, Stop::Human));
             };
             self.moments[self.cursor].players = players;
-            out.extend(self.decide(d)?);
+            match self.decide(d.clone()) {
+                Ok(lines) => out.extend(lines),
+                // The game stands before the failing decision.
+                Err(why) => return Err(PlayError::PlayingOn { decision: d, why: Box::new(why) }),
+            }
             steps += 1;
         }
     }

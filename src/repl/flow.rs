@@ -49,7 +49,29 @@ impl Repl {
         if !self.auto || self.game.engine.actor(self.state()) == Actor::Terminal {
             return Ok(text);
         }
-        let more = self.advance(Until::End)?;
+        // The person's decision stands whatever follows: a decision of
+        // chance or a bot failing after it is that decision's failure,
+        // and the game stops before it.
+        let mine = self.game.cursor();
+        let outcome = |r: &Repl| {
+            let after = r.game.cursor() - mine;
+            let followed =
+                if after == 0 { String::new() } else { format!(", and so did the {} after it", views::count(after as i64, "decision", "decisions")) };
+            format!(
+                "your decision `{}` took effect{followed}; the game stands before the failing decision (fix the rules and `reload`; `step` tries it again; `undo` takes back your decision and what followed it)",
+                r.game.entry_seen(mine, r.eyes())
+            )
+        };
+        let more = match self.advance_or(Until::End, &outcome) {
+            Ok(more) => more,
+            Err(e) => {
+                // What did happen, after the failure and what stands.
+                self.kept_failure = true;
+                let lines = self.since(mine.saturating_sub(1));
+                let shown: Vec<String> = lines.iter().filter(|l| !l.trim().is_empty()).map(|l| format!("  {}", l.trim_start())).collect();
+                return Err(if shown.is_empty() { e } else { format!("{e}\nwhat took effect:\n{}", shown.join("\n")) });
+            }
+        };
         if !more.is_empty() && more != "nothing to do" {
             // `advance` ends with who must act; drop the same line said before.
             let who = self.waiting();

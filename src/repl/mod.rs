@@ -70,6 +70,10 @@ pub struct Repl {
     /// The log (cursor and length) as last saved or loaded: a game that
     /// moved since is unsaved (`unsaved`).
     saved: (usize, usize),
+    /// Set by a command that fails after it changed the game for good (a
+    /// person's decision that took effect, the bots' play after it
+    /// failing): `exec` keeps what it did instead of taking it back.
+    kept_failure: bool,
 }
 
 /// The commands, for help and completion: (name, usage, what, example).
@@ -132,12 +136,12 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     ("redo", "redo [n]", "bring back the last n commands `undo` took back, as they were", "redo"),
     ("history", "history [n]", "the log of decisions and edits, numbered", "history 20"),
     ("save", "save FILE", "save the configuration and the log (YAML)", "save game.yaml"),
-    ("load", "load FILE", "load a saved game and replay it", "load game.yaml"),
+    ("load", "load FILE", "load a saved game and replay it, whole or not at all (a problem is said at its line in the file)", "load game.yaml"),
     ("reload", "reload", "re-read the rules (YAML and Lua) from disk and replay the log under them", "reload"),
     (
         "lab",
         "lab [GAMES] [--against ARM]... [--bots B,...] [--seed S] [--jobs J]",
-        "paired games of the rules now loaded against the rules before the last `reload` (or against each ARM: base, a variant, --variant X, --tower T); win rates, means, a verdict",
+        "paired games of the rules now loaded against the rules before the last `reload` (or against each ARM: base, a variant, --variant X, --tower T); win rates, means, a verdict; with neither, refused before a game is played",
         "lab 300 --against base",
     ),
     (
@@ -172,6 +176,11 @@ pub const SAVE_HEADER: &str = "\
 impl Repl {
     pub fn new(config: Config) -> Result<Repl, String> {
         let engine = config.spec.engine()?;
+        Repl::with_engine(config, engine)
+    }
+
+    /// [`Repl::new`] with the rules of `config.spec` loaded already.
+    pub fn with_engine(config: Config, engine: Engine) -> Result<Repl, String> {
         if config.seats.len() != config.players as usize {
             return Err(format!("{} seats given for {} players", config.seats.len(), config.players));
         }
@@ -202,6 +211,7 @@ impl Repl {
             width: None,
             odds_trials: crate::play::preview::TRIALS,
             saved: (0, 0),
+            kept_failure: false,
         }
     }
 
@@ -277,17 +287,24 @@ impl Repl {
     fn decide(&mut self, d: Decision) -> Result<Vec<String>, String> {
         let mark = self.game.cursor();
         if let Err(e) = self.game.decide(d.clone()) {
-            return Err(self.failure(e, Some(&d)));
+            return Err(self.failure(e, Some(&d), "nothing changed (fix the rules and `reload`, then decide again)"));
         }
         Ok(self.since(mark))
     }
 
     /// Lets bots and chance play until `until`, or until a human must act.
     fn advance(&mut self, until: Until) -> Result<String, String> {
+        self.advance_or(until, &|_| "nothing changed: the command was taken back whole".to_string())
+    }
+
+    /// [`Repl::advance`]; `outcome` says what stands when a decision fails
+    /// (the caller keeps or takes back what was done).
+    pub(super) fn advance_or(&mut self, until: Until, outcome: &dyn Fn(&Repl) -> String) -> Result<String, String> {
         let mark = self.game.cursor();
         let (_, stop) = match self.game.advance(until) {
             Ok(done) => done,
-            Err(e) => return Err(self.failure(e, None)),
+            Err(PlayError::PlayingOn { decision, why }) => return Err(self.played_on_failure(*why, &decision, &outcome(self))),
+            Err(e) => return Err(self.failure(e, None, &outcome(self))),
         };
         let out = self.since(mark);
         let mut text = out.join("\n");
@@ -304,26 +321,66 @@ impl Repl {
         Ok(text)
     }
 
-    /// Why a decision failed, in words. A forced throw the throw cannot
-    /// honour (the force is checked when typed only against what any throw
-    /// could land) is named as such, without the rules' traceback: the
-    /// same decision, `d` or the bot's next, goes through on a copy without
-    /// the force. The caller puts the timeline back (`exec`).
-    fn failure(&self, e: PlayError, d: Option<&Decision>) -> String {
+    /// A decision chance or a bot made while the game was played on
+    /// failed (`d`, at the position the game stands at): whose it was, what
+    /// it was as the viewer may see it, why, and `outcome` (what stands).
+    fn played_on_failure(&self, e: PlayError, d: &Decision, outcome: &str) -> String {
+        if self.forced_failure(&e, Some(d)).is_some() {
+            return self.failure(e, Some(d), outcome);
+        }
+        let n = self.notation();
+        let whose = match d {
+            Decision::Chance => "chance's decision".to_string(),
+            Decision::Plan { seat, .. } | Decision::Choose { seat, .. } => {
+                let who = self.game.players().get(seat.index()).map_or("a bot", |p| p.name());
+                format!("{}'s decision (the {who} bot)", n.seat_name(*seat))
+            }
+        };
+        let (shown, hide) = self.game.text_seen(&n.text(d), self.eyes());
+        let why = if hide { "(the reason is not shown: it would tell what the face-down cards are)".to_string() } else { e.to_string() };
+        let doing = if hide { None } else { self.game.engine.failure_context(self.state(), d) };
+        let doing = doing.map(|x| format!(", in the play it set going, while {x}")).unwrap_or_default();
+        format!("the rules failed while applying {whose} `{shown}`{doing}: {why}\n{outcome}")
+    }
+
+    /// A forced throw the throw cannot honour (the force is checked when
+    /// typed only against what any throw could land): the force as typed,
+    /// the decision that met it and the rules' message, when `e` is that.
+    fn forced_failure(&self, e: &PlayError, d: Option<&Decision>) -> Option<(String, Decision, String)> {
         let st = self.state();
-        let (PlayError::Engine(EngineError::Script(why)), Some(want)) = (&e, st.forced_throws.first()) else { return e.to_string() };
+        let (PlayError::Engine(EngineError::Script(why)), Some(want)) = (e.reason(), st.forced_throws.first()) else { return None };
         let engine = &self.game.engine;
-        let Some(d) = d.cloned().or_else(|| crate::play::driver::next_decision(engine, st, &mut self.game.players().to_vec())) else { return e.to_string() };
+        let d = d.cloned().or_else(|| crate::play::driver::next_decision(engine, st, &mut self.game.players().to_vec()))?;
         let mut free = st.clone();
         free.forced_throws.clear();
         if engine.apply(&mut free, &d).is_err() {
-            return e.to_string();
+            return None;
         }
-        let force = self.notation().text(&Edit::Force(*want));
+        Some((self.notation().text(&Edit::Force(*want)), d, why.message.clone()))
+    }
+
+    /// Why a decision failed, in words, then `outcome` (what stands). A
+    /// forced throw the throw cannot honour is named as such, without the
+    /// rules' traceback: the same decision, `d` or the bot's next, goes
+    /// through on a copy without the force. The caller puts the timeline
+    /// back (`exec`) or keeps it, as `outcome` says.
+    fn failure(&self, e: PlayError, d: Option<&Decision>, outcome: &str) -> String {
+        let Some((force, d, why)) = self.forced_failure(&e, d) else {
+            // A rule failing in the play a legal decision set going: what
+            // it was carrying out, and that the decision did not stand.
+            if let (Some(d), PlayError::Engine(EngineError::Script(_) | EngineError::Broken(_))) = (d, e.reason())
+                && let Some(doing) = self.game.engine.failure_context(self.state(), d)
+            {
+                return format!(
+                    "`{}` is legal, but the rules failed in the play it sets going, while {doing}: {e}\nthe decision did not take effect either (a decision and the play after it, up to the next question, are one move): {outcome}",
+                    self.notation().text(d)
+                );
+            }
+            return e.to_string();
+        };
         format!(
-            "`{force}` cannot be honoured by the throw of `{}`: {}; nothing changed, and the force stays queued for the next throw (`undo` back past the `force` takes it back)",
-            self.notation().text(&d),
-            why.message
+            "`{force}` cannot be honoured by the throw of `{}`: {why}; {outcome}, and the force stays queued for the next throw (`undo` back past the `force` takes it back)",
+            self.notation().text(&d)
         )
     }
 
@@ -381,6 +438,12 @@ impl Repl {
         let mark = self.mark();
         let mut text = match self.exec_command(line) {
             Ok(text) => text,
+            // A person's decision that took effect before the bots' play
+            // after it failed stays (the message says so), as one step.
+            Err(e) if std::mem::take(&mut self.kept_failure) => {
+                self.record(line, mark);
+                return Err(e);
+            }
             Err(e) => {
                 self.game.rollback(checkpoint);
                 return Err(e);
@@ -862,52 +925,110 @@ impl Repl {
         Ok(format!("saved {} to {}", views::count(self.game.cursor() as i64, "entry", "entries"), path.display()))
     }
 
+    /// Loads a save: everything it names is checked, and its whole log
+    /// replayed, on a new game before anything here changes. A problem
+    /// (a hand edit gone wrong, most often) is said at its line in the
+    /// save, with the key as written there and what was expected, and
+    /// leaves the game as it was.
     fn load(&mut self, path: &Path) -> Result<String, String> {
         if path.as_os_str().is_empty() {
             return Err("load what? e.g. load game.yaml".into());
         }
         let text = crate::files::read_text(path)?;
-        let file = crate::rules::yaml::parse::<SaveFile>(path, &text).map_err(|d| d.to_string())?.value;
-        match file.shogun_lab_save {
-            crate::play::SAVE_FORMAT => {}
-            1 => {
-                return Err(format!(
-                    "{}: save format 1 is from before the game's random draws were split into one stream per purpose: its seed deals another game in this build, so its decisions would not replay (play it on with the build that wrote it; this build reads format {})",
-                    path.display(),
-                    crate::play::SAVE_FORMAT
-                ));
-            }
-            n => return Err(format!("{}: save format {n} is not known (this build reads format {})", path.display(), crate::play::SAVE_FORMAT)),
+        let parsed = crate::rules::yaml::parse::<SaveFile>(path, &text).map_err(|d| d.to_string())?;
+        let (file, pos) = (parsed.value, parsed.pos);
+        let at = |key: &str, problem: &str| save_problem(path, &pos, key, problem);
+        if let Some(problem) = save_format_problem(file.shogun_lab_save) {
+            return Err(at("shogun_lab_save", &problem));
         }
         let mut spec = self.config.spec.clone();
         let layout = spec.layout();
         let own = &self.config.spec;
-        let at = |what: &str, e: String| format!("{}: {what}: {e}", path.display());
         let rules = own.rules.as_ref().map(|p| p.display().to_string());
         let started: Vec<&str> = own.variants.iter().map(String::as_str).chain([own.map.as_str()]).chain(rules.as_deref()).collect();
-        spec.map = layout.saved_name(&file.map, &started).map_err(|e| at("map", e))?;
+        spec.map = layout.saved_name(&file.map, &started).map_err(|e| at("map", &e))?;
+        if let Some(problem) = spec.map_problem() {
+            return Err(at("map", &format!("{problem} (expected a map's name or a map file inside the data folder)")));
+        }
         spec.rules = match &file.rules {
-            Some(r) => Some(layout.saved_path(r, &started).map_err(|e| at("rules", e))?),
+            Some(r) => Some(layout.saved_path(r, &started).map_err(|e| at("rules", &e))?),
             None => None,
         };
-        spec.variants = file.variants.iter().map(|v| layout.saved_name(v, &started).map_err(|e| at("variants", e))).collect::<Result<_, _>>()?;
+        if let Some(dir) = &spec.rules
+            && !dir.is_dir()
+        {
+            return Err(at("rules", &format!("{}: {}", dir.display(), crate::play::data::NOT_A_PACK)));
+        }
+        // Each variant is resolved on its own, so that a problem with one
+        // (an unknown name, an option out of range) is said at its line.
+        spec.variants.clear();
+        let mut variants = Vec::new();
+        for (i, v) in file.variants.iter().enumerate() {
+            let key = format!("variants/{i}");
+            let name = layout.saved_name(v, &started).map_err(|e| at(&key, &e))?;
+            let loc = pos.of(&key);
+            let place = format!("{}:{}:{}", path.display(), loc.line, loc.column);
+            let one = layout.variants(std::slice::from_ref(&name), &place).map_err(|e| {
+                let e = e.strip_prefix(place.as_str()).unwrap_or(&e);
+                at(&key, e.trim_start_matches(':').trim_start())
+            })?;
+            variants.extend(one);
+            spec.variants.push(name);
+        }
         spec.tower = file.tower.clone();
-        spec.setup = Some(file.setup.parse().map_err(|e| format!("{}: {e}", path.display()))?);
+        let tower_loc = pos.of("tower");
+        let tower_place = format!("{}:{}:{}: error: `tower`", path.display(), tower_loc.line, tower_loc.column);
+        let loaded = spec.rules_resolved(&variants, &tower_place).map_err(|e| {
+            // A variant's option is said at its line in the save already.
+            if e.starts_with(&format!("{}:", path.display())) { e } else { format!("{}: the rules this save names do not load:\n{e}", path.display()) }
+        })?;
+        spec.setup = Some(file.setup.parse().map_err(|e: crate::play::NotationError| at("setup", &e.to_string()))?);
         spec.check = match &file.check {
-            Some(word) => CheckMode::parse(word).map_err(|e| format!("{}: check: {e}", path.display()))?,
+            Some(word) => CheckMode::parse(word).map_err(|e| at("check", &e))?,
             None => CheckMode::Every,
         };
+        let (min, max) = (loaded.rules.players.min, loaded.rules.players.max);
+        if file.players < min || file.players > max {
+            return Err(at("players", &format!("{} players: expected {min} to {max} (what these rules are for)", file.players)));
+        }
+        if file.seats.len() != file.players as usize {
+            return Err(at("seats", &format!("{} seats listed for {} players: expected one per player", file.seats.len(), file.players)));
+        }
+        for (i, name) in file.seats.iter().enumerate() {
+            Player::by_name(name, file.seed, Seat::new(i)).map_err(|e| at(&format!("seats/{i}"), &format!("{e}; expected `human` or a bot")))?;
+        }
+        if spec.setup == Some(crate::core::SetupMode::Preset) && !loaded.map.presets.contains_key(&file.players) {
+            return Err(at("setup", &format!("map `{}` has no preset for {} players: expected `draft`", loaded.map.name, file.players)));
+        }
         for (i, e) in file.entries.iter().enumerate() {
             if e.decide.is_some() == e.edit.is_some() {
-                return Err(format!("{}: entry {}: exactly one of `decide` or `edit`", path.display(), i + 1));
+                return Err(at(&format!("entries/{i}"), "expected exactly one of `decide` or `edit`"));
             }
         }
+        let engine = Engine::with_options(loaded, spec.tower.as_deref(), crate::engine::Limits::default())
+            .map_err(|d| format!("{}: the rules this save names do not load:\n{d}", path.display()))?;
+        engine.set_check(spec.check);
         let config = Config { spec, players: file.players, seed: file.seed, seats: file.seats.clone() };
-        let fresh = Repl::new(config)?;
-        let viewer = self.viewer;
+        let mut fresh = Repl::with_engine(config, engine).map_err(|e| format!("{}: {e}", path.display()))?;
+        (fresh.viewer, fresh.colour, fresh.width, fresh.odds_trials) = (self.viewer, self.colour, self.width, self.odds_trials);
+        // The whole log replays, or nothing is loaded: an entry the rules
+        // refuse (an edit gone wrong; a save from other rules) is said at
+        // its line.
+        let replayed = fresh.game.replay(&file.entries);
+        if let Some((entry, why)) = &replayed.refused {
+            let k = replayed.done;
+            let key = format!("entries/{k}/{}", if file.entries[k].decide.is_some() { "decide" } else { "edit" });
+            let (shown, hide) = fresh.game.text_seen(entry, fresh.eyes());
+            let why = if hide { "(the reason is not shown: it would tell what the face-down cards are)".to_string() } else { why.clone() };
+            return Err(at(
+                &key,
+                &format!(
+                    "entry {} `{shown}` does not replay: {why}\nnothing was loaded: expected a decision or edit the game allows after entry {k} (fix the entry, or delete it and the entries after it)",
+                    k + 1
+                ),
+            ));
+        }
         *self = fresh;
-        self.viewer = viewer;
-        let replayed = self.game.replay(&file.entries);
         // A save keeps a fingerprint of each position, not the position:
         // what differs cannot be told.
         let report = self.game.replay_report(&replayed, self.eyes(), &[]);
@@ -996,29 +1117,49 @@ impl Repl {
                 other => return Err(format!("lab: unexpected `{other}` (usage: {})", COMMANDS.iter().find(|c| c.0 == "lab").map(|c| c.1).unwrap_or("lab"))),
             }
         }
+        // Nothing to compare with is said before anything is loaded or played.
+        if against.is_empty() && self.before_reload.is_none() {
+            return Err("lab: nothing to compare the rules now loaded with: give `--against ARM` (base, a variant's name, --variant X, --tower T), or edit the rules and `reload` (`lab` then compares with the rules before the reload)".into());
+        }
         let mut arms = vec![Arm::from_rules((*self.game.engine.rules).clone(), self.config.spec.tower.clone())];
-        let mut note = String::new();
         for words in &against {
             arms.push(Arm::from_spec_as(&self.config.spec.arm(words).map_err(|e| format!("lab --against: {e}"))?, "lab --against")?);
         }
-        if against.is_empty() {
-            match &self.before_reload {
-                Some(before) => {
-                    let mut arm = Arm::from_rules(before.clone(), self.config.spec.tower.clone());
-                    arm.name = format!("{} (before reload)", arm.name);
-                    arms[0].name = format!("{} (now)", arms[0].name);
-                    arms.push(arm);
-                }
-                None => note = "\n(one ruleset: give `--against ARM`, or edit the rules and `reload`; `lab` then compares with the rules before)".into(),
-            }
+        if against.is_empty()
+            && let Some(before) = &self.before_reload
+        {
+            let mut arm = Arm::from_rules(before.clone(), self.config.spec.tower.clone());
+            arm.name = format!("{} (before reload)", arm.name);
+            arms[0].name = format!("{} (now)", arms[0].name);
+            arms.push(arm);
         }
         let mut settings = Settings::new(self.config.players, seed, games);
         settings.setup = Some(self.state().setup);
         settings.jobs = jobs;
         let lab = Lab::new(arms, &[bots], "--bots", &[], settings)?;
         let agg = crate::lab::run(&lab, &mut |_| Ok(()), &|_| {}).map_err(|e| e.to_string())?;
-        Ok(format!("{}{note}", crate::lab::Report::build(&agg).text().trim_end()))
+        Ok(crate::lab::Report::build(&agg).text().trim_end().to_string())
     }
+}
+
+/// Why a save of format `n` cannot be loaded by this build, if it cannot.
+fn save_format_problem(n: u32) -> Option<String> {
+    match n {
+        crate::play::SAVE_FORMAT => None,
+        1 => Some(format!(
+            "save format 1 is from before the game's random draws were split into one stream per purpose: its seed deals another game in this build, so its decisions would not replay (play it on with the build that wrote it; this build reads format {})",
+            crate::play::SAVE_FORMAT
+        )),
+        n => Some(format!("save format {n} is not known (this build reads format {})", crate::play::SAVE_FORMAT)),
+    }
+}
+
+/// A problem with one key of the save at `path`: its file, line and
+/// column, then the key as written (`seats`, item 3).
+fn save_problem(path: &Path, pos: &crate::rules::yaml::Positions, key: &str, problem: &str) -> String {
+    let loc = pos.key(key);
+    let words: Vec<String> = key.split('/').map(|part| part.parse::<usize>().map_or_else(|_| format!("`{part}`"), |i| format!("item {}", i + 1))).collect();
+    format!("{}:{}:{}: error: {}: {problem}", path.display(), loc.line, loc.column, words.join(", "))
 }
 
 /// The optional count after `undo`/`redo`: a whole number >= 1 (default 1);

@@ -250,8 +250,14 @@ fn the_repl_compares_the_rules_with_those_before_the_last_reload() {
     let spec = GameSpec { map: map.display().to_string(), rules: Some(pack.clone()), data: Some(crate::common::root()), ..GameSpec::default() };
     let seats = ["human", "greedy", "greedy", "greedy"].iter().map(|s| s.to_string()).collect();
     let mut repl = Repl::new(Config { spec, players: 4, seed: 1, seats }).unwrap();
-    let alone = repl.exec("lab 20").unwrap();
-    assert!(alone.contains("one ruleset"), "{alone}");
+    // Nothing to compare: refused before a game is played (it used to play
+    // the games, then say so); a billion games would take days.
+    let started = std::time::Instant::now();
+    for cmd in ["lab 20", "lab 1000000000", "lab --seed 3"] {
+        let err = repl.exec(cmd).unwrap_err();
+        assert!(err.contains("nothing to compare") && err.contains("--against ARM") && err.contains("`reload`"), "{cmd}: {err}");
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "the refusals played games");
     // A harder winter: more revolts, so more battles.
     crate::common::edit(&pack.join("winter.lua"), "    loss = card.rice_loss\n", "    loss = card.rice_loss + 4\n");
     repl.exec("reload").unwrap();
@@ -261,6 +267,32 @@ fn the_repl_compares_the_rules_with_those_before_the_last_reload() {
     let err = repl.exec("lab 10 --against no-such-variant").unwrap_err();
     assert!(err.contains("unknown variant `no-such-variant`"), "{err}");
     assert!(repl.exec("lab 10 --colour red").unwrap_err().contains("unexpected `--colour`"));
+}
+
+/// A report file that cannot be written is refused before a game is
+/// played or a shard read (it used to be said after the whole run, the
+/// report printed and the file lost).
+#[test]
+fn an_unwritable_report_is_refused_before_the_run() {
+    let exe = env!("CARGO_BIN_EXE_shogun");
+    let data = data_dir();
+    let dir = std::env::temp_dir().join(format!("shogun-lab-test-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let report = dir.join("no-such-folder/lab.html");
+    let jsonl = dir.join("run.jsonl");
+    let out = Command::new(exe)
+        .args(["lab", "--data", data.to_str().unwrap(), "--games", "2", "--bots", "random", "--jobs", "1", "--report", report.to_str().unwrap()])
+        .args(["--jsonl", jsonl.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("cannot write") && stderr.contains("lab.html"), "{stderr}");
+    assert!(out.stdout.is_empty(), "games were played and reported: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(!jsonl.exists(), "games were played into {}", jsonl.display());
+    // `lab merge` likewise refuses before it reads a shard.
+    let out = Command::new(exe).args(["lab", "merge", "no-such-shard.jsonl", "--report", report.to_str().unwrap()]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("lab.html") && !stderr.contains("no-such-shard"), "{stderr}");
 }
 
 #[test]

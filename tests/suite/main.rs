@@ -19,6 +19,7 @@ mod play;
 mod question_data;
 mod repl;
 mod repl_assist;
+mod repl_failures;
 mod repl_input;
 mod repl_issue24;
 mod rule_examples;

@@ -142,7 +142,7 @@ fn the_check_mode_survives_save_load_and_reload() {
     // An unknown mode in a save is refused with the file named.
     std::fs::write(&file, std::fs::read_to_string(&file).unwrap().replace("check: sample", "check: often")).unwrap();
     let err = other.exec(&format!("load {}", file.display())).unwrap_err();
-    assert!(err.contains("check: unknown check mode `often`"), "{err}");
+    assert!(err.contains(":17:1: error: `check`: unknown check mode `often`"), "{err}");
     assert_eq!(other.engine().check_mode(), CheckMode::Sample, "a refused load changes nothing");
     let _ = std::fs::remove_file(&file);
     let _ = std::fs::remove_file(&plain);

@@ -729,6 +729,59 @@ fn a_save_of_an_unknown_format_or_setup_does_not_load() {
     repl.exec(&format!("load {}", good.display())).unwrap();
 }
 
+/// A save edited by hand with a slip in one key: the message names the
+/// save, the line and column of the slip, the key as the file writes it
+/// (never a command-line flag), and what was expected; nothing is loaded
+/// (a log entry that does not replay used to load the entries before it).
+#[test]
+fn a_hand_edited_save_is_refused_at_its_line_with_its_key_and_what_was_expected() {
+    let (mut repl, good, text) = saved_game("save-edits", 30);
+    let entry = text.lines().find(|l| l.starts_with("- decide: ") && l.contains(" choose ")).expect("a seat's choice in the log").to_string();
+    let garbled = entry.replacen(" choose ", " chose ", 1);
+    let illegal = format!("{} 99", entry.rsplit_once(' ').unwrap().0);
+    let both = format!("{entry}\n  edit: set Settsu armies=3");
+    // (the edit, the key as the message writes it, what the message says);
+    // the line is the edit's first changed line, or that of `seats:` and
+    // of the entry for the two problems of a whole list or entry.
+    for (from, to, key, says) in [
+        ("map: sun", "map: sunn", "`map`", "known maps: moon, sun"),
+        ("variants: []", "variants: [nosuch]", "`variants`, item 1", "unknown variant `nosuch` (available: "),
+        ("variants: []", "variants: [hard winter]", "`variants`, item 1", "a variant name is letters"),
+        ("variants: []", "variants: [hard-winter:loss=99]", "", "option `loss` of `hard-winter` is 99, expected 0..=20"),
+        ("tower: null", "tower: nosuch", "`tower`", "unknown tower `nosuch` (known: "),
+        ("rules: null", "rules: scripts/nope", "`rules`", "no such folder (a rules pack is a folder"),
+        ("setup: preset", "setup: later", "`setup`", "expected a setup: preset or draft"),
+        ("players: 4", "players: 9", "`players`", "expected 3 to 5"),
+        ("players: 4", "players: 3", "`seats`", "4 seats listed for 3 players: expected one per player"),
+        ("- greedy", "- greedyy", "`seats`, item 1", "unknown bot `greedyy` (available: "),
+        ("- greedy", "- mcts:abc", "`seats`, item 1", "option `abc` is not understood"),
+        ("seed: 1", "seed: 1\ncheck: often", "`check`", "unknown check mode `often` (every, sample, end)"),
+        ("shogun_lab_save: 2", "shogun_lab_save: 7", "`shogun_lab_save`", "save format 7 is not known"),
+        (entry.as_str(), garbled.as_str(), "`decide`", "expected `chance`, `SEAT choose CHOICE`"),
+        (entry.as_str(), illegal.as_str(), "`decide`", "does not replay"),
+        (entry.as_str(), both.as_str(), "`entries`, item ", "expected exactly one of `decide` or `edit`"),
+    ] {
+        assert!(text.contains(from), "{from}: {text}");
+        let bad = text.replacen(from, to, 1);
+        let line = if to == both {
+            bad.lines().position(|l| l == entry).unwrap() + 1
+        } else if key == "`seats`" {
+            bad.lines().position(|l| l == "seats:").unwrap() + 1
+        } else {
+            bad.lines().zip(text.lines()).position(|(a, b)| a != b).unwrap() + 1
+        };
+        let place = format!("bad.yaml:{line}:");
+        let err = refused_save(&mut repl, &good, &bad, &[place.as_str(), key, says]);
+        assert!(err.contains("error:"), "{to}: {err}");
+        for flag in ["--bots", "--seats", "--variant", "--tower", "--rules", "--players", "--setup"] {
+            assert!(!err.contains(flag), "{to}: a save's message names the flag {flag}: {err}");
+        }
+    }
+    // Nothing half-loaded: the game is the one before every refused load.
+    assert_eq!(repl.game().len(), 30);
+    repl.exec(&format!("load {}", good.display())).unwrap();
+}
+
 /// Issue 23 items 7 and 8: a save names maps and packs as the command line
 /// does, inside the data folder (`map: /etc/passwd` echoed the file in
 /// the error, `map: ../../../../etc/shadow` read it), and cannot raise a
