@@ -46,12 +46,14 @@ const MAX_LINES: usize = 10_000;
 /// Table entries looked at: a table's first `WIDTH` entries in the defined
 /// order are found among all of its entries, each time it is shown. A
 /// string key counts one more for every `BYTES_PER_LOOK` of its bytes
-/// (comparing it reads them), and so does every `BYTES_PER_LOOK` of text
-/// made to order keys that are tables (which is not shown, so it is
-/// counted here, not as values and text). This bounds the host's work for
-/// one command: nothing it does is not counted here or as values or text.
+/// (comparing it reads them), and so does every `ORDER_BYTES_PER_LOOK` of
+/// text made to order keys that are tables (which is not shown, so it is
+/// counted here, not as values and text; making it, escapes and all, costs
+/// more than comparing). This bounds the host's work for one command:
+/// nothing it does is not counted here or as values or text.
 const MAX_LOOKED: usize = 1 << 20;
 const BYTES_PER_LOOK: usize = 64;
+const ORDER_BYTES_PER_LOOK: usize = 16;
 /// The text that orders a key that is a table (or its value) is at most
 /// this long: that much of what the key shows as (a string in it is read
 /// only that far). Keys that show alike this far sort by Lua's traversal
@@ -378,7 +380,7 @@ impl Budget {
     }
 
     /// The text `make` makes to order a key (or its value), within
-    /// `ORDER_TEXT` bytes, each `BYTES_PER_LOOK` of them counted as a look.
+    /// `ORDER_TEXT` bytes, each `ORDER_BYTES_PER_LOOK` of them counted as a look.
     /// `make` shows the value in the same context (open tables, indent) as
     /// it is shown in, so that two keys that sort alike show alike.
     pub(super) fn order_text(&self, make: impl FnOnce() -> String) -> String {
@@ -461,8 +463,8 @@ impl Budget {
             text.truncate(end);
             self.room.set(if end < text.len() { 0 } else { self.room.get() - end });
             let made = self.made.get() + end;
-            self.made.set(made % BYTES_PER_LOOK);
-            if !self.look(made / BYTES_PER_LOOK) {
+            self.made.set(made % ORDER_BYTES_PER_LOOK);
+            if !self.look(made / ORDER_BYTES_PER_LOOK) {
                 return String::new();
             }
             return text;
@@ -504,12 +506,7 @@ impl Budget {
         let take = len.min(room.saturating_add(4));
         let part = &bytes[..take];
         let name = style == Style::Key && is_name(part);
-        let text = if name {
-            String::from_utf8_lossy(part).into_owned()
-        } else {
-            let plain = crate::files::sanitize(&String::from_utf8_lossy(part));
-            if style == Style::Plain { plain } else { format!("{plain:?}") }
-        };
+        let text = if name { String::from_utf8_lossy(part).into_owned() } else { escaped(&String::from_utf8_lossy(part), style, take < len, room) };
         let shown = self.fit(text, Some(len));
         if take < len && self.ordering.get() == 0 {
             self.stop(Cut::Text(Some(len)));
@@ -687,6 +684,42 @@ pub(super) fn first_entries(b: &Budget, t: &Table, width: usize, text: &dyn Fn(&
         }
     }
     Ok(Some((kept.into_sorted_vec().into_iter().map(|Ranked(_, k, v)| (k, v)).collect(), more)))
+}
+
+/// `text` as shown in `style` (control characters escaped; quoted unless
+/// `Plain`), made a piece at a time and stopped once past `room` bytes
+/// (escapes make up to 7 bytes of one: what would be cut is not made).
+/// `cut`: `text` is only the start of the string (no closing quote).
+fn escaped(text: &str, style: Style, cut: bool, room: usize) -> String {
+    let quoted = style != Style::Plain;
+    let mut out = String::with_capacity(text.len().min(room) + 2);
+    if quoted {
+        out.push('"');
+    }
+    let mut rest = text;
+    while !rest.is_empty() {
+        if out.len() > room {
+            return out;
+        }
+        let mut end = rest.len().min(256);
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        let plain = crate::files::sanitize(&rest[..end]);
+        if quoted {
+            // The escapes of a piece are those of its characters (`{:?}`
+            // escapes each alone): without its quotes it joins the others.
+            let debug = format!("{plain:?}");
+            out.push_str(&debug[1..debug.len() - 1]);
+        } else {
+            out.push_str(&plain);
+        }
+        rest = &rest[end..];
+    }
+    if quoted && !cut {
+        out.push('"');
+    }
+    out
 }
 
 fn is_name(s: &[u8]) -> bool {
