@@ -63,7 +63,17 @@ pub fn sanitize(text: &str) -> String {
     if !text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
         return text.to_string();
     }
-    text.chars().map(|c| if c.is_control() && c != '\n' && c != '\t' { c.escape_unicode().to_string() } else { c.to_string() }).collect()
+    // One string written in place (a string per character took several
+    // times the text's size, and as long, for a long text).
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    for c in text.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The temporary files of `AtomicFile`s not yet committed or dropped: what

@@ -92,7 +92,8 @@ pub struct FitArgs {
     #[arg(long)]
     pub family: Option<String>,
     /// Particles for a tower that can only be sampled (a Lua tower; more:
-    /// slower, steadier). The built-in models are computed exactly.
+    /// slower, steadier). The built-in models are computed exactly, unless
+    /// a record is too big for the exact sum: then with these particles too.
     #[arg(long, default_value_t = 2000)]
     pub particles: usize,
     /// Seed of the particle filter.

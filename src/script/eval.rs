@@ -46,11 +46,20 @@ const MAX_LINES: usize = 10_000;
 /// Table entries looked at: a table's first `WIDTH` entries in the defined
 /// order are found among all of its entries, each time it is shown. A
 /// string key counts one more for every `BYTES_PER_LOOK` of its bytes
-/// (comparing it reads them), and so does the text made to order keys that
-/// are tables (which is not shown, so it is counted here, not as values
-/// and text).
+/// (comparing it reads them), and so does every `ORDER_BYTES_PER_LOOK` of
+/// text made to order keys that are tables (which is not shown, so it is
+/// counted here, not as values and text; making it, escapes and all, costs
+/// more than comparing). This bounds the host's work for one command:
+/// nothing it does is not counted here or as values or text.
 const MAX_LOOKED: usize = 1 << 20;
 const BYTES_PER_LOOK: usize = 64;
+const ORDER_BYTES_PER_LOOK: usize = 16;
+/// The text that orders a key that is a table (or its value) is at most
+/// this long: that much of what the key shows as (a string in it is read
+/// only that far). Keys that show alike this far sort by Lua's traversal
+/// order between themselves (a 1 MiB string in 60 keys made 6 bytes of
+/// text for each of its bytes, 550 MB in all, for 15 s).
+const ORDER_TEXT: usize = 4096;
 /// Tables nest at most this deep while one value is printed, counting the
 /// text made to order a table's keys (which starts its own `DEPTH`): a
 /// chain of tables used as keys overflowed the stack.
@@ -328,6 +337,11 @@ pub(super) struct Budget {
     ordering: Cell<usize>,
     /// Tables open, the ones being ordered included.
     nesting: Cell<usize>,
+    /// While ordering: the bytes the text being made may still take
+    /// (`ORDER_TEXT` at its start).
+    room: Cell<usize>,
+    /// While ordering: bytes made not yet counted as a look.
+    made: Cell<usize>,
     cut: Cell<Option<Cut>>,
 }
 
@@ -359,6 +373,28 @@ impl Budget {
         self.cut.get().is_some()
     }
 
+    /// Whether nothing more shows: a bound is met or, while ordering, the
+    /// text that orders a key is full.
+    pub(super) fn done(&self) -> bool {
+        self.is_cut() || (self.ordering.get() > 0 && self.room.get() == 0)
+    }
+
+    /// The text `make` makes to order a key (or its value), within
+    /// `ORDER_TEXT` bytes, each `ORDER_BYTES_PER_LOOK` of them counted as a look.
+    /// `make` shows the value in the same context (open tables, indent) as
+    /// it is shown in, so that two keys that sort alike show alike.
+    pub(super) fn order_text(&self, make: impl FnOnce() -> String) -> String {
+        let room = self.room.replace(ORDER_TEXT);
+        let mut text = make();
+        self.room.set(room);
+        let mut end = text.len().min(ORDER_TEXT);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text
+    }
+
     /// Records the first bound met; always false (nothing more shows).
     fn stop(&self, why: Cut) -> bool {
         if self.cut.get().is_none() {
@@ -374,7 +410,7 @@ impl Budget {
             return false;
         }
         if self.ordering.get() > 0 {
-            return self.look(1);
+            return self.room.get() > 0 && self.look(1);
         }
         if self.values.get() >= MAX_VALUES {
             return self.stop(Cut::Values);
@@ -413,12 +449,24 @@ impl Budget {
 
     /// `text`, a value's own text, as shown: all of it, or as much as the
     /// bounds leave (the bound met recorded; `string` is the length of the
-    /// string it comes from). Free while ordering: its value was counted.
+    /// string it comes from). While ordering, as much as the room left
+    /// takes, its bytes counted as looks.
     pub(super) fn fit(&self, mut text: String, string: Option<usize>) -> String {
         if self.is_cut() {
             return String::new();
         }
         if self.ordering.get() > 0 {
+            let mut end = text.len().min(self.room.get());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+            self.room.set(if end < text.len() { 0 } else { self.room.get() - end });
+            let made = self.made.get() + end;
+            self.made.set(made % ORDER_BYTES_PER_LOOK);
+            if !self.look(made / ORDER_BYTES_PER_LOOK) {
+                return String::new();
+            }
             return text;
         }
         let room = MAX_TEXT.saturating_sub(self.text.get());
@@ -447,31 +495,20 @@ impl Budget {
 
     /// A string as shown in `style`, and whether it shows as a name. Only
     /// as much of it as the bounds leave is read (a long string is not
-    /// copied whole to show its start); while ordering, all of it, its
-    /// bytes counted as looks first.
+    /// copied whole to show its start; while ordering, as far as the room
+    /// for the text that orders a key goes).
     pub(super) fn string(&self, s: &mlua::LuaString, style: Style) -> (String, bool) {
         let bytes = s.as_bytes();
         let len = bytes.len();
-        let take = if self.ordering.get() > 0 {
-            if !self.look(len / BYTES_PER_LOOK) {
-                return (String::new(), false);
-            }
-            len
-        } else {
-            // A few bytes more than room, so that the last character shown
-            // is whole (what is read never shows shorter than it is).
-            len.min(MAX_TEXT.saturating_sub(self.text.get()).saturating_add(4))
-        };
+        // A few bytes more than room, so that the last character shown is
+        // whole (what is read never shows shorter than it is).
+        let room = if self.ordering.get() > 0 { self.room.get() } else { MAX_TEXT.saturating_sub(self.text.get()) };
+        let take = len.min(room.saturating_add(4));
         let part = &bytes[..take];
         let name = style == Style::Key && is_name(part);
-        let text = if name {
-            String::from_utf8_lossy(part).into_owned()
-        } else {
-            let plain = crate::files::sanitize(&String::from_utf8_lossy(part));
-            if style == Style::Plain { plain } else { format!("{plain:?}") }
-        };
+        let text = if name { String::from_utf8_lossy(part).into_owned() } else { escaped(&String::from_utf8_lossy(part), style, take < len, room) };
         let shown = self.fit(text, Some(len));
-        if take < len {
+        if take < len && self.ordering.get() == 0 {
             self.stop(Cut::Text(Some(len)));
         }
         (shown, name)
@@ -532,24 +569,30 @@ impl Budget {
 /// A table's first entries (key, value) and how many more it has.
 pub(super) type Entries = (Vec<(Value, Value)>, usize);
 
+/// A `__pairs` is followed at most this far: past it the table shows that
+/// it was not looked at further (how many more it has is not known).
+const PAIRS_LOOK: usize = 100_000;
+
 /// A table's entries through `__pairs` when it has one (the sealed data are
 /// proxies whose contents only `__pairs` reaches, in sorted order), else
 /// raw; the first `WIDTH` in the defined order (`first_entries`) kept,
-/// the rest counted (up to a bound). `None` when a bound is met first.
-fn entries(b: &Budget, t: &Table) -> mlua::Result<Option<Entries>> {
+/// the rest counted (up to `PAIRS_LOOK` through `__pairs`: past it, with
+/// true). `None` when a bound is met first. `open` and `indent` are the table's (it is open): the keys are ordered
+/// by what they show as there.
+fn entries(b: &Budget, t: &Table, open: &[*const c_void], indent: usize) -> mlua::Result<Option<(Entries, bool)>> {
     let custom = t.metatable().and_then(|m| m.raw_get::<Option<Function>>("__pairs").ok().flatten());
     match custom {
         Some(pairs) => {
             let mut kept = Vec::new();
             let mut more = 0;
             let (next, state, mut key): (Function, Value, Value) = pairs.call(t.clone())?;
-            for _ in 0..100_000 {
+            for _ in 0..PAIRS_LOOK {
                 if !b.look(1) {
                     return Ok(None);
                 }
                 let (k, v): (Value, Value) = next.call((state.clone(), key))?;
                 if k.is_nil() {
-                    break;
+                    return Ok(Some(((kept, more), false)));
                 }
                 key = k.clone();
                 if kept.len() < WIDTH {
@@ -558,16 +601,17 @@ fn entries(b: &Budget, t: &Table) -> mlua::Result<Option<Entries>> {
                     more += 1;
                 }
             }
-            Ok(Some((kept, more)))
+            Ok(Some(((kept, more), true)))
         }
-        None => first_entries(b, t, WIDTH, &|v| pretty(b, v, &mut Vec::new(), 0).unwrap_or_default()),
+        None => Ok(first_entries(b, t, WIDTH, &|v| b.order_text(|| pretty(b, v, &mut open.to_vec(), indent + 1).unwrap_or_default()))?.map(|e| (e, false))),
     }
 }
 
 /// Where a key sorts when a table is printed: integers, then other
 /// numbers, then strings (by bytes), booleans, and anything else by its
-/// printed text and then its value's (two such keys that print alike
-/// print in the same order whatever their addresses).
+/// printed text and then its value's, each as it prints there (in the same
+/// open tables, so that two keys that sort alike print alike, whatever
+/// their addresses) and up to `ORDER_TEXT` bytes.
 #[derive(PartialEq, PartialOrd)]
 enum KeyOrder {
     Int(i64),
@@ -642,6 +686,42 @@ pub(super) fn first_entries(b: &Budget, t: &Table, width: usize, text: &dyn Fn(&
     Ok(Some((kept.into_sorted_vec().into_iter().map(|Ranked(_, k, v)| (k, v)).collect(), more)))
 }
 
+/// `text` as shown in `style` (control characters escaped; quoted unless
+/// `Plain`), made a piece at a time and stopped once past `room` bytes
+/// (escapes make up to 7 bytes of one: what would be cut is not made).
+/// `cut`: `text` is only the start of the string (no closing quote).
+fn escaped(text: &str, style: Style, cut: bool, room: usize) -> String {
+    let quoted = style != Style::Plain;
+    let mut out = String::with_capacity(text.len().min(room) + 2);
+    if quoted {
+        out.push('"');
+    }
+    let mut rest = text;
+    while !rest.is_empty() {
+        if out.len() > room {
+            return out;
+        }
+        let mut end = rest.len().min(256);
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        let plain = crate::files::sanitize(&rest[..end]);
+        if quoted {
+            // The escapes of a piece are those of its characters (`{:?}`
+            // escapes each alone): without its quotes it joins the others.
+            let debug = format!("{plain:?}");
+            out.push_str(&debug[1..debug.len() - 1]);
+        } else {
+            out.push_str(&plain);
+        }
+        rest = &rest[end..];
+    }
+    if quoted && !cut {
+        out.push('"');
+    }
+    out
+}
+
 fn is_name(s: &[u8]) -> bool {
     let mut c = s.iter();
     c.next().is_some_and(|f| f.is_ascii_alphabetic() || *f == b'_') && c.all(|x| x.is_ascii_alphanumeric() || *x == b'_')
@@ -671,24 +751,26 @@ fn pretty(b: &Budget, v: &Value, open: &mut Vec<*const c_void>, indent: usize) -
             let mark = b.mark();
             let mut parts = Vec::new();
             // In the defined order (`KeyOrder`): integer keys first.
-            match entries(b, t)? {
+            match entries(b, t, open, indent)? {
                 None => parts.push("...".to_string()),
-                Some((items, more)) => {
+                Some(((items, more), stopped)) => {
                     let sequence = items.iter().enumerate().all(|(i, (k, _))| matches!(k, Value::Integer(n) if *n == i as i64 + 1));
                     for (k, v) in &items {
                         let mut part = if sequence { String::new() } else { key(b, k, open, indent)? };
-                        if !b.is_cut() {
+                        if !b.done() {
                             part.push_str(&pretty(b, v, open, indent + 1)?);
                         }
                         if !part.is_empty() {
                             parts.push(part);
                         }
-                        if b.is_cut() {
+                        if b.done() {
                             parts.push("...".into());
                             break;
                         }
                     }
-                    if more > 0 && !b.is_cut() {
+                    if stopped && !b.done() {
+                        parts.push(format!("... more: its __pairs was followed for {PAIRS_LOOK} entries and had not ended"));
+                    } else if more > 0 && !b.done() {
                         parts.push(format!("... {more} more"));
                     }
                 }
@@ -724,7 +806,7 @@ fn key(b: &Budget, k: &Value, open: &mut Vec<*const c_void>, indent: usize) -> m
         Value::String(_) => return Ok(String::new()),
         other => (pretty(b, other, open, indent + 1)?, false),
     };
-    Ok(if b.is_cut() {
+    Ok(if b.done() {
         text
     } else if name {
         format!("{text} = ")

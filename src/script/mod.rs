@@ -953,24 +953,26 @@ fn describe_in(b: &eval::Budget, v: &Value, open: &mut Vec<*const std::ffi::c_vo
             let mark = b.mark();
             // The first entries in the defined order, whatever the order
             // Lua's traversal meets them in.
-            let listed = eval::first_entries(b, t, DESCRIBE_WIDTH, &|x| describe_in(b, x, &mut Vec::new())).unwrap_or(Some(Default::default()));
+            // The keys are ordered by what they show as here.
+            let listed =
+                eval::first_entries(b, t, DESCRIBE_WIDTH, &|x| b.order_text(|| describe_in(b, x, &mut open.clone()))).unwrap_or(Some(Default::default()));
             let mut parts = Vec::new();
             if let Some((kept, more)) = &listed {
                 for (k, v) in kept {
                     let key = describe_in(b, k, open);
-                    let value = if b.is_cut() { String::new() } else { describe_in(b, v, open) };
+                    let value = if b.done() { String::new() } else { describe_in(b, v, open) };
                     parts.push(format!("{key}={value}"));
-                    if b.is_cut() {
+                    if b.done() {
                         break;
                     }
                 }
                 parts.sort();
-                if *more > 0 && !b.is_cut() {
+                if *more > 0 && !b.done() {
                     parts.push(format!("... {more} more"));
                 }
             }
             open.pop();
-            if b.is_cut() {
+            if b.done() {
                 parts.push("...".into());
             }
             let made = format!("{{{}}}", parts.join(", "));

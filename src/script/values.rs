@@ -232,4 +232,7 @@ impl TowerModel for CountedTower {
         self.count();
         self.inner.ledge_laws(stuck, max_arriving)
     }
+    fn ledge_laws_work(&self, stuck: f64, arriving: f64) -> f64 {
+        self.inner.ledge_laws_work(stuck, arriving)
+    }
 }

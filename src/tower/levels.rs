@@ -96,6 +96,11 @@ impl TowerModel for Levels {
         }
         Some(laws)
     }
+    fn ledge_laws_work(&self, stuck: f64, arriving: f64) -> f64 {
+        // Per arriving count, every passing count times a row of the stuck
+        // ones (and the per-cube rows), for each stuck count.
+        stuck * (stuck + 1.0) * arriving * (arriving + 2.0) / 4.0
+    }
     fn throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
         let mut falling = input;
         for ledge in inside.iter_mut() {

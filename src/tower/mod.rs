@@ -53,6 +53,13 @@ pub trait TowerModel {
     fn ledge_laws(&self, _stuck: u16, _max_arriving: u16) -> Option<Vec<Vec<f64>>> {
         None
     }
+    /// A bound on the work of `ledge_laws` for every stuck count below
+    /// `stuck` with up to `arriving - 1` cubes arriving (terms summed):
+    /// what the fit weighs before computing exactly. By default the most
+    /// any built-in model takes (`cascade`'s).
+    fn ledge_laws_work(&self, stuck: f64, arriving: f64) -> f64 {
+        stuck * arriving * (stuck + arriving) * (stuck + arriving) / 2.0
+    }
 }
 
 /// Reads a model's parameters: only `allowed` keys, each present.

@@ -47,6 +47,10 @@ impl TowerModel for Stateless {
                 .collect(),
         )
     }
+    fn ledge_laws_work(&self, stuck: f64, arriving: f64) -> f64 {
+        // One binomial row per arriving count, in a law as long as stuck + arriving.
+        stuck * arriving * (stuck + arriving)
+    }
     fn throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
         // What does not land waits on the single level until the engine
         // hands it back to its owners right after the throw (`keeps`).

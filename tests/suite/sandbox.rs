@@ -975,6 +975,64 @@ fn a_lua_command_shows_a_bounded_total_and_the_repl_goes_on() {
     }
 }
 
+/// Ordering keys that are tables made text of all of each key and its
+/// value: a 1 MiB string of control characters in 60 keys became 6 bytes
+/// of text for each of its bytes (one allocation for each), 550 MB and
+/// 15 s for one command. Now the text that orders a key is a few KiB, and
+/// the command's allocations stay few and small (here a 64 KiB string: it
+/// took 7.8 million allocations and tens of MB).
+#[test]
+fn ordering_keys_that_are_tables_makes_little_text() {
+    let engine = engine();
+    let st = started(&engine, 4, 1);
+    let rt = engine.runtime();
+    for ch in ["\\1", "x"] {
+        let code = format!("local s = string.rep('{ch}', 1 << 16) local t = {{}} for i = 1, 60 do t[{{s}}] = s end return t");
+        let (calls, peak, shown) = crate::counted(|| rt.eval_repl(&st, &code).unwrap());
+        let tail = &shown[shown.len().saturating_sub(200)..];
+        assert!(calls < 100_000 && peak < 16 << 20, "{ch}: {calls} allocations, {peak} bytes at most: {tail}");
+        assert!(shown.ends_with("... output cut at 1048576 bytes, in a string of 65536 bytes"), "{tail}");
+    }
+}
+
+/// Issue 23 promises a defined order: keys that are tables sort by what
+/// they show as where they show (the text that ordered them was made
+/// afresh, outside the tables open, so two keys could sort alike and show
+/// differently, one with `<cycle>`, and fall to Lua's traversal order, by
+/// address: two outputs over 30 runs). Tables made first move the
+/// addresses; the output is the same.
+#[test]
+fn keys_that_are_tables_show_in_the_same_order_wherever_they_are() {
+    let engine = engine();
+    let st = started(&engine, 4, 1);
+    let shapes = "local Ps, As = {}, {} for i = 1, 3 do Ps[i] = {} As[i] = {Ps[i]} end \
+                  for i = 1, 3 do for j = 1, 3 do Ps[i][As[j]] = 1 end end return Ps[1]";
+    let first = engine.runtime().eval_repl(&st, shapes).unwrap();
+    assert!(first.starts_with("{\n  [{\n    {\n      [<cycle>] = 1,") && first.ends_with("  [{ <cycle> }] = 1\n}"), "{first}");
+    for pad in 1..24 {
+        let rt = engine.runtime();
+        let code = format!("local pad = {{}} for i = 1, {} do pad[i] = {{}} end {shapes}", pad * 7);
+        assert_eq!(rt.eval_repl(&st, &code).unwrap(), first, "after {pad} tables made first");
+        assert_eq!(
+            rt.eval_readonly(&st, &format!("local pad = {{}} for i = 1, {pad} do pad[i] = {{}} end {shapes}")).unwrap(),
+            rt.eval_readonly(&st, shapes).unwrap()
+        );
+    }
+}
+
+/// A `__pairs` that never ends is followed 100,000 entries; the table says
+/// so, not that it has 99,900 more.
+#[test]
+fn an_endless_pairs_shows_that_it_was_not_followed_to_its_end() {
+    let engine = engine();
+    let st = started(&engine, 4, 1);
+    let endless = "setmetatable({}, {__pairs = function() return function(_, k) return (k or 0) + 1, 1 end, nil, nil end})";
+    let shown = engine.runtime().eval_repl(&st, endless).unwrap();
+    assert!(shown.ends_with("  1,\n  ... more: its __pairs was followed for 100000 entries and had not ended\n}"), "{}", &shown[shown.len() - 200..]);
+    let ended = "setmetatable({}, {__pairs = function() return function(_, k) if (k or 0) < 300 then return (k or 0) + 1, 1 end end, nil, nil end})";
+    assert!(engine.runtime().eval_repl(&st, ended).unwrap().ends_with("  1,\n  ... 200 more\n}"));
+}
+
 /// The bounds of `lua`'s output, exactly: a long string shows its start
 /// and its length, lines stop at the line bound, a table scanned too often
 /// stops at the entries looked at, and a cut value is cut at the same

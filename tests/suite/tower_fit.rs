@@ -281,3 +281,54 @@ fn tower_fit_estimates_a_lua_tower() {
     assert_eq!(shogun(&args), out);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The exact sum is bounded (`fit::EXACT_WORK`) so that it stays quick: a
+/// record past the bound is estimated by the filter. It was 2e8, which a
+/// record of 90 cubes then 24,000 throws of 30 reached: 46.7 s for the
+/// presets, about 20 s per two-ledge model. This one (60 inside, 100
+/// throws of 30) is 6.5e7 terms by the old bound.
+#[test]
+fn a_record_past_the_exact_bound_is_estimated() {
+    let engine = engine();
+    let mut throws = vec![(90, 30, None)];
+    throws.extend(std::iter::repeat_n((30, 30, None), 100));
+    let obs = record(&throws);
+    let l = preset(&engine, "two-level", &obs, Method::new(50, 1));
+    assert!(matches!(l, Likelihood::Estimated { particles: 50, .. } | Likelihood::LostTrack { particles: 50, .. }), "{l:?}");
+    // The example stays far inside it.
+    exact_value(&preset(&engine, "two-level", &example(), Method::new(50, 1)));
+}
+
+/// A tower that keeps nothing sums over no contents: its exact likelihood
+/// is quick for any throw, and weighed by its own laws' work, not
+/// `cascade`'s (which sent 800 cubes thrown to the filter: "estimated").
+#[test]
+fn a_tower_that_keeps_nothing_is_exact_for_big_throws() {
+    let obs = record(&[(800, 560, None); 5]);
+    let fitted = fit::fit("stateless", &obs, Method::new(50, 1)).unwrap();
+    let p = fitted.params["p"];
+    assert!((exact_value(&fitted.likelihood) - fit::stateless_log_likelihood(p, &obs)).abs() < 1e-6, "{fitted:?}");
+}
+
+/// More cubes inside over a record than a ledge can count (65,535) wrapped
+/// the filter's counts ("did not conserve cubes"; a debug build panics).
+/// The record is refused when it is read, at the throw that passes
+/// `fit::MAX_CUBES_INSIDE`, and `likelihood` refuses it too.
+#[test]
+fn a_record_that_would_overfill_a_tower_is_refused_where_it_does() {
+    let dir = std::env::temp_dir().join(format!("shogun-lab-overfull-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("over.yaml");
+    let text = format!("description: overflow\nthrows:\n{}", "  - {in: 1000, landed: 0}\n".repeat(70));
+    std::fs::write(&path, &text).unwrap();
+    let err = Observations::parse(&path, &text).unwrap_err();
+    assert!(err.starts_with(&format!("{}:13:5: throw 11: 11000 cubes went in and did not land", path.display())), "{err}");
+    let out =
+        std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(["tower", "fit", path.to_str().unwrap()]).env("SHOGUN_DATA", root()).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && said.contains("13:5: throw 11: 11000 cubes") && !said.contains("conserve"), "{said}");
+    let obs = record(&[(1000, 0, None); 70]);
+    let err = fit::likelihood(&Levels { levels: 1, pass: 0.5, loosen: 0.0, per_cube: false, setup_pass: None }, &obs, Method::new(10, 1)).unwrap_err();
+    assert!(err.starts_with("throw 11: 11000 cubes"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
