@@ -349,3 +349,18 @@ fn small_runs_get_intervals_that_cover_the_truth() {
     let poor: Vec<_> = found.iter().filter(|(what, n, c)| *c < floor(what, *n)).collect();
     assert!(poor.is_empty(), "coverage below 93%: {poor:?}");
 }
+
+/// A sum as large as a pack may make (four seats' `math.maxinteger`) gets
+/// its small-run interval at once: the Poisson part's quantile search ran
+/// for minutes there (`numbers_at_the_edge_of_the_api_neither_wrap_nor_size_an_allocation`).
+#[test]
+fn a_small_run_of_huge_counts_gets_an_interval_without_the_poisson_search() {
+    for total in [1e6, 1e6 + 1.0, 1e12, 4.0 * i64::MAX as f64, f64::MAX] {
+        let mut s = Sums::default();
+        for _ in 0..6 {
+            s.add(total / 6.0);
+        }
+        let i = small_count_mean(&s, 6);
+        assert!(i.lo <= i.value && i.value <= i.hi && i.lo >= 0.0, "{total}: {i:?}");
+    }
+}
