@@ -135,7 +135,9 @@ fn root_cause(e: &mlua::Error) -> String {
 
 fn locate(text: &str) -> Option<(String, usize)> {
     for (i, _) in text.match_indices(".lua:") {
-        let start = text[..i].rfind(|c: char| c.is_whitespace() || c == '\'' || c == '"').map(|j| j + 1).unwrap_or(0);
+        // After the separator, whatever its width (U+2000 is whitespace of
+        // three bytes: a fuzzed message cut inside it).
+        let start = text[..i].char_indices().rev().find(|&(_, c)| c.is_whitespace() || c == '\'' || c == '"').map_or(0, |(j, c)| j + c.len_utf8());
         let file = &text[start..i + 4];
         let digits: String = text[i + 5..].chars().take_while(|c| c.is_ascii_digit()).collect();
         if let Ok(line) = digits.parse() {
@@ -1260,6 +1262,17 @@ unsafe extern "C-unwind" fn xpcall_for_scripts(l: *mut mlua::ffi::lua_State) -> 
 
 #[cfg(test)]
 mod format_tests {
+    /// libFuzzer's `lua` finding (tests/fixtures/fuzz/lua): a message
+    /// whose file name follows a whitespace wider than a byte was cut
+    /// inside that character, a panic.
+    #[test]
+    fn a_place_after_a_wide_space_is_found_whole() {
+        assert_eq!(super::locate("m\u{2000}ac.lua:3: x"), Some(("ac.lua".to_string(), 3)));
+        assert_eq!(super::locate("\u{2000}.lua:7"), Some((".lua".to_string(), 7)));
+        assert_eq!(super::locate("say 'é.lua:12: x'"), Some(("é.lua".to_string(), 12)));
+        assert_eq!(super::strip_location("b.lua:4: no"), "no");
+    }
+
     #[test]
     fn an_address_conversion_is_found_as_the_lua_pattern_finds_it() {
         for (fmt, address) in [
