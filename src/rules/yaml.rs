@@ -160,38 +160,55 @@ impl Positions {
                 Some((p, Frame::Map { key })) => key.take().map(|k| join(p, &k)),
             }
         }
+        // A mapping key that is an alias or itself a collection still takes
+        // a key's turn, or the key and value after it would swap.
+        const COMPLEX_KEY: &str = "?complex-key";
+        fn take_key(stack: &mut [(String, Frame)], pos: &mut Positions, value: &str, mark: &Loc) {
+            if let Some((p, Frame::Map { key })) = stack.last_mut() {
+                let full = join(p, value);
+                pos.at.insert(format!("{full}@key"), mark.clone());
+                pos.at.entry(full).or_insert_with(|| mark.clone());
+                *key = Some(value.to_string());
+            }
+        }
+        // Scalars with an anchor, by anchor id: an alias used as a key is
+        // that scalar's text.
+        let mut anchors: HashMap<usize, String> = HashMap::new();
         for item in Parser::new_from_str(text) {
             let Ok((event, span)) = item else { break };
             let mark = Loc::from((span.start.line(), span.start.col() + 1));
+            let is_key = matches!(stack.last(), Some((_, Frame::Map { key: None })));
             match event {
-                Event::Scalar(value, ..) => {
-                    let is_key = matches!(stack.last(), Some((_, Frame::Map { key: None })));
+                Event::Scalar(value, _, anchor, _) => {
+                    if anchor != 0 {
+                        anchors.insert(anchor, value.to_string());
+                    }
                     if is_key {
-                        let (p, frame) = stack.last_mut().unwrap();
-                        let full = join(p, &value);
-                        pos.at.insert(format!("{full}@key"), mark.clone());
-                        pos.at.entry(full).or_insert(mark);
-                        if let Frame::Map { key } = frame {
-                            *key = Some(value.to_string());
-                        }
+                        take_key(&mut stack, &mut pos, &value, &mark);
                     } else if let Some(path) = next_path(&mut stack, &root) {
                         pos.at.insert(path, mark);
                     }
                 }
-                Event::Alias(_) => {
-                    if let Some(path) = next_path(&mut stack, &root) {
+                Event::Alias(id) => {
+                    if is_key {
+                        let value = anchors.get(&id).cloned().unwrap_or_else(|| COMPLEX_KEY.to_string());
+                        take_key(&mut stack, &mut pos, &value, &mark);
+                    } else if let Some(path) = next_path(&mut stack, &root) {
                         pos.at.insert(path, mark);
                     }
                 }
                 Event::SequenceStart(..) | Event::MappingStart(..) => {
-                    let is_key = matches!(stack.last(), Some((_, Frame::Map { key: None })));
-                    let path = if is_key { String::from("?complex-key") } else { next_path(&mut stack, &root).unwrap_or_default() };
+                    let path = if is_key { String::from(COMPLEX_KEY) } else { next_path(&mut stack, &root).unwrap_or_default() };
                     pos.at.insert(path.clone(), mark);
                     let frame = if matches!(event, Event::SequenceStart(..)) { Frame::Seq(0) } else { Frame::Map { key: None } };
                     stack.push((path, frame));
                 }
                 Event::SequenceEnd | Event::MappingEnd => {
-                    stack.pop();
+                    if stack.pop().is_some_and(|(p, _)| p == COMPLEX_KEY)
+                        && let Some((_, Frame::Map { key })) = stack.last_mut()
+                    {
+                        *key = Some(COMPLEX_KEY.to_string());
+                    }
                 }
                 Event::DocumentStart(_) => root.clear(),
                 _ => {}
@@ -387,6 +404,22 @@ mod tests {
         // A path that is not there falls back to its nearest indexed parent.
         assert_eq!(p.of("list/1/borders/7"), p.of("list/1/borders"));
         assert_eq!(p.of("list/1/borders"), (6, 7));
+    }
+
+    /// An alias or a collection used as a mapping key takes a key's turn:
+    /// the key and value after it were swapped, so every later line in
+    /// that mapping pointed at the wrong place (`e` at its value's line
+    /// under a key `3`).
+    #[test]
+    fn keys_that_are_aliases_or_collections_keep_the_lines_after_them() {
+        let text = "a: &k x\n*k : 1\n? [c, d]\n: 2\n? {f: g}\n: 3\ne: 4\nh:\n  i: 5\n";
+        let p = Positions::build(text);
+        assert_eq!(p.of("a"), (1, 4));
+        assert_eq!(p.of("x"), (2, 6));
+        assert_eq!(p.key("x"), (2, 1));
+        assert_eq!(p.of("e"), (7, 4));
+        assert_eq!(p.key("e"), (7, 1));
+        assert_eq!(p.of("h/i"), (9, 6));
     }
 
     /// A remembered parse is returned only for the same type, path and
