@@ -61,6 +61,14 @@ impl From<ScriptError> for EngineError {
     }
 }
 
+/// A decision that failed, and where: `play_from` is the index of the
+/// first event of the play the decision set going (up to the next
+/// decision) when that play failed, `None` when the decision itself did.
+struct Failed {
+    error: EngineError,
+    play_from: Option<usize>,
+}
+
 /// A loaded ruleset ready to run games: the rules, the Lua VM and its tower.
 pub struct Engine {
     pub rules: Rc<Rules>,
@@ -471,17 +479,7 @@ impl Engine {
             None => st.clone(),
         };
         let mut ev = Vec::new();
-        let met = self.runtime.calls_that_met_the_memory_limit();
-        let mut result = self.decide_in_place(&mut next, d, &mut ev);
-        if result.is_err() && self.runtime.calls_that_met_the_memory_limit() != met {
-            // A call met the memory limit: the heap is tidy now, so the
-            // decision made again from the same state fails only if it
-            // needs that memory itself, not because of what calls before
-            // it left (script/heap.rs).
-            next.clone_from(st);
-            ev.clear();
-            result = self.decide_in_place(&mut next, d, &mut ev);
-        }
+        let result = self.decide_from(st, &mut next, d, &mut ev).map_err(|f| f.error);
         match result {
             Ok(()) => {
                 let old = std::mem::replace(st, next);
@@ -505,12 +503,7 @@ impl Engine {
     pub fn failure_context(&self, st: &GameState, d: &Decision) -> Option<String> {
         let mut next = st.clone();
         let mut ev = Vec::new();
-        next.decisions += 1;
-        self.step(&mut next, d, &mut ev).ok()?;
-        let from = ev.len();
-        if self.advance(&mut next, &mut ev).is_ok() {
-            return None;
-        }
+        let from = self.decide_from(st, &mut next, d, &mut ev).err()?.play_from?;
         let action = ev[from..].iter().rev().find_map(|e| match e {
             Event::Action { seat, action, province } => Some((*seat, *action, *province)),
             _ => None,
@@ -537,7 +530,7 @@ impl Engine {
     pub fn apply_discarding_on_error(&self, st: &mut GameState, d: &Decision) -> Result<Vec<Event>, EngineError> {
         self.within_limit(st)?;
         let mut ev = Vec::new();
-        self.decide_in_place(st, d, &mut ev)?;
+        self.decide_in_place(st, d, &mut ev).map_err(|f| f.error)?;
         Ok(ev)
     }
 
@@ -553,13 +546,31 @@ impl Engine {
         Ok(())
     }
 
+    /// `decide_in_place` on `next`, a copy of `st`; made again once from
+    /// `st` when one of its calls met the memory limit: the heap is tidy
+    /// then, so the decision made again fails only if it needs that memory
+    /// itself, not because of what calls before it left (script/heap.rs).
+    /// What `apply` and `failure_context` both make of a decision.
+    fn decide_from(&self, st: &GameState, next: &mut GameState, d: &Decision, ev: &mut Vec<Event>) -> Result<(), Failed> {
+        let met = self.runtime.calls_that_met_the_memory_limit();
+        let result = self.decide_in_place(next, d, ev);
+        if result.is_err() && self.runtime.calls_that_met_the_memory_limit() != met {
+            next.clone_from(st);
+            ev.clear();
+            return self.decide_in_place(next, d, ev);
+        }
+        result
+    }
+
     /// The decision, the game run on to the next one, the invariants.
-    fn decide_in_place(&self, st: &mut GameState, d: &Decision, ev: &mut Vec<Event>) -> Result<(), EngineError> {
+    fn decide_in_place(&self, st: &mut GameState, d: &Decision, ev: &mut Vec<Event>) -> Result<(), Failed> {
         st.decisions += 1;
-        self.step(st, d, ev)?;
-        self.advance(st, ev)?;
+        self.step(st, d, ev).map_err(|error| Failed { error, play_from: None })?;
+        let from = ev.len();
+        let played = |error| Failed { error, play_from: Some(from) };
+        self.advance(st, ev).map_err(played)?;
         if self.checks(st) {
-            invariants::check(&self.rules, st).map_err(EngineError::Broken)?;
+            invariants::check(&self.rules, st).map_err(|e| played(EngineError::Broken(e)))?;
         }
         Ok(())
     }
