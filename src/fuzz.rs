@@ -139,8 +139,8 @@ fn with_file<T>(path: &Path, bytes: &[u8], f: impl FnOnce() -> T) -> T {
 
 /// What a REPL holds of its game: a failed command must leave all of it
 /// as it was. (Not the question's text: its battle odds are simulated
-/// under the wall-clock time limit, so on a loaded machine they may time
-/// out one call and not the next.)
+/// under the time limit, and a call near it may pass one time and not the
+/// next.)
 fn snapshot(r: &Repl) -> Snapshot {
     Snapshot { state: r.state().clone(), cursor: r.game().cursor(), len: r.game().len(), lines: r.lines().len(), prompt: r.prompt() }
 }

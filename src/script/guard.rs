@@ -1,5 +1,9 @@
 //! The runaway-script guard: a time limit per call that costs nothing while
-//! calls are short.
+//! calls are short. On Linux the limit is processor time, the time the
+//! call's thread has run (its CPU clock), so a loaded machine, where a
+//! thread waits its turn for seconds, does not fail calls that an idle one
+//! runs (a game or an answer that depends on the load); elsewhere it is
+//! wall-clock time.
 //!
 //! Lua 5.4 checks for hooks on every instruction once any count hook is
 //! set, so a permanent instruction-count hook slows every game (a plain
@@ -51,8 +55,14 @@ pub(crate) struct Watch {
     active: AtomicBool,
     /// The `seq` of the call the watchdog interrupted (0: none).
     tripped: AtomicU64,
-    /// Ticks a call may run.
+    /// Ticks a call may run (where there is no thread CPU clock).
     limit_ticks: AtomicU64,
+    /// The limit in nanoseconds of the thread's CPU time.
+    limit_nanos: AtomicU64,
+    /// The CPU clock of the thread running the current call (a
+    /// `clockid_t`), written by it at the start of each outermost call.
+    #[cfg(target_os = "linux")]
+    clock: std::sync::atomic::AtomicI32,
     /// Held while the watchdog signals the call's thread, and by `finish`
     /// of a tripped call: the thread cannot end while it is signalled.
     lock: Mutex<()>,
@@ -80,8 +90,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 fn watchdog() {
-    // (watch, seq last seen, ticks it has been running)
-    let mut seen: Vec<(Weak<Watch>, u64, u64)> = Vec::new();
+    // (watch, seq last seen, ticks it has been running, its thread's CPU
+    // time when the watchdog first saw it running)
+    let mut seen: Vec<(Weak<Watch>, u64, u64, Option<u64>)> = Vec::new();
     loop {
         std::thread::sleep(TICK);
         let live: Vec<Arc<Watch>> = {
@@ -89,24 +100,33 @@ fn watchdog() {
             reg.watches.retain(|(_, w)| w.strong_count() > 0);
             reg.watches.iter().filter_map(|(_, w)| w.upgrade()).collect()
         };
-        seen.retain(|(w, _, _)| w.strong_count() > 0);
+        seen.retain(|(w, ..)| w.strong_count() > 0);
         for w in live {
             let seq = w.seq.load(Ordering::Acquire);
             let active = w.active.load(Ordering::Acquire);
-            let entry = match seen.iter_mut().find(|(x, _, _)| std::ptr::eq(x.as_ptr(), Arc::as_ptr(&w))) {
+            let entry = match seen.iter_mut().find(|(x, ..)| std::ptr::eq(x.as_ptr(), Arc::as_ptr(&w))) {
                 Some(e) => e,
                 None => {
-                    seen.push((Arc::downgrade(&w), seq, 0));
+                    seen.push((Arc::downgrade(&w), seq, 0, None));
                     seen.last_mut().unwrap()
                 }
             };
             if !active || entry.1 != seq {
                 entry.1 = seq;
                 entry.2 = 0;
+                entry.3 = if active { w.cpu_nanos() } else { None };
                 continue;
             }
             entry.2 += 1;
-            if entry.2 >= w.limit_ticks.load(Ordering::Relaxed) {
+            let over = match (entry.3, w.cpu_nanos()) {
+                (Some(first), Some(now)) => now.saturating_sub(first) >= w.limit_nanos.load(Ordering::Relaxed),
+                (None, Some(now)) => {
+                    entry.3 = Some(now);
+                    false
+                }
+                (_, None) => entry.2 >= w.limit_ticks.load(Ordering::Relaxed),
+            };
+            if over {
                 // Marked, and the thread asked again every tick until the
                 // call ends (a nested runtime's call may be running on the
                 // thread when the first signal arrives).
@@ -180,7 +200,28 @@ fn ticks(limit: Duration) -> u64 {
 }
 
 pub(crate) fn limit_message(limit: Duration) -> String {
-    format!("time limit exceeded: one call ran longer than {:.1} s (an endless loop?)", limit.as_secs_f64())
+    let how = if cfg!(target_os = "linux") { "used more than {} s of processor time" } else { "ran longer than {} s" };
+    format!("time limit exceeded: one call {} (an endless loop?)", how.replace("{}", &format!("{:.1}", limit.as_secs_f64())))
+}
+
+/// The thread CPU clock of the calling thread (computed once a thread).
+#[cfg(target_os = "linux")]
+fn own_clock() -> libc::clockid_t {
+    thread_local! {
+        static CLOCK: std::cell::Cell<Option<libc::clockid_t>> = const { std::cell::Cell::new(None) };
+    }
+    CLOCK.with(|c| {
+        c.get().unwrap_or_else(|| {
+            let mut id: libc::clockid_t = 0;
+            // SAFETY: pthread_getcpuclockid writes a clockid_t into `id`, ours,
+            // for this thread (alive: it is the caller).
+            let ok = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut id) } == 0;
+            // -1 is no clock id (CLOCK_REALTIME is 0, so 0 is no sentinel).
+            let id = if ok { id } else { -1 };
+            c.set(Some(id));
+            id
+        })
+    })
 }
 
 impl Watch {
@@ -194,6 +235,9 @@ impl Watch {
             active: AtomicBool::new(false),
             tripped: AtomicU64::new(0),
             limit_ticks: AtomicU64::new(ticks(limit)),
+            limit_nanos: AtomicU64::new(limit.as_nanos().min(u64::MAX as u128) as u64),
+            #[cfg(target_os = "linux")]
+            clock: std::sync::atomic::AtomicI32::new(-1),
             lock: Mutex::new(()),
             location: Mutex::new(None),
             limit: Mutex::new(limit),
@@ -207,6 +251,7 @@ impl Watch {
     /// Changes the time limit (between calls).
     pub(crate) fn set_limit(&self, limit: Duration) {
         self.limit_ticks.store(ticks(limit), Ordering::Relaxed);
+        self.limit_nanos.store(limit.as_nanos().min(u64::MAX as u128) as u64, Ordering::Relaxed);
         *lock(&self.limit) = limit;
     }
 
@@ -217,6 +262,8 @@ impl Watch {
         #[cfg(unix)]
         // SAFETY: pthread_self has no preconditions.
         self.thread.store(unsafe { libc::pthread_self() } as usize, Ordering::Relaxed);
+        #[cfg(target_os = "linux")]
+        self.clock.store(own_clock(), Ordering::Relaxed);
         #[cfg(unix)]
         let outer = interrupt::enter(self);
         #[cfg(not(unix))]
@@ -231,6 +278,29 @@ impl Watch {
             outer,
             done: false,
         }
+    }
+
+    /// The CPU time the thread running the current call has used, in
+    /// nanoseconds; `None` without a thread CPU clock (or when the thread
+    /// has ended: the clock of a thread gone reads as an error, not as
+    /// another thread's memory).
+    fn cpu_nanos(&self) -> Option<u64> {
+        #[cfg(target_os = "linux")]
+        {
+            let id = self.clock.load(Ordering::Relaxed);
+            if id == -1 {
+                return None;
+            }
+            let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+            // SAFETY: clock_gettime writes a timespec into `t`, ours; a
+            // clock id of a thread that has ended fails with EINVAL.
+            if unsafe { libc::clock_gettime(id, &mut t) } != 0 {
+                return None;
+            }
+            Some(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64)
+        }
+        #[cfg(not(target_os = "linux"))]
+        None
     }
 
     fn end(&self) -> Option<String> {

@@ -221,6 +221,79 @@ fn endless_loops_hit_the_time_limit() {
     assert_eq!(engine.runtime().eval_readonly(&st, "return 1 + 1").unwrap(), "2");
 }
 
+/// The time limit is the call's own processor time, not the wall clock: on
+/// a loaded machine a call waited its turn for seconds and failed where an
+/// idle machine ran it, so a game (or a REPL answer) depended on the load.
+/// Here the call's thread shares its processor with eleven busy threads: a
+/// loop of about 50 ms of processor time takes many times that in wall
+/// time, past the 0.3 s limit, and still passes; an endless loop under the
+/// same load still fails.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_time_limit_counts_the_calls_own_processor_time_not_the_machines_load() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+    fn thread_cpu() -> Duration {
+        let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: clock_gettime writes into `t`, ours.
+        assert_eq!(unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) }, 0);
+        Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+    }
+    fn pin(cpu: usize) -> libc::cpu_set_t {
+        // SAFETY: cpu_set_t is a plain bit set (all zeros is empty); the
+        // calls read and write only the sets given, for this thread (0).
+        unsafe {
+            let mut old: libc::cpu_set_t = std::mem::zeroed();
+            libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut old);
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut set);
+            assert_eq!(libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set), 0);
+            old
+        }
+    }
+    let engine = impatient_engine();
+    let st = started(&engine, 4, 1);
+    let limit = Duration::from_millis(300);
+    // A loop of at least 50 ms of this thread's processor time.
+    let mut n: u64 = 1 << 20;
+    let took = loop {
+        let before = thread_cpu();
+        engine.runtime().eval_readonly(&st, &format!("for i = 1, {n} do end")).unwrap();
+        let took = thread_cpu() - before;
+        if took >= Duration::from_millis(50) {
+            break took;
+        }
+        n *= 2;
+    };
+    assert!(took < limit / 2, "the calibration overshot: {took:?}");
+    // SAFETY: sched_getcpu has no preconditions.
+    let cpu = unsafe { libc::sched_getcpu() }.max(0) as usize;
+    let old = pin(cpu);
+    let stop = AtomicBool::new(false);
+    let (result, wall, endless) = std::thread::scope(|scope| {
+        for _ in 0..11 {
+            scope.spawn(|| {
+                pin(cpu);
+                while !stop.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            });
+        }
+        let started = Instant::now();
+        let result = engine.runtime().eval_readonly(&st, &format!("for i = 1, {n} do end return 'done'"));
+        let wall = started.elapsed();
+        let endless = engine.runtime().eval_readonly(&st, "while true do end");
+        stop.store(true, Ordering::Relaxed);
+        (result, wall, endless)
+    });
+    // SAFETY: as in `pin`: restores this thread's own set.
+    unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &old) };
+    assert!(wall > limit, "the busy threads did not slow the call ({wall:?}): the test shows nothing");
+    assert_eq!(result.unwrap_or_else(|e| panic!("{took:?} of processor time, {wall:?} of wall time: {e}")), "done");
+    let err = endless.unwrap_err();
+    assert!(err.message.contains("time limit exceeded: one call used more than 0.3 s of processor time"), "{err}");
+}
+
 /// Issue 11: `pcall` caught the budget error, so this looped forever.
 #[test]
 fn pcall_cannot_catch_the_time_limit() {
