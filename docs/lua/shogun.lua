@@ -128,9 +128,11 @@ shogun = {}
 ---@param fn fun(seat: Seat, province: Province, action: integer)
 function shogun.action(name, fn) end
 
----Registers a continuation: receives the answer to a game.ask.
+---Registers a continuation: receives the answer to a game.ask, the data
+---asked with, and the province and action card of the action the question
+---was asked in (nil for questions asked outside an action, e.g. in winter).
 ---@param name string
----@param fn fun(seat: Seat, choice: integer|nil, data: any)
+---@param fn fun(seat: Seat, choice: integer|nil, data: any, province: Province|nil, action: integer|nil)
 function shogun.continuation(name, fn) end
 
 ---Registers a modifier that card effects name: returns the new value.

@@ -84,14 +84,15 @@ shogun.action("deploy_move", function(seat, p, a)
   local n = deploy(seat, p, a)
   if not n then return end
   ask_where(seat, "deploy_move", "move the new army on to a neighbouring province of yours, or pass", "deploy_move_to",
-    { from = p, n = n }, true, game.own_targets(p, seat))
+    { n = n }, true, game.own_targets(p, seat))
 end)
 
-shogun.continuation("deploy_move_to", function(seat, to, data)
+-- `from`: the province the action deployed in (the question's context).
+shogun.continuation("deploy_move_to", function(seat, to, data, from)
   if to == nil then return end
   -- The deployed cubes, and only they, may move on.
-  game.move(seat, data.from, to, data.n)
-  if NARRATE then game.note("%S moves %n from %P to %P", seat, data.n, "army/armies", data.from, to) end
+  game.move(seat, from, to, data.n)
+  if NARRATE then game.note("%S moves %n from %P to %P", seat, data.n, "army/armies", from, to) end
 end)
 
 -- `n` armies go from `from` to `to`: a move into his own province, else a
@@ -108,8 +109,10 @@ local function move_armies(seat, n, from, to, action)
   end
 end
 
-local function ask_target(seat, p, a, ...)
-  if not ask_where(seat, "move_target", "move or attack into", "move_target", { from = p, action = a }, false, ...) then
+-- The question needs no data: the province moved from and the action card
+-- come to the continuation as the question's context.
+local function ask_target(seat, p, ...)
+  if not ask_where(seat, "move_target", "move or attack into", "move_target", nil, false, ...) then
     skip(seat, p, "no province it may enter", "no_target")
   end
 end
@@ -118,22 +121,23 @@ shogun.action("move_attack", function(seat, p, a)
   local behind = armies_left_behind
   if game.armies(p) <= behind then return skip(seat, p, "needs more than " .. count(behind, "army", "armies") .. " to move", "too_few_armies") end
   -- His own provinces next to `p`, then the others ...
-  if game.effects("can_attack", seat, a) == nil then return ask_target(seat, p, a, game.move_targets(p, seat)) end
+  if game.effects("can_attack", seat, a) == nil then return ask_target(seat, p, game.move_targets(p, seat)) end
   -- ... of which can_attack effects may forbid some.
   local targets = { game.own_targets(p, seat) }
   for _, q in ipairs({ game.other_targets(p, seat) }) do
     if modify("can_attack", true, seat, p, a, q) then targets[#targets + 1] = q end
   end
-  ask_target(seat, p, a, table.unpack(targets))
+  ask_target(seat, p, table.unpack(targets))
 end)
 
-shogun.continuation("move_target", function(seat, to, data)
-  local from, action = data.from, data.action
+-- `from` and `action`: the province the armies leave and the action card
+-- (the question's context).
+shogun.continuation("move_target", function(seat, to, _, from, action)
   local most = game.armies(from) - armies_left_behind
   if most == 1 then return move_armies(seat, 1, from, to, action) end
-  game.ask_count(seat, "move_count", "how many armies go?", "move_count", { from = from, to = to, action = action }, 1, most)
+  game.ask_count(seat, "move_count", "how many armies go?", "move_count", { to = to }, 1, most)
 end)
 
-shogun.continuation("move_count", function(seat, n, data)
-  move_armies(seat, n, data.from, data.to, data.action)
+shogun.continuation("move_count", function(seat, n, data, from, action)
+  move_armies(seat, n, from, data.to, action)
 end)

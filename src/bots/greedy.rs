@@ -35,9 +35,16 @@ pub(super) fn move_is_attack(engine: &Engine, view: &SeatView, seat: Seat) -> bo
 }
 
 /// A whole number in the data of the seat's pending question, under the
-/// name the pack gives the field (`bots.question_data`).
+/// name the pack gives the field (`bots.question_data`). The province
+/// moved from, when the data names none, is the province of the action
+/// the question was asked in (its context: a move's armies leave from
+/// where the action is carried out).
 pub(super) fn asked_int(engine: &Engine, view: &SeatView, f: AskedField) -> Option<i64> {
-    view.ask().and_then(|a| a.data.int(engine.rules.bots.field(f)))
+    let ask = view.ask()?;
+    ask.data.int(engine.rules.bots.field(f)).or_else(|| match (f, ask.context) {
+        (AskedField::From, Some(c)) => Some(c.province.number()),
+        _ => None,
+    })
 }
 
 /// A province named in the data of the seat's pending move question

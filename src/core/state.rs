@@ -196,6 +196,19 @@ pub struct Ask {
     /// that asked again), bounded by the rules' `limits`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub asked_before: u32,
+    /// The action being carried out when the question was asked (none in
+    /// the phases: winter, scoring): its continuation gets its province
+    /// and card after the data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ActionContext>,
+}
+
+/// The action a question was asked in: the province it is carried out in
+/// and its action card (an index into the rules' action cards).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionContext {
+    pub province: ProvinceId,
+    pub action: usize,
 }
 
 fn is_zero(n: &u32) -> bool {

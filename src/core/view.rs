@@ -23,7 +23,7 @@ impl GameState {
     ///   (`face_up`): a face-down card or bid reads as an empty space;
     /// - the order of the face-down action cards, the event deck and the
     ///   draft deck (sorted), the random streams' seed;
-    /// - the data of another seat's pending question.
+    /// - the data and context of another seat's pending question.
     pub fn view(&self, viewer: Option<Seat>) -> GameState {
         let Some(seat) = viewer else { return self.clone() };
         let mut v = self.clone();
@@ -60,7 +60,7 @@ impl GameState {
         if let Some(ask) = &v.ask
             && ask.seat != seat
         {
-            v.ask = Some(Ask { data: AskData::default(), ..ask.clone() });
+            v.ask = Some(Ask { data: AskData::default(), context: None, ..ask.clone() });
         }
         v
     }

@@ -30,7 +30,7 @@ use std::rc::Rc;
 use mlua::chunk::ChunkMode;
 use mlua::{Function, IntoLuaMulti, Lua, LuaOptions, LuaSerdeExt, StdLib, Table, Value};
 
-use crate::core::{Ask, Choice, Event, GameRng, GameState, MAX_SEATS, Pile, ProvinceId, Seat};
+use crate::core::{ActionContext, Ask, Choice, Event, GameRng, GameState, MAX_SEATS, Pile, ProvinceId, Seat};
 use crate::rules::Rules;
 use crate::tower::TowerModel;
 
@@ -162,6 +162,10 @@ pub(crate) struct Shared {
     /// The state lent for the current call; null between calls.
     state: Cell<*mut GameState>,
     scratch: RefCell<Scratch>,
+    /// The action being carried out by the current call (an action's
+    /// handler, or a continuation of a question asked in one): what a
+    /// question asked now records as its context.
+    context: Cell<Option<ActionContext>>,
     rules: Rc<Rules>,
     /// The tower games use now (see `Runtime::set_tower`).
     tower: RefCell<Rc<dyn TowerModel>>,
@@ -245,6 +249,7 @@ impl Shared {
         Shared {
             state: Cell::new(std::ptr::null_mut()),
             scratch: RefCell::new(Scratch::default()),
+            context: Cell::new(None),
             tower: RefCell::new(Rc::new(crate::tower::Passthrough)),
             in_tower: Cell::new(false),
             depth: Cell::new(0),
@@ -789,7 +794,9 @@ impl Runtime {
         // Who holds the province card now (nil: nobody), so the handler can
         // void the action without asking the host.
         let holder = state.provinces[province.index()].owner;
-        self.invoke(state, events, &self.handlers.perform, (seat, province, action as i64 + 1, holder))
+        self.in_context(Some(ActionContext { province, action }), || {
+            self.invoke(state, events, &self.handlers.perform, (seat, province, action as i64 + 1, holder))
+        })
     }
 
     /// The rules' ranking: each seat's rank (1 = first) from its points and
@@ -845,7 +852,23 @@ impl Runtime {
             Choice::Space(s) => Value::Integer(i64::from(s) + 1),
             Choice::Pass | Choice::Deck | Choice::Redraw => Value::Nil,
         };
-        self.invoke_with(state, events, f, || self.continue_with.call(f, ask.seat, choice, &ask.data))
+        self.in_context(ask.context, || self.invoke_with(state, events, f, || self.continue_with.call(f, ask.seat, choice, &ask.data, ask.context)))
+    }
+
+    /// Runs `f` with `context` as the action being carried out (what the
+    /// questions asked in it record), and none again after.
+    fn in_context<R>(&self, context: Option<ActionContext>, f: impl FnOnce() -> R) -> R {
+        /// Puts the context back to none however the call ends (a panic
+        /// included), so that no later call's question records it.
+        struct Reset<'a>(&'a Cell<Option<ActionContext>>);
+        impl Drop for Reset<'_> {
+            fn drop(&mut self) {
+                self.0.set(None);
+            }
+        }
+        let _reset = Reset(&self.shared.context);
+        self.shared.context.set(context);
+        f()
     }
 
     pub fn call_phase(&self, state: &mut GameState, events: &mut Vec<Event>, which: PhaseHandler) -> Result<CallResult, ScriptError> {

@@ -13,8 +13,8 @@ use std::ffi::c_int;
 use mlua::{Function, LightUserData, Lua, Value, ffi};
 
 use super::api::{MAX_DATA_TEXT, MAX_DATA_VALUES};
-use crate::core::Seat;
 use crate::core::data::{AskData, Builder, NodeRef};
+use crate::core::{ActionContext, Seat};
 
 pub(super) const MAX_DEPTH: usize = 16;
 
@@ -484,11 +484,16 @@ impl Continue {
         Ok(Continue(unsafe { lua.create_c_function(continue_with)? }))
     }
 
-    /// Calls `f(seat, choice, data)`. Lua never sees this function or the
-    /// pointer it passes: scripts cannot call it.
-    pub(super) fn call(&self, f: &Function, seat: Seat, choice: Value, data: &AskData) -> mlua::Result<()> {
+    /// Calls `f(seat, choice, data, province, action)`, the last two the
+    /// action the question was asked in (nil outside one). Lua never sees
+    /// this function or the pointer it passes: scripts cannot call it.
+    pub(super) fn call(&self, f: &Function, seat: Seat, choice: Value, data: &AskData, context: Option<ActionContext>) -> mlua::Result<()> {
         let ptr = LightUserData(data as *const AskData as *mut std::ffi::c_void);
-        self.0.call::<()>((f, seat, choice, ptr)).map_err(|e| match e {
+        let (province, action) = match context {
+            Some(c) => (Some(c.province.number()), Some(c.action as i64 + 1)),
+            None => (None, None),
+        };
+        self.0.call::<()>((f, seat, choice, province, action, ptr)).map_err(|e| match e {
             mlua::Error::RuntimeError(s) if s.ends_with(OWN_FRAME) => mlua::Error::RuntimeError(s[..s.len() - OWN_FRAME.len()].to_string()),
             mlua::Error::CallbackError { traceback, cause } if traceback.ends_with(OWN_FRAME) => {
                 mlua::Error::CallbackError { traceback: traceback[..traceback.len() - OWN_FRAME.len()].to_string(), cause }
@@ -498,8 +503,9 @@ impl Continue {
     }
 }
 
-/// Arguments: the continuation, the seat, the choice and a pointer to the
-/// data (valid for the call: `Continue::call` borrows it).
+/// Arguments: the continuation, the seat, the choice, the province and
+/// action card of the question's action (or nil) and a pointer to the data
+/// (valid for the call: `Continue::call` borrows it).
 unsafe extern "C-unwind" fn continue_with(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: the fourth argument is the pointer `Continue::call` passed,
     // to the data it borrows for the call. Nothing in this frame or in
@@ -508,14 +514,17 @@ unsafe extern "C-unwind" fn continue_with(state: *mut ffi::lua_State) -> c_int {
     // error of the continuation leaves by them without skipping a
     // destructor; a stack that cannot grow is raised here, at the end.
     unsafe {
-        let data = &*(ffi::lua_touserdata(state, 4) as *const AskData);
-        ffi::lua_settop(state, 3);
+        let data = &*(ffi::lua_touserdata(state, 6) as *const AskData);
+        ffi::lua_settop(state, 5);
         if push(state, data, 0).is_none() {
             ffi::lua_settop(state, 0);
             ffi::lua_pushlstring(state, NO_STACK.as_ptr().cast(), NO_STACK.len());
             ffi::lua_error(state);
         }
-        ffi::lua_call(state, 3, 0);
+        // f, seat, choice, province, action, data -> f, seat, choice, data,
+        // province, action (lua_rotate raises nothing).
+        ffi::lua_rotate(state, 4, 1);
+        ffi::lua_call(state, 5, 0);
     }
     0
 }

@@ -234,3 +234,48 @@ fn the_fault_a_question_reports_is_the_first_in_key_order() {
         }
     }
 }
+
+/// Continuations that report the context they got: `ctx_first` asks again
+/// (its question records the context it runs in), `ctx_second` fails with
+/// what it got.
+const CONTEXT_PROBE: &str = r#"
+shogun.continuation("ctx_first", function(seat, p, data, province, action)
+  game.ask_count(seat, "probe", "again?", "ctx_second", { first = p }, 1, 2)
+end)
+shogun.continuation("ctx_second", function(seat, n, data, province, action)
+  error(string.format("context %s %s after %s", tostring(province), tostring(action), tostring(data.first)))
+end)
+"#;
+
+/// Issue 25 item 3: a question asked while an action is carried out
+/// records the action's province and card, and its continuation gets them
+/// after the data, through any chain of questions; outside an action (no
+/// context), the continuation gets nil and its questions record none.
+#[test]
+fn a_continuation_gets_the_action_its_question_was_asked_in() {
+    use shogun_lab::core::ActionContext;
+    let engine = probe_engine_with("action-context", CONTEXT_PROBE, "game.ask_province(seat, 'probe', 'which?', 'ctx_first', nil, false, 1, 2)");
+    let mut st = started(&engine, 4, 1);
+    let (a, p) = (action(&engine, "taxes"), province(&engine, "Settsu"));
+    shogun_lab::play::stage_action(&engine, &mut st, Seat::new(0), a, ProvinceId::new(p), None, None).unwrap();
+    let context = Some(ActionContext { province: ProvinceId::new(p), action: a });
+    assert_eq!(st.ask.as_ref().unwrap().context, context);
+    engine.apply_discarding_on_error(&mut st, &choose(1)).unwrap();
+    let ask = st.ask.clone().expect("the continuation asked again");
+    assert_eq!(ask.context, context, "a continuation's question keeps the action's context");
+    assert_eq!(data(&st), json!({ "first": 1 }));
+    // Another seat's view hides it, as it hides the data.
+    let other = st.view(Some(Seat::new(1)));
+    assert_eq!(other.ask.as_ref().unwrap().context, None);
+    let err = engine.apply_discarding_on_error(&mut st, &Decision::Choose { seat: Seat::new(0), choice: Choice::Count(1) }).unwrap_err();
+    assert!(err.to_string().contains(&format!("context {} {} after 1", p + 1, a + 1)), "{err}");
+    // The same continuation called outside an action: nil, and a question
+    // without a context (the action's context does not linger).
+    let mut events = Vec::new();
+    let outside = shogun_lab::core::Ask { context: None, ..ask.clone() };
+    let Err(err) = engine.runtime().call_continuation(&mut st, &mut events, &outside, Choice::Count(1)) else { panic!("ctx_second fails") };
+    assert!(err.to_string().contains("context nil nil after 1"), "{err}");
+    let first = shogun_lab::core::Ask { cont: "ctx_first".into(), ..outside };
+    let asked = engine.runtime().call_continuation(&mut st, &mut events, &first, Choice::Count(1)).unwrap().ask.expect("asked again");
+    assert_eq!(asked.context, None);
+}

@@ -73,7 +73,8 @@ fn pose(sh: &Shared, what: &str, seat: usize, cont: &str, options: Vec<Choice>, 
     }
     let (kind, prompt) = texts()?;
     let data = data.0;
-    scratch.ask = Some(Ask { seat: Seat::new(seat), kind, prompt, options, cont: cont.to_string(), data, asked_before: 0 });
+    let context = sh.context.get();
+    scratch.ask = Some(Ask { seat: Seat::new(seat), kind, prompt, options, cont: cont.to_string(), data, asked_before: 0, context });
     Ok(())
 }
 
