@@ -507,7 +507,7 @@ impl Continue {
 /// action card of the question's action (or nil) and a pointer to the data
 /// (valid for the call: `Continue::call` borrows it).
 unsafe extern "C-unwind" fn continue_with(state: *mut ffi::lua_State) -> c_int {
-    // SAFETY: the fourth argument is the pointer `Continue::call` passed,
+    // SAFETY: the sixth argument is the pointer `Continue::call` passed,
     // to the data it borrows for the call. Nothing in this frame or in
     // `push`'s owns anything (references and plain values only), so an
     // allocation error raised by the pushes (the memory limit) or an
