@@ -111,7 +111,7 @@ pub struct LabArgs {
     pub bots_sets: Vec<String>,
     /// Players adapted to each ruleset: before measuring, tune the
     /// planner's weights for every arm by self-play on that arm's rules (a
-    /// seeded coordinate search, as `bots tune`; at most GAMES games per
+    /// seeded coordinate search, as `bots tune --search coordinate`; at most GAMES games per
     /// arm; a step kept only when its trial shows it better), then play a
     /// condition "rules + each arm's tuned players", every arm with its own
     /// tuned planner, beside the fixed players. The tuned weights are

@@ -108,8 +108,9 @@ fn adapting_is_deterministic_and_a_cache_hit_or_a_bad_entry_changes_nothing() {
     assert!(out.contains("fixed players: planner in every seat"), "{out}");
     assert!(!stderr(&text).contains("note: --adapt without --bots"), "planner is the default anyway: {}", stderr(&text));
 
-    // The search is `bots tune`'s, on the lab's seed + 10^9.
-    let tune = shogun(&["bots", "tune", "--variant", "castle-majority", "--budget", "40", "--games", "20", "--seed", "1000000001"], &cache);
+    // The search is `bots tune --search coordinate`'s, on the lab's seed + 10^9.
+    let tune =
+        shogun(&["bots", "tune", "--search", "coordinate", "--variant", "castle-majority", "--budget", "40", "--games", "20", "--seed", "1000000001"], &cache);
     let tuned = String::from_utf8_lossy(&tune.stdout);
     assert!(tuned.contains(&format!("the weights found: {bot0}\n")), "{tuned}");
     let _ = std::fs::remove_dir_all(&dir);
