@@ -59,6 +59,10 @@ impl Search {
         }
     }
 
+    fn is_coordinate(&self) -> bool {
+        *self == Search::Coordinate
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Search::Coordinate => "coordinate",
@@ -195,6 +199,10 @@ pub struct Adaptation {
     pub from: String,
     /// The bot in the other seats of a trial; `None`: the incumbent (self-play).
     pub opponent: Option<String>,
+    /// The optimiser (`--adapt-search`); a header without it is of the
+    /// coordinate search, and one of the coordinate search leaves it out.
+    #[serde(default, skip_serializing_if = "Search::is_coordinate")]
+    pub search: Search,
     /// Per arm, in the header's order: the planner found.
     pub arms: Vec<AdaptedArm>,
 }
@@ -260,7 +268,41 @@ impl Adaptation {
             BotSpec::parse(o).map_err(|e| format!("--adapt-opponent: {e}"))?;
         }
         let seed = lab_seed.wrapping_add(ADAPT_SEED_OFFSET);
-        Ok(Adaptation { budget, trial, seed, check, from: from.to_string(), opponent, arms: Vec::new() })
+        Ok(Adaptation { budget, trial, seed, check, from: from.to_string(), opponent, search: Search::Coordinate, arms: Vec::new() })
+    }
+
+    /// These settings with the optimiser `search`; checked: a halving
+    /// search's budget must hold one pass of two candidates.
+    pub fn with_search(mut self, search: Search) -> Result<Adaptation, String> {
+        if search == Search::Halving && self.budget < halving_cost(2, self.trial) {
+            return Err(format!(
+                "--adapt {} with --adapt-search halving: the budget must hold one pass of trials of {} games ({} games: its rounds and a confirmation of {})",
+                self.budget,
+                self.trial,
+                halving_cost(2, self.trial),
+                2 * self.trial
+            ));
+        }
+        self.search = search;
+        Ok(self)
+    }
+
+    /// Games each arm's search and check play at most.
+    pub fn per_arm(&self) -> u64 {
+        let search = match self.search {
+            Search::Coordinate => self.budget / self.trial * self.trial,
+            Search::Halving => self.budget,
+        };
+        search + self.check
+    }
+
+    /// The trials (coordinate) or confirmations (halving) the budget holds
+    /// at most: the Bonferroni count of the search's bound.
+    pub fn bound_trials(&self) -> u64 {
+        match self.search {
+            Search::Coordinate => self.budget / self.trial,
+            Search::Halving => halving_trials(self.budget, self.trial),
+        }
     }
 
     /// The search for arm `a` of `lab`: under the arm's rules and tower,
@@ -274,7 +316,7 @@ impl Adaptation {
         settings.check = lab.check;
         Ok(TuneSpec {
             arm: arm.clone(),
-            search: Search::Coordinate,
+            search: self.search,
             options,
             start,
             opponent: self.opponent.clone(),
@@ -305,7 +347,7 @@ impl Adaptation {
             self.trial,
             self.check,
             self.seed
-        )
+        ) + if self.search == Search::Halving { "search\thalving\n" } else { "" }
     }
 
     /// Whether `found` could be what a search with these settings found
@@ -322,7 +364,11 @@ impl Adaptation {
             let what = if options.is_empty() { "none".to_string() } else { options.trim_start_matches(':').replace(':', ", ") };
             return Err(format!("`{}` does not keep the restrictions of `{}` ({what})", found.bot, self.from));
         }
-        if found.games > self.budget || found.games != found.trials.saturating_mul(self.trial) || found.kept > found.trials {
+        let whole = match self.search {
+            Search::Coordinate => found.games == found.trials.saturating_mul(self.trial),
+            Search::Halving => found.trials <= halving_trials(self.budget, self.trial),
+        };
+        if found.games > self.budget || !whole || found.kept > found.trials {
             return Err(format!(
                 "{} games in {} trials ({} kept) do not fit a budget of {} and trials of {}",
                 found.games, found.trials, found.kept, self.budget, self.trial
@@ -347,17 +393,32 @@ impl Adaptation {
     pub fn text(&self, h: &super::Header) -> String {
         let against = self.opponent.as_deref().map_or("self-play".to_string(), |o| format!("against {o}"));
         let par = 100.0 * Rung::par(h.players);
-        let mut out = format!(
-            "  players adapted per arm: a coordinate search from {} by {against}, {} games a trial, at most {} games per arm, seeds {} \
-             onwards; a step kept only when the trial shows it better (its win rate's lower bound at the level 1 - 0.05/{} above {par:.0}%, \
-             what an equal player wins: Bonferroni over the {} trials the budget holds)\n",
-            self.from,
-            self.trial,
-            self.budget,
-            self.seed,
-            self.budget / self.trial,
-            self.budget / self.trial
-        );
+        let mut out = match self.search {
+            Search::Coordinate => format!(
+                "  players adapted per arm: a coordinate search from {} by {against}, {} games a trial, at most {} games per arm, seeds {} \
+                 onwards; a step kept only when the trial shows it better (its win rate's lower bound at the level 1 - 0.05/{} above {par:.0}%, \
+                 what an equal player wins: Bonferroni over the {} trials the budget holds)\n",
+                self.from,
+                self.trial,
+                self.budget,
+                self.seed,
+                self.budget / self.trial,
+                self.budget / self.trial
+            ),
+            Search::Halving => format!(
+                "  players adapted per arm: a halving search from {} by {against} (each pass races every one-weight step by sequential halving, \
+                 {} games a round on common seeds, the survivor confirmed on {} fresh games), at most {} games per arm, seeds {} onwards; a step \
+                 kept only when its confirmation shows it better (its win rate's lower bound at the level 1 - 0.05/{} above {par:.0}%, what an \
+                 equal player wins: Bonferroni over the {} confirmations the budget holds at most)\n",
+                self.from,
+                self.trial,
+                2 * self.trial,
+                self.budget,
+                self.seed,
+                self.bound_trials(),
+                self.bound_trials()
+            ),
+        };
         if self.check > 0 {
             out.push_str(&format!(
                 "  check: {} games of each arm's tuned planner in one seat against {} in the others, seeds {} onwards (no trial played them)\n",
