@@ -31,7 +31,7 @@ pub enum BotsSub {
     /// incumbent (self-play) or a fixed opponent; prints every trial and
     /// the weights found as a bot name to use with --bots.
     #[command(
-        after_help = "Examples:\n  shogun bots tune --budget 40000 --games 2000\n  shogun bots tune --variant castle-majority --budget 2000 --games 200 --search coordinate\n  shogun bots tune --opponent greedy --from planner:order=0\n\nhalving: each pass races every one-weight step from the incumbent by sequential halving\n(each round --games games shared by the candidates left, on common seeds, the better half\ngoing on), then confirms the survivor on 2 x --games fresh games. coordinate: one step\nof one weight per trial of --games games. A step is kept only when its trial (its\nconfirmation) shows it better: its win rate's lower bound at the level 1 - 0.05/T (T: the\ntrials, or confirmations, the budget holds at most) above what an equal player wins.\nThen the weights found are checked against --from on seeds no trial played (--check).\nThe result is deterministic for a seed (each block of games takes the next seeds from\nSEED on).\nThe weights are explained in docs/bots.md."
+        after_help = "Examples:\n  shogun bots tune --budget 40000 --games 2000\n  shogun bots tune --variant castle-majority --budget 2000 --games 200 --search coordinate\n  shogun bots tune --opponent greedy --from planner:order=0\n\nhalving: each pass races every one-weight step from the incumbent by sequential halving\n(each round --games games shared by the candidates left, on common seeds, the better half\ngoing on), then confirms the survivor on 2 x --games fresh games, kept when the\nconfirmation's 95% lower bound lies above what an equal player wins; the passes go on\nuntil the budget is spent. coordinate: one step of one weight per trial of --games games,\nkept when its win rate's lower bound at the level 1 - 0.05/T (T: the trials the budget\nholds) lies above what an equal player wins.\nThen the weights found are checked against --from on seeds no trial played (--check).\nThe result is deterministic for a seed (each block of games takes the next seeds from\nSEED on).\nThe weights are explained in docs/bots.md."
     )]
     Tune(TuneArgs),
 }
@@ -141,7 +141,7 @@ fn tune_cmd(args: TuneArgs) -> Result<(), String> {
     };
     let (total, trials) = match args.search {
         tune::Search::Coordinate => (args.budget / args.games * args.games, args.budget / args.games),
-        tune::Search::Halving => (args.budget, tune::halving_trials(args.budget, args.games)),
+        tune::Search::Halving => (args.budget, 1),
     };
     let bar = super::Progress::games(total + check);
     let started = std::time::Instant::now();

@@ -296,15 +296,6 @@ impl Adaptation {
         search + self.check
     }
 
-    /// The trials (coordinate) or confirmations (halving) the budget holds
-    /// at most: the Bonferroni count of the search's bound.
-    pub fn bound_trials(&self) -> u64 {
-        match self.search {
-            Search::Coordinate => self.budget / self.trial,
-            Search::Halving => halving_trials(self.budget, self.trial),
-        }
-    }
-
     /// The search for arm `a` of `lab`: under the arm's rules and tower,
     /// with the lab's players, setup, jobs and checks.
     pub fn spec(&self, lab: &Lab, a: usize) -> Result<TuneSpec, String> {
@@ -408,15 +399,12 @@ impl Adaptation {
             Search::Halving => format!(
                 "  players adapted per arm: a halving search from {} by {against} (each pass races every one-weight step by sequential halving, \
                  {} games a round on common seeds, the survivor confirmed on {} fresh games), at most {} games per arm, seeds {} onwards; a step \
-                 kept only when its confirmation shows it better (its win rate's lower bound at the level 1 - 0.05/{} above {par:.0}%, what an \
-                 equal player wins: Bonferroni over the {} confirmations the budget holds at most)\n",
+                 kept only when its confirmation shows it better (its win rate's 95% lower bound above {par:.0}%, what an equal player wins)\n",
                 self.from,
                 self.trial,
                 2 * self.trial,
                 self.budget,
-                self.seed,
-                self.bound_trials(),
-                self.bound_trials()
+                self.seed
             ),
         };
         if self.check > 0 {
@@ -524,8 +512,7 @@ pub fn halving_cost(k: usize, games: u64) -> u64 {
 }
 
 /// How many confirmations a halving search's budget holds at most (each
-/// pass plays at least one round and a confirmation: `3 × games`): the
-/// Bonferroni count of its bound.
+/// pass plays at least one round and a confirmation: `3 × games`).
 pub fn halving_trials(budget: u64, games: u64) -> u64 {
     (budget / games.saturating_mul(3).max(1)).max(1)
 }
@@ -607,13 +594,17 @@ fn final_check(spec: &TuneSpec, best: &Weights, played: u64, progress: &dyn Fn(u
 /// favours every candidate alike); the better half by games won over all
 /// its rounds goes on (on equal wins, the earlier in `steps`' order). The
 /// last one left is confirmed: `2 × games` games on fresh seeds no round
-/// played, kept as the incumbent only when that win rate's lower bound at
-/// the level 1 - 0.05/T (T: `halving_trials`) lies above an equal
-/// player's share. The race chose it for its luck as well as its skill;
-/// the confirmation's games did not. A pass that keeps nothing takes the
-/// step to its square root; the search stops when the next pass would
-/// exceed the budget or the step falls to 1.05. Every block of seeds is
-/// the next after the last one used, from `seed`, so the search is
+/// played, kept as the incumbent only when that win rate's Wilson 95%
+/// lower bound lies above an equal player's share. The race chose it for
+/// its luck as well as its skill; the confirmation's games did not, so a
+/// step no better than the incumbent is kept with a chance of at most
+/// 2.5% a pass (no Bonferroni over the passes: whether the weights found
+/// beat the start is the final check's to say, on games no pass played).
+/// A pass that keeps nothing takes the step to its square root; below
+/// 1.05 the passes start again at 2 from the incumbent, on fresh seeds,
+/// so the budget is spent, not left when the steps run out. The search
+/// stops when the next pass would exceed the budget. Every block of seeds
+/// is the next after the last one used, from `seed`, so the search is
 /// deterministic for a seed and the jobs.
 fn halving(spec: &TuneSpec, progress: &dyn Fn(u64)) -> Result<Tuned, LabError> {
     let g = spec.games;
@@ -626,16 +617,14 @@ fn halving(spec: &TuneSpec, progress: &dyn Fn(u64)) -> Result<Tuned, LabError> {
         )));
     }
     let par = Rung::par(spec.settings.players);
-    let bound_trials = halving_trials(spec.budget, g);
     let (mut best, mut step, mut played, mut used) = (spec.start, 2.0f64, 0u64, 0u64);
     let mut trials = Vec::new();
-    while step > 1.05 {
-        let cands = steps(&best, step);
-        if cands.is_empty() {
-            step = step.sqrt();
-            continue;
+    loop {
+        if step <= 1.05 {
+            step = 2.0;
         }
-        if played + halving_cost(cands.len(), g) > spec.budget {
+        let cands = steps(&best, step);
+        if cands.is_empty() || played + halving_cost(cands.len(), g) > spec.budget {
             break;
         }
         let lower = spec.opponent.clone().unwrap_or_else(|| planner_name(&best, &spec.options));
@@ -673,7 +662,7 @@ fn halving(spec: &TuneSpec, progress: &dyn Fn(u64)) -> Result<Tuned, LabError> {
         let rung = ladder::pairs(&spec.arm, vec![(name(chosen), lower)], &settings, &|done| progress(base + done))?.remove(0);
         used += 2 * g;
         played += 2 * g;
-        let bound = keep_bound(&rung, bound_trials);
+        let bound = keep_bound(&rung, 1);
         let accepted = bound > par;
         let (weight, from, to) = cands[chosen];
         trials.push(Trial { weight, from, to, rung, bound, accepted, step, field });
@@ -690,12 +679,11 @@ fn halving(spec: &TuneSpec, progress: &dyn Fn(u64)) -> Result<Tuned, LabError> {
 /// The halving search as text: each pass's race (every candidate with
 /// its games and win rate over the rounds it played, the survivor first)
 /// and its confirmation.
-fn halving_table(t: &Tuned, players: u8, trials: u64) -> String {
+fn halving_table(t: &Tuned, players: u8) -> String {
     let mut out = format!(
         "halving search: each pass races every one-weight step from the incumbent, one seat of each against {} of the opponent,\n\
          seats rotated, on common seeds, the better half going on each round; the survivor is confirmed on fresh seeds and\n\
-         replaces the incumbent only when its win rate's lower bound at the level 1 - 0.05/{trials} (Bonferroni over the {trials}\n\
-         confirmations the budget holds at most) lies above {:.0}%, what an equal player wins\n",
+         replaces the incumbent only when its win rate's 95% lower bound lies above {:.0}%, what an equal player wins\n",
         players.saturating_sub(1),
         100.0 * Rung::par(players)
     );
@@ -734,7 +722,7 @@ fn halving_table(t: &Tuned, players: u8, trials: u64) -> String {
 /// The search as a table.
 pub fn table(t: &Tuned, options: &str, players: u8, trials: u64) -> String {
     if t.trials.iter().any(|tr| !tr.field.is_empty()) {
-        let mut out = halving_table(t, players, trials);
+        let mut out = halving_table(t, players);
         out.push_str(&found_text(t, options));
         return out;
     }
