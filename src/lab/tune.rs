@@ -1,5 +1,8 @@
 //! `shogun bots tune`: the planner's weights adapted to a ruleset by a
-//! seeded coordinate search (issue 22 item 3).
+//! seeded search (issue 22 item 3): the halving search (`halving`,
+//! `Search::Halving`: every one-weight step raced by sequential halving,
+//! the survivor confirmed on fresh seeds; `bots tune`'s default), or the
+//! coordinate search described here (`Search::Coordinate`).
 //!
 //! The incumbent starts at the given weights. One weight at a time, a
 //! candidate with that weight scaled up (then, if that fails, down) plays
@@ -27,8 +30,9 @@
 //! search never saw (the trials that kept a step were chosen for their
 //! luck as well as their skill).
 //!
-//! `lab --adapt` runs the same search for every arm of a lab before it
-//! measures (`Adaptation`): the players adapted to each ruleset.
+//! `lab --adapt` runs the same search (`--adapt-search`, coordinate by
+//! default) for every arm of a lab before it measures (`Adaptation`): the
+//! players adapted to each ruleset.
 
 use serde::{Deserialize, Serialize};
 
@@ -343,8 +347,10 @@ impl Adaptation {
 
     /// Whether `found` could be what a search with these settings found
     /// (a cache entry read back): a planner with the start's restrictions
-    /// (`:no-build`), whole trials within the budget, and a check of the
-    /// asked size exactly when a step was kept.
+    /// (`:no-build`), its games within the budget (whole trials of a
+    /// coordinate search; no more confirmations than a halving search's
+    /// budget holds), and a check of the asked size exactly when a step
+    /// was kept.
     pub fn check(&self, found: &AdaptedArm) -> Result<(), String> {
         let spec = BotSpec::parse(&found.bot)?;
         if spec.kind != "planner" {
