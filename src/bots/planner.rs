@@ -41,10 +41,9 @@ pub struct Planner {
 /// three deploys, the three builds, collecting) want the same ones
 /// (docs/bots.md, "planner").
 const TRIED: usize = 2;
-/// Attacks valued per plan (the likeliest to win).
+/// Attacks valued per plan (the likeliest to win; each from the chance
+/// `Weights::chance` up).
 const ATTACKS_TRIED: usize = 4;
-/// The least chance at which an attack is considered.
-const LEAST_CHANCE: f64 = 0.4;
 
 /// One action the plan may take.
 #[derive(Clone, Copy, Debug)]
@@ -399,7 +398,7 @@ fn attacks_worth_trying(
             .filter(|&q| view.in_play(q) && view.province(q).owner != Some(seat))
             .map(|q| (q, odds.win(movable, defence(view, seat, q))))
             .max_by(|x, y| x.1.total_cmp(&y.1).then(engine.rules.map.at(x.0).tax.cmp(&engine.rules.map.at(y.0).tax)).then(y.0.cmp(&x.0)));
-        if let Some((q, w)) = best.filter(|b| b.1 >= LEAST_CHANCE) {
+        if let Some((q, w)) = best.filter(|b| b.1 >= val.weights.chance) {
             tries.push((p, q, movable, w));
         }
     }
@@ -428,7 +427,7 @@ impl Bot for Planner {
         match (engine.rules.bots.asked(kind), kind) {
             (_, TURN_SPACE) => self.choose_space(view, options),
             (Some(Asked::MoveTarget), _) => self.choose_target(engine, view, seat, kind, options),
-            (Some(Asked::MoveCount), _) => choose_count(engine, view, seat, options),
+            (Some(Asked::MoveCount), _) => choose_count(engine, view, seat, options, self.weights.commit),
             (Some(Asked::DeployMove), _) => choose_deploy_move(engine, view, seat, options),
             _ => self.greedy.choose(engine, view, seat, kind, options),
         }
@@ -519,12 +518,13 @@ impl Planner {
 }
 
 /// How many armies go: all into its own province or an attack with a fair
-/// chance, as few as it may into an attack it must make without one.
-fn choose_count(engine: &Engine, view: &SeatView, seat: Seat, options: &[Choice]) -> Choice {
+/// chance (at least `commit`, `Weights::commit`), as few as it may into an
+/// attack it must make without one.
+fn choose_count(engine: &Engine, view: &SeatView, seat: Seat, options: &[Choice], commit: f64) -> Choice {
     let most = options.iter().filter_map(|c| if let Choice::Count(n) = c { Some(i64::from(*n)) } else { None }).max().unwrap_or(1);
     let attack = super::greedy::move_is_attack(engine, view, seat);
     let to = move_data(engine, view, AskedField::To);
-    let fair = to.is_some_and(|q| win_table(engine).win(most, defence(view, seat, q)) >= 0.5);
+    let fair = to.is_some_and(|q| win_table(engine).win(most, defence(view, seat, q)) >= commit);
     if attack && !fair { *options.iter().min().unwrap() } else { *options.iter().max().unwrap() }
 }
 

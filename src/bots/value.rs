@@ -49,18 +49,24 @@ pub struct Weights {
     /// Provinces under threat: for each own province, the best chance of a
     /// neighbouring enemy to take it, times what a province scores.
     pub exposure: f64,
+    /// The least chance (by the rules' battle odds) at which the planner
+    /// values an attack at all.
+    pub chance: f64,
+    /// The least chance at which an attack it is asked about gets every
+    /// army that may go (below it, as few as it may).
+    pub commit: f64,
 }
 
 impl Default for Weights {
     fn default() -> Weights {
-        Weights { future: 0.4, chest: 0.5, army: 0.3, supply: 0.05, revolt: 0.6, order: 0.0, leader: 0.5, reach: 0.0, exposure: 0.0 }
+        Weights { future: 0.4, chest: 0.5, army: 0.3, supply: 0.05, revolt: 0.6, order: 0.0, leader: 0.5, reach: 0.0, exposure: 0.0, chance: 0.4, commit: 0.5 }
     }
 }
 
 impl Weights {
     /// The weights' names, as the planner's options spell them
     /// (`planner:army=0.5:revolt=1`).
-    pub const NAMES: [&'static str; 9] = ["future", "chest", "army", "supply", "revolt", "order", "leader", "reach", "exposure"];
+    pub const NAMES: [&'static str; 11] = ["future", "chest", "army", "supply", "revolt", "order", "leader", "reach", "exposure", "chance", "commit"];
 
     fn slot(&mut self, name: &str) -> Option<&mut f64> {
         Some(match name {
@@ -73,6 +79,8 @@ impl Weights {
             "leader" => &mut self.leader,
             "reach" => &mut self.reach,
             "exposure" => &mut self.exposure,
+            "chance" => &mut self.chance,
+            "commit" => &mut self.commit,
             _ => return None,
         })
     }

@@ -137,8 +137,9 @@ pub fn adapt(lab: &mut Lab, mut adaptation: Adaptation, dir: Option<&Path>) -> R
             places[a] = Some((path, key));
         }
     }
-    // Whole trials, then the check (played only when a step was kept).
-    let per_arm = adaptation.budget / adaptation.trial * adaptation.trial + adaptation.check;
+    // The search (whole trials of a coordinate search), then the check
+    // (played only when a step was kept).
+    let per_arm = adaptation.per_arm();
     let untuned = found.iter().filter(|f| f.is_none()).count() as u64;
     if untuned > 0 {
         eprintln!("--adapt: tuning the planner to {untuned} arm(s), at most {per_arm} games each (the search and its check)");

@@ -26,12 +26,12 @@ pub enum BotsSub {
         after_help = "Examples:\n  shogun bots ladder --games 200\n  shogun bots ladder --levels greedy:no-attack,greedy --games 2000\n  shogun bots ladder --variant hard-winter --levels random,greedy,mcts:100"
     )]
     Ladder(LadderArgs),
-    /// Tune the planner's weights to a ruleset by a seeded coordinate
-    /// search: each trial plays a candidate in one seat against the
+    /// Tune the planner's weights to a ruleset by a seeded search (halving
+    /// by default, or coordinate): candidates play in one seat against the
     /// incumbent (self-play) or a fixed opponent; prints every trial and
     /// the weights found as a bot name to use with --bots.
     #[command(
-        after_help = "Examples:\n  shogun bots tune --budget 4000\n  shogun bots tune --variant castle-majority --budget 2000 --games 200\n  shogun bots tune --opponent greedy --from planner:order=0\n\nA step is kept only when its trial shows it better: its win rate's lower bound at the\nlevel 1 - 0.05/T (T: the trials the budget holds) above what an equal player wins.\nThen the weights found are checked against --from on seeds no trial played (--check).\nLarger trials (--games) show smaller gains; a larger budget tries more steps, each held\nto a stricter bound. The result is deterministic for a seed (trial k plays seeds\nSEED+k·games onwards).\nThe weights are explained in docs/bots.md."
+        after_help = "Examples:\n  shogun bots tune --budget 40000 --games 2000\n  shogun bots tune --variant castle-majority --budget 2000 --games 200 --search coordinate\n  shogun bots tune --opponent greedy --from planner:order=0\n\nhalving: each pass races every one-weight step from the incumbent by sequential halving\n(each round --games games shared by the candidates left, on common seeds, the better half\ngoing on), then confirms the survivor on 2 x --games fresh games, kept when the\nconfirmation's 95% lower bound lies above what an equal player wins; the passes go on\nuntil the budget is spent. coordinate: one step of one weight per trial of --games games,\nkept when its win rate's lower bound at the level 1 - 0.05/T (T: the trials the budget\nholds) lies above what an equal player wins.\nThen the weights found are checked against --from on seeds no trial played (--check).\nThe result is deterministic for a seed (each block of games takes the next seeds from\nSEED on).\nThe weights are explained in docs/bots.md."
     )]
     Tune(TuneArgs),
 }
@@ -41,7 +41,11 @@ pub struct TuneArgs {
     /// Map, rules, variants and tower to tune under.
     #[command(flatten)]
     pub data: GameData,
-    /// Games per trial.
+    /// The optimiser: halving or coordinate (docs/bots.md, "Tuning").
+    #[arg(long, default_value = "halving", value_parser = tune::Search::parse)]
+    pub search: tune::Search,
+    /// Games per trial (coordinate); games of each halving round, shared by
+    /// the candidates left, and half of each confirmation (halving).
     #[arg(long, default_value_t = 200)]
     pub games: u64,
     /// Games in all; the search stops before a trial would pass it.
@@ -59,7 +63,8 @@ pub struct TuneArgs {
     /// Worker threads (default: every core). The result does not depend on it.
     #[arg(long)]
     pub jobs: Option<usize>,
-    /// Trial k plays seeds SEED+k·games onwards.
+    /// The first seed: each block of games (a trial, a round, a
+    /// confirmation) plays the seeds after the last block's.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Games of the final check: the weights found in one seat against
@@ -123,8 +128,22 @@ fn tune_cmd(args: TuneArgs) -> Result<(), String> {
     let mut settings = Settings::new(args.players, args.seed, args.games);
     settings.setup = args.data.setup;
     settings.jobs = args.jobs;
-    let spec = TuneSpec { arm, options: options.clone(), start, opponent: args.opponent.clone(), games: args.games, budget: args.budget, check, settings };
-    let bar = super::Progress::games(args.budget / args.games * args.games + check);
+    let spec = TuneSpec {
+        arm,
+        search: args.search,
+        options: options.clone(),
+        start,
+        opponent: args.opponent.clone(),
+        games: args.games,
+        budget: args.budget,
+        check,
+        settings,
+    };
+    let (total, trials) = match args.search {
+        tune::Search::Coordinate => (args.budget / args.games * args.games, args.budget / args.games),
+        tune::Search::Halving => (args.budget, 1),
+    };
+    let bar = super::Progress::games(total + check);
     let started = std::time::Instant::now();
     let tuned = tune::tune(&spec, &|done| bar.set(done)).map_err(|e| e.to_string())?;
     bar.finish();
@@ -132,7 +151,7 @@ fn tune_cmd(args: TuneArgs) -> Result<(), String> {
     eprintln!("{} games in {:.1} s", tuned.games + checked, started.elapsed().as_secs_f64());
     let against = args.opponent.as_deref().unwrap_or("the incumbent (self-play)");
     println!("ruleset {name}, {} players, opponent {against}, from {}", args.players, args.from);
-    print!("{}", tune::table(&tuned, &options, args.players, args.budget / args.games));
+    print!("{}", tune::table(&tuned, &options, args.players, trials));
     Ok(())
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 
 use super::{DEFAULT_BOT, GameData};
-use crate::lab::tune::Adaptation;
+use crate::lab::tune::{Adaptation, Search};
 use crate::lab::{self, Arm, GameRecord, Header, Lab, LabError, LabWord, Report, Settings};
 
 pub const EXAMPLES: &str = "Examples:
@@ -111,7 +111,7 @@ pub struct LabArgs {
     pub bots_sets: Vec<String>,
     /// Players adapted to each ruleset: before measuring, tune the
     /// planner's weights for every arm by self-play on that arm's rules (a
-    /// seeded coordinate search, as `bots tune`; at most GAMES games per
+    /// seeded coordinate search, as `bots tune --search coordinate`; at most GAMES games per
     /// arm; a step kept only when its trial shows it better), then play a
     /// condition "rules + each arm's tuned players", every arm with its own
     /// tuned planner, beside the fixed players. The tuned weights are
@@ -121,8 +121,14 @@ pub struct LabArgs {
     /// Games per trial of the --adapt search (default: 200, or the budget
     /// when it is smaller). Larger trials show smaller gains; a budget that
     /// is not whole trials plays the whole trials that fit (with a note).
+    /// With --adapt-search halving: games of each halving round, and half
+    /// of each confirmation.
     #[arg(long, value_name = "N", requires = "adapt")]
     pub adapt_trial: Option<u64>,
+    /// The --adapt optimiser: coordinate, or halving (as `bots tune`'s
+    /// default; docs/bots.md, "Tuning").
+    #[arg(long, value_name = "SEARCH", default_value = "coordinate", value_parser = Search::parse, requires = "adapt")]
+    pub adapt_search: Search,
     /// Games of each arm's final --adapt check: the planner found in one
     /// seat against --adapt-from in the others, on seeds no trial played
     /// (default: --adapt-trial; 0: no check).
@@ -280,7 +286,7 @@ pub fn adaptation(args: &LabArgs) -> Result<Option<Adaptation>, String> {
     let Some(budget) = args.adapt else { return Ok(None) };
     let trial = args.adapt_trial.unwrap_or(budget.clamp(1, 200));
     let check = args.adapt_check.unwrap_or(trial);
-    Adaptation::new(budget, trial, check, (args.seed, args.games), &args.adapt_from, args.adapt_opponent.clone()).map(Some)
+    Adaptation::new(budget, trial, check, (args.seed, args.games), &args.adapt_from, args.adapt_opponent.clone())?.with_search(args.adapt_search).map(Some)
 }
 
 /// The lab of `args` with its players adapted to each arm when `--adapt`
@@ -302,7 +308,7 @@ pub fn build_adapted(args: &LabArgs, env: &dyn Fn(&str) -> Option<String>) -> Re
 pub fn notes(args: &LabArgs, a: &Adaptation) -> Vec<String> {
     let mut out = Vec::new();
     let spare = a.budget % a.trial;
-    if spare > 0 {
+    if spare > 0 && a.search == Search::Coordinate {
         out.push(format!(
             "--adapt {}: {} whole trials of {} games fit; the other {spare} games of the budget are not played",
             a.budget,

@@ -46,11 +46,19 @@ pub fn ladder(spec: &LadderSpec, progress: &dyn Fn(u64)) -> Result<Vec<Rung>, La
     if spec.levels.len() < 2 {
         return Err(LabError::Setup("--levels needs at least two bots, weakest first".into()));
     }
-    let players = spec.settings.players;
+    let rungs: Vec<(String, String)> = spec.levels.windows(2).map(|w| (w[1].clone(), w[0].clone())).collect();
+    pairs(&spec.arm, rungs, &spec.settings, progress)
+}
+
+/// Plays any rungs (upper, lower) in one lab on common seeds (game `i` of
+/// every rung seeded `settings.seed + i`) and returns them in order:
+/// `ladder`'s rungs, or the candidates of a round of `bots tune`'s
+/// halving search, each against the incumbent.
+pub fn pairs(arm: &Arm, rungs: Vec<(String, String)>, settings: &Settings, progress: &dyn Fn(u64)) -> Result<Vec<Rung>, LabError> {
+    let players = settings.players;
     if players < 2 {
         return Err(LabError::Setup("the ladder needs at least 2 players".into()));
     }
-    let rungs: Vec<(String, String)> = spec.levels.windows(2).map(|w| (w[1].clone(), w[0].clone())).collect();
     let sets: Vec<Vec<String>> = rungs
         .iter()
         .map(|(upper, lower)| {
@@ -59,10 +67,10 @@ pub fn ladder(spec: &LadderSpec, progress: &dyn Fn(u64)) -> Result<Vec<Rung>, La
             bots
         })
         .collect();
-    let mut settings = spec.settings.clone();
+    let mut settings = settings.clone();
     settings.rotate = Some(true);
     settings.batch = settings.batch.min(64);
-    let lab = Lab::new(vec![spec.arm.clone()], &sets, "--levels", &[], settings).map_err(LabError::Setup)?;
+    let lab = Lab::new(vec![arm.clone()], &sets, "--levels", &[], settings).map_err(LabError::Setup)?;
     let lab_seats = lab.header.seats.clone();
     let mut wins = vec![stats::Sums::default(); rungs.len()];
     let mut margins = vec![stats::Sums::default(); rungs.len()];

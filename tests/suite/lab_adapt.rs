@@ -108,10 +108,43 @@ fn adapting_is_deterministic_and_a_cache_hit_or_a_bad_entry_changes_nothing() {
     assert!(out.contains("fixed players: planner in every seat"), "{out}");
     assert!(!stderr(&text).contains("note: --adapt without --bots"), "planner is the default anyway: {}", stderr(&text));
 
-    // The search is `bots tune`'s, on the lab's seed + 10^9.
-    let tune = shogun(&["bots", "tune", "--variant", "castle-majority", "--budget", "40", "--games", "20", "--seed", "1000000001"], &cache);
+    // The search is `bots tune --search coordinate`'s, on the lab's seed + 10^9.
+    let tune =
+        shogun(&["bots", "tune", "--search", "coordinate", "--variant", "castle-majority", "--budget", "40", "--games", "20", "--seed", "1000000001"], &cache);
     let tuned = String::from_utf8_lossy(&tune.stdout);
     assert!(tuned.contains(&format!("the weights found: {bot0}\n")), "{tuned}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--adapt-search halving` tunes each arm by `bots tune`'s halving
+/// search on the lab's seed + 10^9 (the same planner found), says so in
+/// the header and the report, and keys its cache entries apart from the
+/// coordinate search's.
+#[test]
+fn adapt_search_halving_is_bots_tunes_halving_search() {
+    let dir = scratch("halving");
+    let cache = dir.join("cache");
+    let lab = ["lab", "--variant", "castle-majority", "--games", "4", "--adapt", "100", "--adapt-trial", "12", "--adapt-check", "0", "--jobs", "2"];
+    let halving = [&lab[..], &["--adapt-search", "halving", "--json"]].concat();
+    let out = shogun(&halving, &cache);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let adapt = &report["header"]["adapt"];
+    assert_eq!(adapt["search"], "halving");
+    // One pass of 19 candidates fits: rounds of 19, 10, 5, 3 and 2
+    // candidates (1, 1, 2, 4 and 6 games each) and a confirmation of 24.
+    assert_eq!(adapt["arms"][0]["games"], 87);
+    assert_eq!(adapt["arms"][0]["trials"], 1);
+    let bot = adapt["arms"][0]["bot"].as_str().unwrap();
+    let tune = shogun(&["bots", "tune", "--variant", "castle-majority", "--budget", "100", "--games", "12", "--seed", "1000000001", "--check", "0"], &cache);
+    let tuned = String::from_utf8_lossy(&tune.stdout);
+    assert!(tuned.contains(&format!("the weights found: {bot}\n")) && tuned.contains("pass 1 (step ×2.0000): 19 candidates"), "{tuned}");
+    let text = String::from_utf8_lossy(&shogun(&[&lab[..], &["--adapt-search", "halving"]].concat(), &cache).stdout).to_string();
+    assert!(text.contains("a halving search from planner by self-play"), "{text}");
+    // The coordinate search's header leaves the field out, and its cache
+    // entry is another one.
+    let coord: Value = serde_json::from_slice(&shogun(&[&lab[..], &["--json"]].concat(), &cache).stdout).unwrap();
+    assert!(coord["header"]["adapt"].get("search").is_none());
+    assert_eq!(cache_files(&cache).len(), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -231,6 +264,8 @@ fn adapt_options_are_checked_before_anything_is_played() {
         Ok(a) => build(&a, &|_| None).err().unwrap_or_else(|| panic!("{args:?} was accepted")),
     };
     assert!(err(&["--adapt", "10", "--adapt-trial", "20"]).contains("at least one trial of 20 games"));
+    assert!(err(&["--adapt", "50", "--adapt-trial", "20", "--adapt-search", "halving"]).contains("one pass of trials of 20 games (60 games"));
+    assert!(err(&["--adapt", "100", "--adapt-search", "annealing"]).contains("coordinate or halving"));
     assert!(err(&["--adapt", "0"]).contains("--adapt 0"));
     assert!(err(&["--adapt", "100", "--adapt-from", "greedy"]).contains("not a planner"));
     assert!(err(&["--adapt", "100", "--adapt-opponent", "clever"]).contains("--adapt-opponent"));
@@ -259,6 +294,12 @@ fn adapt_options_are_checked_before_anything_is_played() {
     assert!(a.check(&arm("planner:future=0.8:no-build", 40, 2, 0, check())).unwrap_err().contains("no step was kept"));
     assert!(a.check(&arm("planner:future=0.8:no-build", 40, 2, 1, None)).unwrap_err().contains("check"));
     assert!(a.check(&arm("planner:no-build", 40, 2, 0, check())).unwrap_err().contains("check"));
+    // A halving search's entry: within the budget, no more confirmations
+    // than the budget holds (120 / (3 × 20) = 2), any number of games.
+    let h = Adaptation::new(120, 20, 20, (1, 100), "planner", None).unwrap().with_search(shogun_lab::lab::tune::Search::Halving).unwrap();
+    assert!(h.check(&arm("planner:chest=1", 107, 2, 1, check())).is_ok());
+    assert!(h.check(&arm("planner", 107, 3, 0, None)).is_err());
+    assert!(h.check(&arm("planner", 121, 1, 0, None)).is_err());
     let odd = Some(Checked { games: 40, wins: 6.0, lo: 0.14, hi: 0.52 });
     assert!(a.check(&arm("planner:future=0.8:no-build", 40, 2, 1, odd)).unwrap_err().contains("check"));
 }
@@ -312,6 +353,7 @@ fn the_cache_key_changes_with_a_rules_file_and_with_every_setting() {
     for extra in settings {
         assert_ne!(key(extra), first, "{extra:?}");
     }
+    assert_ne!(key(&["--adapt-trial", "100", "--adapt-search", "halving"]), key(&["--adapt-trial", "100"]), "the search");
     let file = Path::new(&pack).join("winter.lua");
     let text = std::fs::read_to_string(&file).unwrap();
     std::fs::write(&file, format!("{text}\n-- edited\n")).unwrap();

@@ -224,12 +224,13 @@ fn mcts_beats_the_planner() {
 /// are those of its last accepted trial, as a bot name that parses back.
 #[test]
 fn tuning_is_deterministic_for_a_seed() {
-    use shogun_lab::lab::tune::{TuneSpec, planner_name, tune};
+    use shogun_lab::lab::tune::{Search, TuneSpec, planner_name, tune};
     let run = |jobs: usize, seed: u64| {
         let mut settings = Settings::new(4, seed, 12);
         settings.jobs = Some(jobs);
         let spec = TuneSpec {
             arm: arm(),
+            search: Search::Coordinate,
             options: ":no-attack".into(),
             start: bots::Weights::default(),
             opponent: Some("random".into()),
@@ -262,6 +263,64 @@ fn tuning_is_deterministic_for_a_seed() {
     assert_ne!(run(1, 6).trials, a.trials, "another seed plays other games");
 }
 
+/// The halving search (`bots tune --search halving`) is deterministic for
+/// a seed and the jobs; each pass races every one-weight step by
+/// sequential halving (half the candidates, rounded up, go on each round,
+/// the survivor the one that played every round), confirms the survivor
+/// and keeps it only when the confirmation shows it better; the weights
+/// returned are the start with the kept steps; the games stay within the
+/// budget.
+#[test]
+fn the_halving_search_is_deterministic_and_races_every_step() {
+    use shogun_lab::lab::tune::{Search, TuneSpec, halving_rounds, tune};
+    let run = |jobs: usize, seed: u64| {
+        let mut settings = Settings::new(4, seed, 12);
+        settings.jobs = Some(jobs);
+        let spec = TuneSpec {
+            arm: arm(),
+            search: Search::Halving,
+            options: String::new(),
+            start: bots::Weights::default(),
+            opponent: Some("random".into()),
+            games: 12,
+            budget: 180,
+            check: 12,
+            settings,
+        };
+        tune(&spec, &|_| {}).unwrap()
+    };
+    let (a, b) = (run(1, 5), run(2, 5));
+    assert_eq!(a, b, "the same seed gives the same search");
+    assert!(!a.trials.is_empty() && a.games <= 180, "{} games", a.games);
+    let mut played = 0;
+    let mut want = bots::Weights::default();
+    for t in &a.trials {
+        let field = &t.field;
+        assert_eq!(field.len(), 2 * Weights::NAMES.len() - Weights::NAMES.iter().filter(|n| want.get(n) == 0.0).count());
+        let rounds = halving_rounds(field.len(), 12);
+        for (j, &(n, each)) in rounds.iter().enumerate() {
+            let went = field.iter().filter(|e| e.rounds as usize > j).count();
+            assert_eq!(went, n, "round {}: {field:?}", j + 1);
+            assert!(field.iter().filter(|e| e.rounds as usize == j + 1).all(|e| e.games == rounds[..=j].iter().map(|r| r.1).sum::<u64>()), "{each}");
+        }
+        let last = field.iter().filter(|e| e.rounds as usize == rounds.len()).collect::<Vec<_>>();
+        assert_eq!(last.len(), 2.min(field.len()));
+        assert!(last.iter().any(|e| (e.weight, e.to) == (t.weight, t.to)), "the confirmed step survived the race");
+        assert_eq!(t.rung.games, 24, "a confirmation of 2 × games");
+        played += field.iter().map(|e| e.games).sum::<u64>() + t.rung.games;
+        if t.accepted {
+            want.set(t.weight, t.to);
+        }
+    }
+    assert_eq!(a.games, played);
+    assert_eq!(a.weights, want);
+    // Against random the steps are confirmed; the weights found are then
+    // checked against the start on seeds no pass played.
+    assert!(a.trials.iter().any(|t| t.accepted), "{:?}", a.trials);
+    assert_eq!(a.check.as_ref().map(|c| c.games), Some(12));
+    assert_ne!(run(1, 6).trials, a.trials, "another seed plays other games");
+}
+
 /// Issue 22 item 3 (review): the search keeps a step only when its trial
 /// shows it better. A candidate that plays exactly as the incumbent
 /// (`planner:future=0.4` names the default weights) is kept on none of a
@@ -290,6 +349,11 @@ fn the_search_keeps_no_step_that_plays_as_the_incumbent() {
 fn planner_weights_are_bot_options() {
     let spec = bots::BotSpec::parse("planner:army=0.5:no-attack:order=0").unwrap();
     assert!(spec.forbid.attack && spec.weights.army == 0.5 && spec.weights.order == 0.0);
+    // The attack thresholds are weights too; at their defaults they name
+    // the default planner.
+    assert_eq!(bots::BotSpec::parse("planner:chance=0.4:commit=0.5").unwrap().weights, Weights::default());
+    let w = bots::BotSpec::parse("planner:chance=0.7:commit=0.25").unwrap().weights;
+    assert!(w.chance == 0.7 && w.commit == 0.25 && w.options() == ":chance=0.7:commit=0.25", "{w:?}");
     let e = bots::BotSpec::parse("planner:armies=1").unwrap_err();
     assert!(e.contains("names no weight") && e.contains("exposure"), "{e}");
     let e = bots::BotSpec::parse("planner:army=-1").unwrap_err();
