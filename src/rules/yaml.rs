@@ -174,6 +174,8 @@ impl Positions {
         // Scalars with an anchor, by anchor id: an alias used as a key is
         // that scalar's text.
         let mut anchors: HashMap<usize, String> = HashMap::new();
+        // The depths of the open collections that are mapping keys.
+        let mut key_frames: Vec<usize> = Vec::new();
         for item in Parser::new_from_str(text) {
             let Ok((event, span)) = item else { break };
             let mark = Loc::from((span.start.line(), span.start.col() + 1));
@@ -201,13 +203,18 @@ impl Positions {
                     let path = if is_key { String::from(COMPLEX_KEY) } else { next_path(&mut stack, &root).unwrap_or_default() };
                     pos.at.insert(path.clone(), mark);
                     let frame = if matches!(event, Event::SequenceStart(..)) { Frame::Seq(0) } else { Frame::Map { key: None } };
+                    if is_key {
+                        key_frames.push(stack.len());
+                    }
                     stack.push((path, frame));
                 }
                 Event::SequenceEnd | Event::MappingEnd => {
-                    if stack.pop().is_some_and(|(p, _)| p == COMPLEX_KEY)
-                        && let Some((_, Frame::Map { key })) = stack.last_mut()
-                    {
-                        *key = Some(COMPLEX_KEY.to_string());
+                    stack.pop();
+                    if key_frames.last() == Some(&stack.len()) {
+                        key_frames.pop();
+                        if let Some((_, Frame::Map { key })) = stack.last_mut() {
+                            *key = Some(COMPLEX_KEY.to_string());
+                        }
                     }
                 }
                 Event::DocumentStart(_) => root.clear(),
@@ -420,6 +427,10 @@ mod tests {
         assert_eq!(p.of("e"), (7, 4));
         assert_eq!(p.key("e"), (7, 1));
         assert_eq!(p.of("h/i"), (9, 6));
+        // At the top level too, where the key's path is the root's join.
+        let p = Positions::build("? [c, d]\n: [x]\ne: 4\n");
+        assert_eq!(p.of("e"), (3, 4));
+        assert_eq!(p.key("e"), (3, 1));
     }
 
     /// A remembered parse is returned only for the same type, path and
