@@ -276,16 +276,20 @@ impl Adaptation {
     }
 
     /// These settings with the optimiser `search`; checked: a halving
-    /// search's budget must hold one pass of two candidates.
+    /// search's budget must hold its first pass (every one-weight step
+    /// from the start, raced and confirmed).
     pub fn with_search(mut self, search: Search) -> Result<Adaptation, String> {
-        if search == Search::Halving && self.budget < halving_cost(2, self.trial) {
-            return Err(format!(
-                "--adapt {} with --adapt-search halving: the budget must hold one pass of trials of {} games ({} games: its rounds and a confirmation of {})",
-                self.budget,
-                self.trial,
-                halving_cost(2, self.trial),
-                2 * self.trial
-            ));
+        if search == Search::Halving {
+            let (start, _) = start_of(&self.from)?;
+            let (k, cost) = first_pass(&start, self.trial);
+            if self.budget < cost {
+                return Err(format!(
+                    "--adapt {} with --adapt-search halving: the budget must hold one pass of trials of {} games ({cost} games: its rounds among {k} steps and a confirmation of {})",
+                    self.budget,
+                    self.trial,
+                    2 * self.trial
+                ));
+            }
         }
         self.search = search;
         Ok(self)
@@ -511,6 +515,14 @@ pub fn halving_rounds(k: usize, games: u64) -> Vec<(usize, u64)> {
     }
 }
 
+/// The first pass of a halving search from `start` with `games` games a
+/// round: how many steps it races, and its games (a budget below them
+/// would play no pass at all and report the start as found).
+fn first_pass(start: &Weights, games: u64) -> (usize, u64) {
+    let k = steps(start, 2.0).len().max(2);
+    (k, halving_cost(k, games))
+}
+
 /// Games of a halving pass among `k` candidates: its rounds and the
 /// confirmation (`2 × games`).
 pub fn halving_cost(k: usize, games: u64) -> u64 {
@@ -614,11 +626,11 @@ fn final_check(spec: &TuneSpec, best: &Weights, played: u64, progress: &dyn Fn(u
 /// deterministic for a seed and the jobs.
 fn halving(spec: &TuneSpec, progress: &dyn Fn(u64)) -> Result<Tuned, LabError> {
     let g = spec.games;
-    if g == 0 || spec.budget < halving_cost(2, g) {
+    let (k, cost) = first_pass(&spec.start, g);
+    if g == 0 || spec.budget < cost {
         return Err(LabError::Setup(format!(
-            "the budget ({} games) must hold at least one halving pass of --games {g}: {} games for two candidates (its rounds and a confirmation of {})",
+            "the budget ({} games) must hold at least one halving pass of --games {g}: {cost} games for its {k} steps (its rounds and a confirmation of {})",
             spec.budget,
-            halving_cost(2, g),
             2 * g
         )));
     }

@@ -264,7 +264,13 @@ fn adapt_options_are_checked_before_anything_is_played() {
         Ok(a) => build(&a, &|_| None).err().unwrap_or_else(|| panic!("{args:?} was accepted")),
     };
     assert!(err(&["--adapt", "10", "--adapt-trial", "20"]).contains("at least one trial of 20 games"));
-    assert!(err(&["--adapt", "50", "--adapt-trial", "20", "--adapt-search", "halving"]).contains("one pass of trials of 20 games (60 games"));
+    assert!(
+        err(&["--adapt", "50", "--adapt-trial", "20", "--adapt-search", "halving"])
+            .contains("one pass of trials of 20 games (137 games: its rounds among 19 steps")
+    );
+    // 60 games held a pass of two candidates, not the 19 steps from the
+    // planner's weights: the search played none and reported the start.
+    assert!(err(&["--adapt", "100", "--adapt-trial", "20", "--adapt-search", "halving"]).contains("(137 games"));
     assert!(err(&["--adapt", "100", "--adapt-search", "annealing"]).contains("coordinate or halving"));
     assert!(err(&["--adapt", "0"]).contains("--adapt 0"));
     assert!(err(&["--adapt", "100", "--adapt-from", "greedy"]).contains("not a planner"));
@@ -295,11 +301,11 @@ fn adapt_options_are_checked_before_anything_is_played() {
     assert!(a.check(&arm("planner:future=0.8:no-build", 40, 2, 1, None)).unwrap_err().contains("check"));
     assert!(a.check(&arm("planner:no-build", 40, 2, 0, check())).unwrap_err().contains("check"));
     // A halving search's entry: within the budget, no more confirmations
-    // than the budget holds (120 / (3 × 20) = 2), any number of games.
-    let h = Adaptation::new(120, 20, 20, (1, 100), "planner", None).unwrap().with_search(shogun_lab::lab::tune::Search::Halving).unwrap();
-    assert!(h.check(&arm("planner:chest=1", 107, 2, 1, check())).is_ok());
-    assert!(h.check(&arm("planner", 107, 3, 0, None)).is_err());
-    assert!(h.check(&arm("planner", 121, 1, 0, None)).is_err());
+    // than the budget holds (150 / (3 × 20) = 2), any number of games.
+    let h = Adaptation::new(150, 20, 20, (1, 100), "planner", None).unwrap().with_search(shogun_lab::lab::tune::Search::Halving).unwrap();
+    assert!(h.check(&arm("planner:chest=1", 137, 2, 1, check())).is_ok());
+    assert!(h.check(&arm("planner", 137, 3, 0, None)).is_err());
+    assert!(h.check(&arm("planner", 151, 1, 0, None)).is_err());
     let odd = Some(Checked { games: 40, wins: 6.0, lo: 0.14, hi: 0.52 });
     assert!(a.check(&arm("planner:future=0.8:no-build", 40, 2, 1, odd)).unwrap_err().contains("check"));
 }
@@ -353,7 +359,8 @@ fn the_cache_key_changes_with_a_rules_file_and_with_every_setting() {
     for extra in settings {
         assert_ne!(key(extra), first, "{extra:?}");
     }
-    assert_ne!(key(&["--adapt-trial", "100", "--adapt-search", "halving"]), key(&["--adapt-trial", "100"]), "the search");
+    let halving = |extra: &[&str]| key(&[&["--adapt", "800", "--adapt-trial", "100"][..], extra].concat());
+    assert_ne!(halving(&["--adapt-search", "halving"]), halving(&[]), "the search");
     let file = Path::new(&pack).join("winter.lua");
     let text = std::fs::read_to_string(&file).unwrap();
     std::fs::write(&file, format!("{text}\n-- edited\n")).unwrap();
