@@ -281,9 +281,11 @@ impl Watch {
     }
 
     /// The CPU time the thread running the current call has used, in
-    /// nanoseconds; `None` without a thread CPU clock (or when the thread
-    /// has ended: the clock of a thread gone reads as an error, not as
-    /// another thread's memory).
+    /// nanoseconds; `None` without a thread CPU clock, or when the thread
+    /// has ended (its clock reads as an error; were its id reused by a new
+    /// thread of this process, that thread's time is read: harmless, since
+    /// the call it was read for has ended, and the watchdog signals only a
+    /// call still active with the same sequence number).
     fn cpu_nanos(&self) -> Option<u64> {
         #[cfg(target_os = "linux")]
         {
@@ -292,8 +294,8 @@ impl Watch {
                 return None;
             }
             let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-            // SAFETY: clock_gettime writes a timespec into `t`, ours; a
-            // clock id of a thread that has ended fails with EINVAL.
+            // SAFETY: clock_gettime writes a timespec into `t`, ours; any
+            // clock id is safe to pass (a bad one fails with EINVAL).
             if unsafe { libc::clock_gettime(id, &mut t) } != 0 {
                 return None;
             }
