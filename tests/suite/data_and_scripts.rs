@@ -445,7 +445,7 @@ fn a_continuation_that_always_asks_again_is_stopped() {
     edit(
         &pack.join("actions.lua"),
         "  if to == nil then return end\n",
-        "  game.ask { seat = seat, kind = \"deploy_move\", cont = \"deploy_move_to\", provinces = { data.from }, pass = true, prompt = \"again?\", data = data }\n  do return end\n",
+        "  game.ask { seat = seat, kind = \"deploy_move\", cont = \"deploy_move_to\", provinces = { from }, pass = true, prompt = \"again?\", data = data }\n  do return end\n",
     );
     let engine = engine_from(&pack, &map);
     let err = shogun_lab::transcript::transcript(&engine, 4, 1, &vec!["random".to_string(); 4]).unwrap_err();
