@@ -55,9 +55,8 @@ pub(crate) struct Watch {
     active: AtomicBool,
     /// The `seq` of the call the watchdog interrupted (0: none).
     tripped: AtomicU64,
-    /// Ticks a call may run (where there is no thread CPU clock).
-    limit_ticks: AtomicU64,
-    /// The limit in nanoseconds of the thread's CPU time.
+    /// The limit in nanoseconds: of the thread's CPU time, or of wall
+    /// time (in whole ticks, at least one) where there is no CPU clock.
     limit_nanos: AtomicU64,
     /// The CPU clock of the thread running the current call (a
     /// `clockid_t`), written by it at the start of each outermost call.
@@ -124,7 +123,7 @@ fn watchdog() {
                     entry.3 = Some(now);
                     false
                 }
-                (_, None) => entry.2 >= w.limit_ticks.load(Ordering::Relaxed),
+                (_, None) => entry.2 >= ticks(w.limit_nanos.load(Ordering::Relaxed)),
             };
             if over {
                 // Marked, and the thread asked again every tick until the
@@ -195,8 +194,12 @@ unsafe extern "C-unwind" fn hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_D
     }
 }
 
-fn ticks(limit: Duration) -> u64 {
-    (limit.as_nanos() / TICK.as_nanos()).max(1) as u64
+fn ticks(limit_nanos: u64) -> u64 {
+    (u128::from(limit_nanos) / TICK.as_nanos()).max(1) as u64
+}
+
+fn nanos(limit: Duration) -> u64 {
+    limit.as_nanos().min(u128::from(u64::MAX)) as u64
 }
 
 pub(crate) fn limit_message(limit: Duration) -> String {
@@ -234,8 +237,7 @@ impl Watch {
             seq: AtomicU64::new(0),
             active: AtomicBool::new(false),
             tripped: AtomicU64::new(0),
-            limit_ticks: AtomicU64::new(ticks(limit)),
-            limit_nanos: AtomicU64::new(limit.as_nanos().min(u64::MAX as u128) as u64),
+            limit_nanos: AtomicU64::new(nanos(limit)),
             #[cfg(target_os = "linux")]
             clock: std::sync::atomic::AtomicI32::new(-1),
             lock: Mutex::new(()),
@@ -250,8 +252,7 @@ impl Watch {
 
     /// Changes the time limit (between calls).
     pub(crate) fn set_limit(&self, limit: Duration) {
-        self.limit_ticks.store(ticks(limit), Ordering::Relaxed);
-        self.limit_nanos.store(limit.as_nanos().min(u64::MAX as u128) as u64, Ordering::Relaxed);
+        self.limit_nanos.store(nanos(limit), Ordering::Relaxed);
         *lock(&self.limit) = limit;
     }
 
