@@ -1167,6 +1167,16 @@ fn sandbox(limits: Limits) -> mlua::Result<(Lua, heap::Installed)> {
     math.set("randomseed", Value::Nil)?;
     let string: Table = g.get("string")?;
     string.set("dump", Value::Nil)?;
+    // Lua names a function that its call site does not name (one called
+    // through `pcall`, a frame of a traceback) by searching the loaded
+    // modules (the registry's `_LOADED`, with `_G` among them) in table
+    // order, which follows string hashes seeded anew for every VM: a
+    // function with two names (`pairs` and `spairs`, or a pack's
+    // `REP = string.rep`) was named either way, so a rule branching on an
+    // error message played two games from one seed. With no module listed
+    // such a function is named by its call site or not at all, the same
+    // in every run. Nothing in the sandbox loads modules (`require` is gone).
+    lua.set_named_registry_value("_LOADED", lua.create_table()?)?;
     // Scripts make many short-lived tables; the generational collector
     // handles those cheaply (a larger young generation measured ~4% faster
     // games than Lua's default of 20).

@@ -235,6 +235,36 @@ fn the_fault_a_question_reports_is_the_first_in_key_order() {
     }
 }
 
+/// Issue 23 item 3, the audit's case: Lua names a function its call site
+/// does not name by searching the loaded modules in hash order, seeded
+/// anew for every VM. A pack that gives `string.rep` a second name and
+/// branches on `pcall`'s message, or a traceback through `pairs` (also
+/// `spairs`), read differently from one VM to the next. Eight engines
+/// alive at once (each VM its own hash seed): one message.
+#[test]
+fn a_function_with_two_names_is_named_alike_in_every_vm() {
+    // `pcall`'s message about `string.rep` (also `REP`), and a traceback
+    // through `pairs` (also `spairs`).
+    for (tag, handler, names) in [("rep", "local _, e = pcall(REP) error(e, 0)", "bad argument #1 to"), ("pairs", "pairs(nil)", "stack traceback")] {
+        let engines: Vec<Engine> = (0..8).map(|run| probe_engine_with(&format!("two-names-{tag}-{run}"), "\nREP = string.rep\n", handler)).collect();
+        let messages: Vec<String> = engines
+            .iter()
+            .map(|engine| {
+                let mut st = started(engine, 4, 1);
+                let (a, p) = (action(engine, "taxes"), province(engine, "Settsu"));
+                let m = shogun_lab::play::stage_action(engine, &mut st, Seat::new(0), a, ProvinceId::new(p), None, None).unwrap_err().to_string();
+                // Each engine's pack is a copy in a folder of its own (its
+                // name cut to Lua's length for sources): from `pack/` on.
+                m.split_inclusive(['\n', '\t', '<']).map(|piece| piece.find("pack/").map_or(piece, |at| &piece[at..])).collect::<String>()
+            })
+            .collect();
+        assert!(messages[0].contains(names), "{}", messages[0]);
+        for m in &messages[1..] {
+            assert_eq!(m, &messages[0], "one pack, two VMs, two messages");
+        }
+    }
+}
+
 /// Continuations that report the context they got: `ctx_first` asks again
 /// (its question records the context it runs in), `ctx_second` fails with
 /// what it got.
