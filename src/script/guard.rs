@@ -36,6 +36,33 @@ use std::time::Duration;
 
 use mlua::ffi;
 
+std::thread_local! {
+    /// Whether this thread is the watchdog (set once, when it starts). A
+    /// constant initialiser and no destructor: `set_hook` may read it in a
+    /// signal handler.
+    static ON_WATCHDOG: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The one place that calls `lua_sethook`; it refuses the watchdog's
+/// thread, which must never touch a `lua_State` (issue 23 item 10: the
+/// hook walks the CallInfo list the VM's own thread frees as it runs).
+/// Called on the VM's thread: before or after a call, from the hook
+/// itself, or from the signal handler the watchdog's signal runs there.
+///
+/// # Safety
+/// `state` is a live `lua_State`, and the caller runs on the thread that
+/// runs it (or in a signal handler on that thread).
+unsafe fn set_hook(state: *mut ffi::lua_State, f: Option<ffi::lua_Hook>, mask: std::ffi::c_int, count: std::ffi::c_int) {
+    if ON_WATCHDOG.with(std::cell::Cell::get) {
+        // Never reached: the watchdog only marks calls and signals threads.
+        // Aborting (not unwinding: this may run in a signal handler) ends
+        // the process before a write to freed memory could.
+        std::process::abort();
+    }
+    // SAFETY: the caller's promise.
+    unsafe { ffi::lua_sethook(state, f, mask, count) };
+}
+
 /// How often the watchdog looks at the runtimes.
 const TICK: Duration = Duration::from_millis(25);
 
@@ -89,6 +116,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 fn watchdog() {
+    ON_WATCHDOG.with(|w| w.set(true));
     // (watch, seq last seen, ticks it has been running, its thread's CPU
     // time when the watchdog first saw it running)
     let mut seen: Vec<(Weak<Watch>, u64, u64, Option<u64>)> = Vec::new();
@@ -153,13 +181,13 @@ unsafe extern "C-unwind" fn hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_D
     let len = {
         let Some(w) = find(state) else {
             // SAFETY: a hook removing itself on its own state (Lua allows it).
-            unsafe { ffi::lua_sethook(state, None, 0, 0) };
+            unsafe { set_hook(state, None, 0, 0) };
             return;
         };
         let seq = w.seq.load(Ordering::Acquire);
         if !w.active.load(Ordering::Acquire) {
             // SAFETY: as above.
-            unsafe { ffi::lua_sethook(state, None, 0, 0) };
+            unsafe { set_hook(state, None, 0, 0) };
             return;
         }
         if w.tripped.load(Ordering::Acquire) != seq {
@@ -270,7 +298,7 @@ impl Watch {
         #[cfg(not(unix))]
         // SAFETY: on the VM's own thread, before the call.
         unsafe {
-            ffi::lua_sethook(self.state as *mut ffi::lua_State, Some(hook), ffi::LUA_MASKCOUNT, 1000)
+            set_hook(self.state as *mut ffi::lua_State, Some(hook), ffi::LUA_MASKCOUNT, 1000)
         };
         self.active.store(true, Ordering::SeqCst);
         Call {
@@ -312,7 +340,7 @@ impl Watch {
         #[cfg(not(unix))]
         // SAFETY: on the VM's own thread, after the call.
         unsafe {
-            ffi::lua_sethook(self.state as *mut ffi::lua_State, None, 0, 0)
+            set_hook(self.state as *mut ffi::lua_State, None, 0, 0)
         };
         if self.tripped.load(Ordering::SeqCst) != seq {
             // The watchdog marks a call before it signals, and signals
@@ -322,7 +350,7 @@ impl Watch {
         // Waits for a signal being sent to this thread to be sent.
         let _g = lock(&self.lock);
         // SAFETY: called on the runtime's own thread between calls.
-        unsafe { ffi::lua_sethook(self.state as *mut ffi::lua_State, None, 0, 0) };
+        unsafe { set_hook(self.state as *mut ffi::lua_State, None, 0, 0) };
         self.tripped.store(0, Ordering::Release);
         let location = lock(&self.location).take().unwrap_or_default();
         let message = limit_message(*lock(&self.limit));
@@ -429,7 +457,7 @@ mod interrupt {
         if w.active.load(Ordering::SeqCst) && w.tripped.load(Ordering::SeqCst) == w.seq.load(Ordering::Relaxed) {
             // SAFETY: on the VM's own thread, from a signal handler, as
             // Lua's manual allows (and lua.c does).
-            unsafe { ffi::lua_sethook(w.state as *mut ffi::lua_State, Some(hook), ffi::LUA_MASKCOUNT, 1) };
+            unsafe { super::set_hook(w.state as *mut ffi::lua_State, Some(hook), ffi::LUA_MASKCOUNT, 1) };
         }
     }
 }

@@ -311,6 +311,38 @@ fn pcall_cannot_catch_the_time_limit() {
     assert_eq!(engine.runtime().eval_readonly(&st, "return 'ok'").unwrap(), "ok");
 }
 
+/// Issue 23 item 10, held in the source: `lua_sethook` is called in one
+/// place (guard.rs's `set_hook`, which refuses the watchdog's thread), and
+/// the watchdog's loop neither calls it nor reaches a `lua_State`: it
+/// only marks a call and signals the call's thread.
+#[test]
+fn only_set_hook_calls_lua_sethook_and_the_watchdog_never_does() {
+    let code = |text: &str| -> String { text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n") };
+    let mut callers = Vec::new();
+    let mut stack = vec![root().join("src")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                let n = code(&std::fs::read_to_string(&path).unwrap()).matches("lua_sethook(").count();
+                if n > 0 {
+                    callers.push((path.strip_prefix(root()).unwrap().display().to_string(), n));
+                }
+            }
+        }
+    }
+    assert_eq!(callers, vec![("src/script/guard.rs".to_string(), 1)], "lua_sethook called outside set_hook");
+    let guard = code(&std::fs::read_to_string(root().join("src/script/guard.rs")).unwrap());
+    let at = guard.find("fn watchdog()").expect("the watchdog's loop");
+    let body = &guard[at..at + guard[at..].find("\n}\n").expect("its end")];
+    for touch in ["set_hook", "lua_State", "ffi::"] {
+        assert!(!body.contains(touch), "the watchdog's loop names `{touch}`");
+    }
+    assert!(body.contains("ON_WATCHDOG"), "the watchdog marks its thread");
+}
+
 /// Issue 23 item 10: the watchdog called `lua_sethook` from its own
 /// thread, and `lua_sethook` walks the CallInfo list that the VM's thread
 /// frees as calls return and the collector shrinks it (`luaE_shrinkCI`): a
