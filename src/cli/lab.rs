@@ -469,12 +469,13 @@ fn read_header(path: &Path, r: &mut impl BufRead) -> Result<Header, String> {
 pub fn read_jsonl(path: &Path) -> Result<(Header, Vec<GameRecord>), String> {
     let mut r = open_jsonl(path)?;
     let header = read_header(path, &mut r)?;
-    let records = records_of(path.to_path_buf(), r).collect::<Result<Vec<_>, _>>()?;
+    let records = records_of(path.to_path_buf(), r).map(|r| r.map(|(_, rec)| rec)).collect::<Result<Vec<_>, _>>()?;
     Ok((header, records))
 }
 
-/// The records after a file's header, one line at a time.
-fn records_of(path: PathBuf, mut r: BufReader<std::fs::File>) -> impl Iterator<Item = Result<GameRecord, String>> {
+/// The records after a file's header, one line at a time, each with its
+/// line number.
+fn records_of(path: PathBuf, mut r: BufReader<std::fs::File>) -> impl Iterator<Item = Result<(usize, GameRecord), String>> {
     let mut buf = Vec::new();
     let mut line = 1usize;
     let mut failed = false;
@@ -495,7 +496,7 @@ fn records_of(path: PathBuf, mut r: BufReader<std::fs::File>) -> impl Iterator<I
                 Ok(true) => {
                     let rec = serde_json::from_slice::<GameRecord>(&buf).map_err(|e| format!("{}: not a game record ({e})", place()));
                     failed = rec.is_err();
-                    return Some(rec);
+                    return Some(rec.map(|rec| (line, rec)));
                 }
             }
         }

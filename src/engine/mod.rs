@@ -15,7 +15,7 @@ use std::rc::Rc;
 
 /// The runtime's bounds, given when an engine is built (`with_options`),
 /// and the unit rule use is counted in (`Engine::rule_parts`).
-pub use crate::script::{Limits, RulePart};
+pub use crate::script::{Limits, MAX_AMOUNT, RulePart};
 pub use invariants::check as check_invariants;
 
 /// The kind of the engine's own question: which turn-order space to take.
@@ -60,6 +60,15 @@ impl From<ScriptError> for EngineError {
         EngineError::Script(e)
     }
 }
+
+/// The most events (battles, changes of hands, notes, tallies, ...) one
+/// decision and the play it sets going may make: a script may record
+/// `script::MAX_SCRIPT_EVENTS` of its own per call, but changes of hands
+/// are not counted there, and a decision makes many calls. A game that
+/// makes more fails with a clear message, so every count of events in a
+/// game is at most its decisions times this (the lab's `merge` relies on
+/// it to refuse impossible records).
+pub const MAX_EVENTS_PER_DECISION: usize = 1 << 20;
 
 /// A decision that failed, and where: `play_from` is the index of the
 /// first event of the play the decision set going (up to the next
@@ -569,6 +578,15 @@ impl Engine {
         let from = ev.len();
         let played = |error| Failed { error, play_from: Some(from) };
         self.advance(st, ev).map_err(played)?;
+        if ev.len() > MAX_EVENTS_PER_DECISION {
+            return Err(Failed {
+                error: EngineError::Broken(format!(
+                    "one decision made {} events (battles, changes of hands, notes, tallies), more than the engine allows ({MAX_EVENTS_PER_DECISION}): a rule that repeats without end?",
+                    ev.len()
+                )),
+                play_from: None,
+            });
+        }
         if self.checks(st) {
             invariants::check(&self.rules, st).map_err(|e| played(EngineError::Broken(e)))?;
         }

@@ -580,9 +580,9 @@ pub fn run(lab: &Lab, sink: &mut dyn FnMut(&GameRecord) -> Result<(), LabError>,
     Ok(agg)
 }
 
-/// Records read back from one JSONL file, one at a time (a line number
-/// or place in each error).
-pub type Records<'a> = Box<dyn Iterator<Item = Result<GameRecord, String>> + 'a>;
+/// Records read back from one JSONL file, one at a time, each with its
+/// line number (a line number or place in each error).
+pub type Records<'a> = Box<dyn Iterator<Item = Result<(usize, GameRecord), String>> + 'a>;
 
 /// Whether `b` is the same lab run as `a` (all but the range and the games
 /// played); the reason when it is not.
@@ -657,6 +657,7 @@ pub fn check_record(h: &Header, r: &GameRecord) -> Result<(), String> {
             return Err(format!("`{what}` has {len} entries for {n} players"));
         }
     }
+    bounded(h, r)?;
     if let Some(rank) = r.ranks.iter().find(|&&x| x == 0 || usize::from(x) > n) {
         return Err(format!("rank {rank} is outside 1..{n}"));
     }
@@ -686,9 +687,6 @@ pub fn check_record(h: &Header, r: &GameRecord) -> Result<(), String> {
             if tiebreak { "tie on points and not on war chests" } else { "do not tie on points with different war chests" }
         ));
     }
-    if r.decisions == 0 {
-        return Err("0 decisions: every game takes at least one".into());
-    }
     if r.rule_use.len() != rules.parts.len() {
         return Err(format!(
             "`rule_use` has {} counts for the {} parts (functions and values) the header lists for arm {}",
@@ -697,8 +695,94 @@ pub fn check_record(h: &Header, r: &GameRecord) -> Result<(), String> {
             r.arm
         ));
     }
+    Ok(())
+}
+
+/// Whether every number of a record is one a game of the header's rules
+/// could have produced (issue 23): a count at u64::MAX would make its mean
+/// 4.6e18. The counts are at most what `Collector` can count in the
+/// record's own `decisions` (already checked to be at most
+/// `MAX_DECISIONS`); each bound says why it holds. Left unbounded: the
+/// tallies (`game.tally` takes any integer, and the collector adds them
+/// saturating, so any i64 can be written; the lab sums them in i128) and
+/// `rule_use` (each call of a wrapped function counts one, saturating, and a
+/// loop inside one script call repeats calls with no engine limit but the
+/// time limit).
+fn bounded(h: &Header, r: &GameRecord) -> Result<(), String> {
+    use crate::engine::{MAX_AMOUNT, MAX_EVENTS_PER_DECISION};
+    if r.decisions == 0 {
+        return Err("0 decisions: every game takes at least one".into());
+    }
     if r.decisions > MAX_DECISIONS {
         return Err(format!("{} decisions: more than any game can have ({MAX_DECISIONS})", r.decisions));
+    }
+    let n = usize::from(h.players);
+    let d = u128::from(r.decisions);
+    let seat = |s: usize| h.seats.get(s).map_or("?", String::as_str);
+    // Points change only through the host API (`game.award`,
+    // `game.add_points`), which keeps them within ±MAX_AMOUNT.
+    if let Some((s, p)) = r.points.iter().enumerate().find(|(_, p)| p.unsigned_abs() > MAX_AMOUNT.unsigned_abs()) {
+        return Err(format!("`points` of seat {} is {p}, beyond the host API's ±{MAX_AMOUNT}", seat(s)));
+    }
+    // War chests start within the rules' limits (far below MAX_AMOUNT),
+    // `game.gain` keeps them at most MAX_AMOUNT and `game.pay` never below 0.
+    if let Some((s, c)) = r.chests.iter().enumerate().find(|(_, c)| !(0..=MAX_AMOUNT).contains(*c)) {
+        return Err(format!("`chests` of seat {} is {c}, outside the host API's 0..={MAX_AMOUNT}", seat(s)));
+    }
+    // Each province has one holder, and a map has at most MAX_PROVINCES.
+    let held: u64 = r.provinces.iter().map(|&p| u64::from(p)).sum();
+    if held > crate::rules::map::MAX_PROVINCES as u64 {
+        return Err(format!("`provinces` adds up to {held}, more than a map may have ({})", crate::rules::map::MAX_PROVINCES));
+    }
+    // A province holds at most one building of each kind, and the kinds
+    // are the bits of a u8: at most 8 in each of the seat's provinces.
+    if let Some(s) = (0..n).find(|&s| u64::from(r.buildings[s]) > u64::from(r.provinces[s]) * u64::from(u8::BITS)) {
+        return Err(format!("`buildings` of seat {} is {}, more than its {} provinces can hold", seat(s), r.buildings[s], r.provinces[s]));
+    }
+    // Revealed bids are counted once a round, at most once a decision, and
+    // a war-chest card's value is a u8.
+    if let Some(s) = (0..n).find(|&s| r.bid_chests[s] < 0 || r.bid_chests[s] as u128 > d * u128::from(u8::MAX)) {
+        return Err(format!("`bid_chests` of seat {} is {}, not 0..={} for {} decisions", seat(s), r.bid_chests[s], d * u128::from(u8::MAX), r.decisions));
+    }
+    let at_most_one_a_decision = [("bid_provinces", r.bid_provinces.iter().copied().max().unwrap_or(0)), ("lead_changes", r.lead_changes)];
+    if let Some((what, v)) = at_most_one_a_decision.into_iter().find(|&(_, v)| u128::from(v) > d) {
+        return Err(format!("`{what}` is {v}: counted at most once a decision, and the game took {}", r.decisions));
+    }
+    // Cubes are conserved (checked at the end of every game in every check
+    // mode): each seat has the box's cubes_per_player, and the peasants are
+    // the box's, each at most MAX_BOX.
+    let cubes = (u64::from(h.players) + 1) * crate::rules::MAX_BOX.unsigned_abs();
+    if u64::from(r.tower_stuck) > cubes {
+        return Err(format!("`tower_stuck` is {}, more cubes than {} players' box may hold ({cubes})", r.tower_stuck, h.players));
+    }
+    // Battles, changes of hands and carried-out actions are counted from
+    // events (one each), and one decision makes at most
+    // MAX_EVENTS_PER_DECISION of them (the engine fails a game that makes
+    // more). A battle kind is in the map only once one is counted.
+    if let Some((kind, _)) = r.battles.iter().find(|(_, v)| **v == 0) {
+        return Err(format!("`battles` lists kind `{kind}` with 0 battles: a kind is listed only once counted"));
+    }
+    for (what, table) in [("actions", &r.actions), ("built", &r.built)] {
+        if let Some((k, v)) = table.iter().find(|(_, v)| v.len() != n) {
+            return Err(format!("`{what}.{k}` has {} entries for {n} players", v.len()));
+        }
+    }
+    let events = r.battles.values().map(|&v| u128::from(v)).sum::<u128>()
+        + u128::from(r.owner_changes)
+        + r.actions.values().flatten().map(|&v| u128::from(v)).sum::<u128>();
+    let most = d * MAX_EVENTS_PER_DECISION as u128;
+    if events > most {
+        return Err(format!(
+            "`battles`, `owner_changes` and `actions` count {events} events, more than {} decisions can make ({most}: at most {MAX_EVENTS_PER_DECISION} a decision)",
+            r.decisions
+        ));
+    }
+    // A building is counted when it appears in a province after a
+    // decision: at most one of each kind in each province a decision.
+    let built = r.built.values().flatten().map(|&v| u128::from(v)).sum::<u128>();
+    let most = d * crate::rules::map::MAX_PROVINCES as u128 * u128::from(u8::BITS);
+    if built > most {
+        return Err(format!("`built` adds up to {built}, more than {} decisions can build ({most})", r.decisions));
     }
     Ok(())
 }
@@ -796,8 +880,8 @@ fn fold_file(agg: &mut Aggregate, name: &str, h: &Header, records: Records<'_>) 
     let mut next = vec![h.range.0; h.conditions.len()];
     let mut game: Vec<GameRecord> = Vec::with_capacity(k);
     for r in records {
-        let r = r.map_err(LabError::Merge)?;
-        let at = |e: String| LabError::Merge(format!("{name}: condition {}, game {}, arm {}: {e}", r.condition, r.game, r.arm));
+        let (line, r) = r.map_err(LabError::Merge)?;
+        let at = |e: String| LabError::Merge(format!("{name}:{line}: condition {}, game {}, arm {}: {e}", r.condition, r.game, r.arm));
         check_record(h, &r).map_err(at)?;
         let want = next[r.condition];
         if r.game < want || (r.game == want && game.iter().any(|g| g.arm == r.arm)) {

@@ -313,14 +313,19 @@ impl Repl {
         }
         let events = self.game.replay_events().map_err(|e| e.to_string())?;
         let n = st.seats();
-        let mut tallies: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+        // Script-given numbers (`game.tally(.., math.maxinteger)`) summed
+        // exactly: i128 holds the sum of any 2^64 of them, and a game has
+        // far fewer events (`engine::MAX_EVENTS_PER_DECISION` a decision);
+        // the sum is checked all the same.
+        let mut tallies: BTreeMap<String, Vec<i128>> = BTreeMap::new();
         let (mut gained, mut lost) = (vec![0i64; n], vec![0i64; n]);
         for ev in &events {
             match ev {
                 Event::Tally { key, seat: Some(s), amount } => {
-                    // Script-given numbers: summed without wrapping (`game.tally(.., math.maxinteger)`).
                     let x = &mut tallies.entry(key.clone()).or_insert_with(|| vec![0; n])[s.index()];
-                    *x = x.saturating_add(*amount);
+                    *x = x
+                        .checked_add(i128::from(*amount))
+                        .ok_or_else(|| format!("summary: the tally `{key}` of seat {} is too large to add up", self.notation().seat_name(*s)))?;
                 }
                 Event::OwnerChange { from, to, .. } => {
                     if let Some(t) = to {
@@ -348,7 +353,7 @@ impl Repl {
         }
         let header: String = Seat::all(n).map(|s| format!(" {:>5}", name(s))).collect();
         for (title, prefix) in [("points by source", "points."), ("battles", "battles.")] {
-            let rows: Vec<(&String, &Vec<i64>)> = tallies.iter().filter(|(k, _)| k.starts_with(prefix)).collect();
+            let rows: Vec<(&String, &Vec<i128>)> = tallies.iter().filter(|(k, _)| k.starts_with(prefix)).collect();
             if rows.is_empty() {
                 continue;
             }

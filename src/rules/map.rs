@@ -69,6 +69,10 @@ pub struct Province {
     pub at: Option<(f64, f64)>,
 }
 
+/// The most provinces a map may have: `ProvinceId` holds an index in 16
+/// bits. The lab's `merge` bounds a record's provinces by it.
+pub const MAX_PROVINCES: usize = 1 << 16;
+
 #[derive(Clone, Debug)]
 pub struct Map {
     pub name: String,
@@ -133,6 +137,11 @@ impl Map {
     /// Resolves names and checks the map, reporting every problem found.
     pub fn from_file(file: &YamlFile<MapFile>, diags: &mut Diagnostics) -> Option<Map> {
         let m = &file.value;
+        if m.provinces.len() > MAX_PROVINCES {
+            let n = m.provinces.len();
+            diags.error(&file.path, file.pos.of("provinces"), format!("{n} provinces: a map has at most {MAX_PROVINCES} (a province's id is 16 bits)"));
+            return None;
+        }
         let errors = |diags: &Diagnostics| diags.0.iter().filter(|d| d.severity == super::yaml::Severity::Error).count();
         let errors_before = errors(diags);
         let r = Reading::new(file, diags);

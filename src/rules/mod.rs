@@ -600,6 +600,11 @@ fn check_rules(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
     }
 }
 
+/// The most cubes per player, peasants or unrest markers a box may hold
+/// (`components:` in rules.yaml). The lab's `merge` bounds a record's
+/// cubes left in the tower by it.
+pub const MAX_BOX: i64 = 10_000;
+
 /// The box: cubes, peasants, unrest markers, war-chest cards, buildings.
 fn check_components(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
     let r = &f.value;
@@ -607,7 +612,7 @@ fn check_components(f: &yaml::YamlFile<RulesFile>, d: &mut Diagnostics) {
     let at = |path: &str| f.pos.of(path);
     let c = &r.components;
     for (key, v, lo, hi) in
-        [("cubes_per_player", c.cubes_per_player, 1, 10_000), ("peasants", c.peasants, 0, 10_000), ("unrest_markers", c.unrest_markers, 0, 10_000)]
+        [("cubes_per_player", c.cubes_per_player, 1, MAX_BOX), ("peasants", c.peasants, 0, MAX_BOX), ("unrest_markers", c.unrest_markers, 0, MAX_BOX)]
     {
         if v < lo || v > hi {
             d.error(p, at(&format!("components/{key}")), format!("components.{key} is {v}, expected {lo}..={hi}"));

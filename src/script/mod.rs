@@ -19,6 +19,9 @@ mod raw;
 mod value;
 mod values;
 
+/// The host API's cap on a seat's points, war chests and rice (its
+/// checks are in api/pieces.rs); the lab's `merge` bounds records by it.
+pub use api::MAX_AMOUNT;
 pub use api::{board_view, region_view};
 pub use lend::Reads;
 

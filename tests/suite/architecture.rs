@@ -305,3 +305,138 @@ fn the_edge_reader_sees_code_only() {
     assert_eq!(edges.len(), 2);
     assert!(edges["core"].is_empty() && edges["play"].len() == 2);
 }
+
+/// The files ARCHITECTURE.md's code map names, as paths from the
+/// repository's root (`src/core/state.rs`), and the folders (`src/core/`).
+/// An entry is a line of the map's `src/` tree whose first word is a file
+/// or folder name (`state.rs`, `core/`, `lab/ladder.rs`) at an indent of
+/// two spaces a level; under a folder it names the folder's file, under a
+/// file `NAME.rs` the file of folder `NAME/` (script/api.rs's `reads.rs` is
+/// src/script/api/reads.rs). Descriptions are indented further.
+fn code_map(map: &str) -> Vec<String> {
+    let section = map.split("\n## Code map\n").nth(1).expect("ARCHITECTURE.md has no `## Code map` section");
+    let block = section.split("```").nth(1).expect("the code map is a ``` block");
+    let mut out = Vec::new();
+    let mut inside = false;
+    // (indent, the folder an entry there names files of)
+    let mut stack: Vec<(usize, String)> = Vec::new();
+    for line in block.lines() {
+        let indent = line.len() - line.trim_start().len();
+        let word = line.split_whitespace().next().unwrap_or("");
+        if indent == 0 {
+            inside = word == "src/";
+            stack = vec![(0, "src/".to_string())];
+            continue;
+        }
+        let named = |w: &str| {
+            !w.is_empty()
+                && (w.ends_with(".rs") || w.ends_with(".lua") || w.ends_with('/'))
+                && w.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/'))
+        };
+        if !inside || indent % 2 != 0 || indent > 2 * stack.len() || !named(word) {
+            continue;
+        }
+        while stack.last().is_some_and(|(i, _)| *i >= indent) {
+            stack.pop();
+        }
+        let path = format!("{}{word}", stack.last().map_or("src/", |(_, d)| d.as_str()));
+        let folder = match path.strip_suffix(".rs") {
+            Some(stem) if !path.ends_with("/mod.rs") => format!("{stem}/"),
+            _ if path.ends_with('/') => path.clone(),
+            _ => path.rsplit_once('/').map_or(String::new(), |(d, _)| format!("{d}/")),
+        };
+        stack.push((indent, folder));
+        out.push(path);
+    }
+    out
+}
+
+/// What is wrong between a walk of src/ (`files`, from the root) and the
+/// code map's entries: a file the map does not name (a `mod.rs` is named by
+/// its folder's line), an entry naming no file or folder.
+fn code_map_gaps(files: &[String], entries: &[String], exists: impl Fn(&str) -> bool) -> Vec<String> {
+    let named: BTreeSet<&str> = entries.iter().map(String::as_str).collect();
+    let mut wrong = Vec::new();
+    for f in files {
+        let folder_line = f.strip_suffix("mod.rs").filter(|d| d.ends_with('/'));
+        if !named.contains(f.as_str()) && !folder_line.is_some_and(|d| named.contains(d)) {
+            wrong.push(format!("{f} is not in ARCHITECTURE.md's code map: add a line for it"));
+        }
+    }
+    for e in entries {
+        if !exists(e) {
+            wrong.push(format!("ARCHITECTURE.md's code map names {e}, which does not exist: take it out"));
+        }
+    }
+    wrong
+}
+
+fn all_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            all_files(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// Issue 23 item 12: every file under src/ is in the code map, and every
+/// file and folder the map names exists.
+#[test]
+fn the_code_map_names_every_file_under_src() {
+    let map = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let entries = code_map(&map);
+    let mut found = Vec::new();
+    all_files(&root().join("src"), &mut found);
+    let mut files: Vec<String> = found.iter().map(|p| p.strip_prefix(root()).unwrap().to_string_lossy().replace('\\', "/")).collect();
+    files.sort();
+    let wrong = code_map_gaps(&files, &entries, |e| root().join(e).exists());
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The code map's reader: nesting under folders and files, folders'
+/// `mod.rs`, descriptions skipped; a missing file and a stale entry found.
+#[test]
+fn the_code_map_reader_finds_what_is_missing() {
+    let map = "# A\n## Code map\n\n```\nsrc/\n  lib.rs       the root: `Engine`,\n               `GameState`, ...\n  core/        plain data\n    state.rs     Seat\n                 and more.rs words\n  script/      Lua\n    mod.rs       Runtime\n    api.rs       the host\n      reads.rs     seats\n    load.rs      files\n  lab/ladder.rs the ladder\nmaps/          boards\n  sun.rs       not src\n```\n";
+    let entries = code_map(map);
+    assert_eq!(
+        entries,
+        [
+            "src/lib.rs",
+            "src/core/",
+            "src/core/state.rs",
+            "src/script/",
+            "src/script/mod.rs",
+            "src/script/api.rs",
+            "src/script/api/reads.rs",
+            "src/script/load.rs",
+            "src/lab/ladder.rs"
+        ]
+    );
+    let files: Vec<String> = [
+        "src/lib.rs",
+        "src/core/mod.rs",
+        "src/core/state.rs",
+        "src/script/mod.rs",
+        "src/script/api.rs",
+        "src/script/api/reads.rs",
+        "src/script/load.rs",
+        "src/lab/ladder.rs",
+    ]
+    .map(String::from)
+    .to_vec();
+    assert!(code_map_gaps(&files, &entries, |_| true).is_empty());
+    // A file left out of the map (here the map loses `load.rs`), and an
+    // entry whose file is gone.
+    let without: Vec<String> = entries.iter().filter(|e| !e.ends_with("load.rs")).cloned().collect();
+    assert_eq!(code_map_gaps(&files, &without, |_| true), ["src/script/load.rs is not in ARCHITECTURE.md's code map: add a line for it"]);
+    let gone = code_map_gaps(&files, &entries, |e| e != "src/core/state.rs");
+    assert_eq!(gone, ["ARCHITECTURE.md's code map names src/core/state.rs, which does not exist: take it out"]);
+    // A folder's `mod.rs` needs its folder's line.
+    let no_core: Vec<String> = entries.iter().filter(|e| !e.starts_with("src/core/")).cloned().collect();
+    let gaps = code_map_gaps(&files, &no_core, |_| true);
+    assert!(gaps.iter().any(|g| g.starts_with("src/core/mod.rs is not")), "{gaps:?}");
+}

@@ -494,3 +494,25 @@ fn a_game_has_a_bounded_number_of_decisions() {
     let err = shogun_lab::transcript::transcript(&engine, 4, 1, &vec!["random".to_string(); 4]).unwrap_err();
     assert!(err.to_string().contains("the game has taken 40 decisions without ending (limits.decisions_per_game"), "{err}");
 }
+
+/// Issue 23 (items 4 and 9): changes of hands are not counted in a call's
+/// `MAX_SCRIPT_EVENTS`, so a rule flipping a province in a loop made a
+/// decision of millions of events, and the lab's records any count of
+/// them. One decision's events are bounded: more fail the game at once.
+#[test]
+fn a_decision_has_a_bounded_number_of_events() {
+    let (pack, map) = copy_data("events_per_decision");
+    let flips = shogun_lab::engine::MAX_EVENTS_PER_DECISION / 2 + 1;
+    edit(
+        &pack.join("actions.lua"),
+        "shogun.action(\"collect_taxes\", function(seat, p, a)\n",
+        &format!(
+            "shogun.action(\"collect_taxes\", function(seat, p, a)\n  for _ = 1, {flips} do game.neutralize(p); game.conquer(p, seat) end\n  do return end\n"
+        ),
+    );
+    let engine = engine_from(&pack, &map);
+    let err = shogun_lab::transcript::transcript(&engine, 4, 1, &vec!["random".to_string(); 4]).unwrap_err();
+    let text = err.to_string();
+    let want = format!("more than the engine allows ({})", shogun_lab::engine::MAX_EVENTS_PER_DECISION);
+    assert!(text.contains("one decision made") && text.contains(&want), "{text}");
+}

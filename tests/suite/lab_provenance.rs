@@ -172,6 +172,42 @@ fn merge_refuses_what_one_run_could_not_have_written() {
     cases.push(("margin-huge", with(1, &|r| r["margin"] = 1_000_000_000_000_000_000i64.into()), "is not the points of the first two"));
     cases.push(("tiebreak", with(1, &|r| r["tiebreak"] = (!r["tiebreak"].as_bool().unwrap()).into()), "`tiebreak` is"));
     cases.push(("no-decisions", with(1, &|r| r["decisions"] = 0.into()), "0 decisions"));
+    // Numbers no game of these rules could have produced (the audit of
+    // issue 23 items 4 and 9: each merged, and a count at u64::MAX made its
+    // mean 4.6e18). Refused naming the file, the line and the field.
+    let edge = shogun_lab::engine::MAX_AMOUNT;
+    let mut bounds: Vec<(&str, Vec<Value>, String)> = Vec::new();
+    bounds.push(("points-huge", with(1, &|r| r["points"][0] = i64::MAX.into()), format!("`points` of seat A is {}, beyond the host API's ±{edge}", i64::MAX)));
+    bounds.push(("points-min", with(1, &|r| r["points"][0] = i64::MIN.into()), format!("`points` of seat A is {}", i64::MIN)));
+    bounds.push(("points-edge", with(1, &|r| r["points"][1] = (-edge - 1).into()), format!("`points` of seat B is {}", -edge - 1)));
+    bounds.push(("chests-huge", with(1, &|r| r["chests"][2] = (edge + 1).into()), format!("`chests` of seat C is {}", edge + 1)));
+    bounds.push(("chests-negative", with(1, &|r| r["chests"][3] = (-1).into()), "`chests` of seat D is -1".into()));
+    bounds.push(("battles-huge", with(1, &|r| r["battles"]["attack"] = u64::MAX.into()), "`battles`, `owner_changes` and `actions` count".into()));
+    bounds.push(("battles-zero", with(1, &|r| r["battles"]["attack"] = 0.into()), "`battles` lists kind `attack` with 0 battles".into()));
+    bounds.push(("owner-changes-huge", with(1, &|r| r["owner_changes"] = u64::MAX.into()), "`battles`, `owner_changes` and `actions` count".into()));
+    bounds.push(("actions-huge", with(1, &|r| r["actions"]["taxes"][0] = u32::MAX.into()), "`battles`, `owner_changes` and `actions` count".into()));
+    bounds.push(("actions-short", with(1, &|r| r["actions"]["taxes"] = serde_json::json!([1])), "`actions.taxes` has 1 entries for 4 players".into()));
+    bounds.push(("provinces-huge", with(1, &|r| r["provinces"] = serde_json::json!([99_999, 0, 0, 0])), "`provinces` adds up to 99999".into()));
+    bounds.push(("buildings-huge", with(1, &|r| r["buildings"][0] = 1000.into()), "`buildings` of seat A is 1000, more than its".into()));
+    bounds.push(("bid-chests-huge", with(1, &|r| r["bid_chests"][0] = i64::MAX.into()), "`bid_chests` of seat A is".into()));
+    bounds.push(("bid-chests-negative", with(1, &|r| r["bid_chests"][1] = (-3).into()), "`bid_chests` of seat B is -3".into()));
+    bounds.push(("bid-provinces-huge", with(1, &|r| r["bid_provinces"][0] = u32::MAX.into()), "`bid_provinces` is 4294967295".into()));
+    bounds.push(("lead-changes-huge", with(1, &|r| r["lead_changes"] = u32::MAX.into()), "`lead_changes` is 4294967295".into()));
+    bounds.push(("tower-stuck-huge", with(1, &|r| r["tower_stuck"] = u32::MAX.into()), "`tower_stuck` is 4294967295".into()));
+    bounds.push(("built-huge", with(1, &|r| r["built"]["castle"][0] = u32::MAX.into()), "`built` adds up to".into()));
+    for (name, lines, want) in bounds {
+        let f = write(&dir.join(format!("{name}.jsonl")), &lines);
+        let e = merge_error(&[files[0].clone(), f, files[2].clone()]);
+        assert!(e.contains(&format!("{name}.jsonl:2: condition 0, game 4, arm 0: {want}")), "{name}: {e}");
+    }
+    // At the edge the API allows, a record is possible.
+    let at_edge = with(1, &|r| {
+        r["points"][2] = (-edge).into();
+        r["points"][3] = (-edge).into();
+    });
+    let f = write(&dir.join("points-at-edge.jsonl"), &at_edge);
+    let o = shogun(&["lab", "merge", &files[0], &f, &files[2]]);
+    assert!(!stderr(&o).contains("`points`"), "{}", stderr(&o));
     cases.push(("version", with(0, &|h| h["lab"]["version"] = "shogun-lab 0.0.1".into()), "merge only files of one version"));
     cases.push(("short", l[..l.len() - 2].to_vec(), "the file ends early"));
     for (name, lines, want) in cases {

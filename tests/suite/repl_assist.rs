@@ -441,3 +441,26 @@ fn draft_options_replays_and_suggestions_read_right() {
     assert!(err.starts_with("unknown command `foo`") && !err.contains("did you mean"), "{err}");
     assert!(r.exec("lgo").unwrap_err().contains("did you mean `log`?"));
 }
+
+/// Issue 23 item 5: the summary adds up script-given numbers exactly. A
+/// rule tallying `math.maxinteger` points twice a `year_end` for seat A used to
+/// show 9223372036854775807 (the sum saturated; a debug build panicked).
+#[test]
+fn the_summary_adds_up_the_widest_tallies_exactly() {
+    let (pack, map) = copy_data("summary-wide");
+    edit(
+        &pack.join("winter.lua"),
+        "shogun.handler(\"year_end\", function()\n",
+        "shogun.handler(\"year_end\", function()\n  game.tally(\"points.wide\", 1, math.maxinteger)\n  game.tally(\"points.wide\", 1, math.maxinteger)\n",
+    );
+    let spec = GameSpec { map: map.display().to_string(), rules: Some(pack), data: Some(root()), ..GameSpec::default() };
+    let seats = ["greedy", "greedy", "greedy", "greedy"].map(String::from).to_vec();
+    let mut r = Repl::new(Config { spec, players: 4, seed: 3, seats }).unwrap();
+    run(&mut r, &["end"]);
+    let summary = r.exec("summary").unwrap();
+    let row = summary.lines().find(|l| l.trim_start().starts_with("wide ")).unwrap_or_else(|| panic!("{summary}"));
+    let a: i128 = row.split_whitespace().nth(1).unwrap().parse().unwrap();
+    // Two tallies a call to year_end: saturated, the sum was i64::MAX.
+    let two = 2 * i128::from(i64::MAX);
+    assert!(a >= two && a % two == 0, "{summary}");
+}
