@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::engine::Engine;
+use crate::play::data::{Layout, is_variant};
 use crate::rules::{self, Diagnostic, Severity, VariantArg};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,51 +25,33 @@ impl Target {
 /// What a path is: a map file, a pack folder (rules.yaml) or a variant
 /// folder (variant.yaml).
 pub fn classify(path: &Path) -> Result<Target, String> {
+    let (rules_file, cards_file, variant_file) = (rules::pack::RULES_FILE, rules::pack::CARDS_FILE, rules::variant::FILE);
     if path.is_dir() {
-        if path.join("variant.yaml").is_file() {
+        if is_variant(path) {
             return Ok(Target::Variant(path.to_path_buf()));
         }
-        if path.join("rules.yaml").is_file() {
+        if rules::pack::is_pack(path) {
             return Ok(Target::Pack(path.to_path_buf()));
         }
-        return Err(format!("{}: neither a rules pack (rules.yaml) nor a variant (variant.yaml)", path.display()));
+        return Err(format!("{}: neither a rules pack ({rules_file}) nor a variant ({variant_file})", path.display()));
     }
     if path.is_file() {
-        if path.file_name().is_some_and(|n| n == "variant.yaml") {
-            return Ok(Target::Variant(path.parent().unwrap_or(Path::new(".")).to_path_buf()));
+        let folder = || path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        if path.file_name().is_some_and(|n| n == variant_file) {
+            return Ok(Target::Variant(folder()));
         }
-        if path.file_name().is_some_and(|n| n == "rules.yaml" || n == "cards.yaml") {
-            return Ok(Target::Pack(path.parent().unwrap_or(Path::new(".")).to_path_buf()));
+        if path.file_name().is_some_and(|n| n == rules_file || n == cards_file) {
+            return Ok(Target::Pack(folder()));
         }
         return Ok(Target::Map(path.to_path_buf()));
     }
     Err(format!("{}: no such file or folder", path.display()))
 }
 
-/// Everything shipped under `root`: maps, packs, variants.
-pub fn shipped(root: &Path) -> Vec<Target> {
-    let list = |dir: &Path| -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(dir).map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect()).unwrap_or_default();
-        v.sort();
-        v
-    };
-    let mut out = Vec::new();
-    for p in list(&root.join("maps")) {
-        if p.extension().is_some_and(|x| x == "yaml") {
-            out.push(Target::Map(p));
-        }
-    }
-    for p in list(&root.join("scripts")) {
-        if p.join("rules.yaml").is_file() {
-            out.push(Target::Pack(p));
-        }
-    }
-    for p in list(&root.join("variants")) {
-        if p.join("variant.yaml").is_file() {
-            out.push(Target::Variant(p));
-        }
-    }
-    out
+/// Everything shipped in the data folder: maps, packs, variants.
+pub fn shipped(layout: &Layout) -> Vec<Target> {
+    let (maps, packs, variants) = layout.shipped();
+    maps.into_iter().map(Target::Map).chain(packs.into_iter().map(Target::Pack)).chain(variants.into_iter().map(Target::Variant)).collect()
 }
 
 fn engine_diags(rules: rules::Rules, out: &mut Vec<Diagnostic>) {
@@ -79,11 +62,18 @@ fn engine_diags(rules: rules::Rules, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Checks one target with the pack and map under `root` where it needs them.
-pub fn check(root: &Path, target: &Target) -> Vec<Diagnostic> {
-    let base = root.join("scripts/base");
-    let sun = root.join("maps/sun.yaml");
+/// Checks one target with the data folder's base pack and default map
+/// where it needs them.
+pub fn check(layout: &Layout, target: &Target) -> Vec<Diagnostic> {
+    let base = layout.base_pack();
     let mut out = Vec::new();
+    let sun = match layout.default_map() {
+        Ok(sun) => sun,
+        Err(e) => {
+            out.push(Diagnostic { severity: Severity::Error, file: layout.root.clone(), line: 0, column: 0, message: e });
+            return out;
+        }
+    };
     match target {
         Target::Map(map) => match rules::load(&base, map) {
             Ok(r) => out.extend(r.warnings),

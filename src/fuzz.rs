@@ -187,7 +187,7 @@ impl Fuzzer {
     }
 
     fn sun(&self) -> PathBuf {
-        self.layout().map_path("sun")
+        self.layout().default_map().expect("the scratch copy holds the default map")
     }
 
     /// Runs one input. `Err` is a finding (a promise broken); the input
@@ -196,12 +196,12 @@ impl Fuzzer {
         let (first, rest) = data.split_first().map(|(f, r)| (*f, r)).unwrap_or((0, data));
         match target {
             Target::Map => {
-                let path = self.layout().map_path("fuzz");
+                let path = self.layout().map_path("fuzz").expect("a name inside the scratch copy");
                 let pack = self.pack();
                 with_file(&path, data, || loaded(rules::load(&pack, &path)));
             }
             Target::Pack => {
-                let path = self.pack().join(if first % 2 == 0 { "rules.yaml" } else { "cards.yaml" });
+                let path = self.pack().join(if first % 2 == 0 { rules::pack::RULES_FILE } else { rules::pack::CARDS_FILE });
                 let (pack, sun) = (self.pack(), self.sun());
                 with_file(&path, rest, || loaded(rules::load(&pack, &sun)));
             }
@@ -230,7 +230,7 @@ impl Fuzzer {
                 }
             }
             Target::Scenario => {
-                let path = self.pack().join("tests/fuzz.yaml");
+                let path = scenarios_dir(&self.pack()).join("fuzz.yaml");
                 let layout = crate::play::Layout::find(Some(&self.scratch));
                 let (pack, sun) = (self.pack(), self.sun());
                 let setting = crate::scenario::Setting { pack_dir: &pack, map_path: &sun, layout: &layout };
@@ -338,10 +338,12 @@ impl Fuzzer {
         let data = Layout { root: root.clone() };
         Ok(match target {
             Target::Map => {
-                let files = yaml_in(data.maps_dir()).into_iter().chain(yaml_in(root.join("tests/fixtures/broken")));
+                let files = yaml_in(data.maps_dir()).into_iter().chain(yaml_in(data.broken_maps()));
                 files.map(read).chain(hostile_yaml().into_iter().map(Ok)).collect::<Result<_, _>>()?
             }
-            Target::Pack => vec![prefixed(0, read(data.base_pack().join("rules.yaml"))?), prefixed(1, read(data.base_pack().join("cards.yaml"))?)],
+            Target::Pack => {
+                vec![prefixed(0, read(data.base_pack().join(rules::pack::RULES_FILE))?), prefixed(1, read(data.base_pack().join(rules::pack::CARDS_FILE))?)]
+            }
             Target::Variant => VARIANTS
                 .iter()
                 .enumerate()

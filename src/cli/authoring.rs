@@ -49,7 +49,9 @@ fn collect(paths: &[PathBuf], layout: &Layout) -> Result<Vec<(PathBuf, Option<Pa
     };
     let targets: Vec<PathBuf> = if paths.is_empty() {
         let mut t: Vec<PathBuf> = vec![layout.base_pack()];
-        t.extend(layout.known_variants().into_iter().map(|n| layout.variant_dir(&n)));
+        for name in layout.known_variants() {
+            t.push(layout.variant_dir(&name)?);
+        }
         t
     } else {
         paths.to_vec()
@@ -85,7 +87,7 @@ pub fn test(args: TestArgs) -> Result<(), String> {
         return Err("no scenario files found (a pack or variant keeps them in tests/*.yaml)".into());
     }
     let spec = args.data.spec();
-    let (pack, map) = (spec.rules_dir(), spec.map_path());
+    let (pack, map) = (spec.rules_dir(), spec.map_path()?);
     let setting = Setting { pack_dir: &pack, map_path: &map, layout: &layout };
     let (mut passed, mut failed) = (0, 0);
     for (file, own) in &files {

@@ -305,15 +305,15 @@ pub struct MapArgs {
 }
 
 fn check(args: CheckArgs) -> Result<(), String> {
-    let root = Layout::find(args.data.as_deref()).root;
+    let layout = Layout::find(args.data.as_deref());
     let targets = if args.paths.is_empty() {
-        crate::check::shipped(&root)
+        crate::check::shipped(&layout)
     } else {
         args.paths.iter().map(|p| crate::check::classify(p)).collect::<Result<Vec<_>, _>>()?
     };
     let (mut errors, mut warnings) = (0, 0);
     for t in &targets {
-        let d = crate::check::check(&root, t);
+        let d = crate::check::check(&layout, t);
         let (e, w) = crate::check::tally(&d);
         errors += e;
         warnings += w;
@@ -333,7 +333,7 @@ fn check(args: CheckArgs) -> Result<(), String> {
 
 fn map_view(args: MapArgs) -> Result<(), String> {
     let layout = args.data.layout();
-    let path = layout.map_path(&args.data.map);
+    let path = layout.map_path(&args.data.map)?;
     let rules = rules::load(&layout.base_pack(), &path).map_err(|d| d.to_string())?;
     let m = &rules.map;
     let out: Vec<usize> = args.players.and_then(|n| m.out_of_play.get(&n).cloned()).unwrap_or_default();

@@ -35,7 +35,7 @@ pub fn command(args: NewArgs) -> Result<(), String> {
     if !parsed.options.is_empty() {
         return Err(format!("`{name}`: a new variant's name has no options"));
     }
-    let dir = Layout::find(data.as_deref()).variants_dir().join(&name);
+    let dir = Layout::find(data.as_deref()).variant_named(&name);
     if dir.exists() {
         return Err(format!("{} exists already: choose another name", dir.display()));
     }
@@ -120,7 +120,8 @@ expect:
   "workspace.library": ["../../docs/lua"]
 }
 "#;
-    vec![("variant.yaml".into(), yaml), (format!("{name}.lua"), lua), ("tests/taxes.yaml".into(), test), (".luarc.json".into(), luarc.to_string())]
+    let test_file = crate::play::data::scenarios_dir(Path::new("")).join("taxes.yaml").display().to_string();
+    vec![(crate::rules::variant::FILE.into(), yaml), (format!("{name}.lua"), lua), (test_file, test), (".luarc.json".into(), luarc.to_string())]
 }
 
 /// `shogun completions SHELL`: the shell's completion script on standard

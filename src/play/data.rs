@@ -1,13 +1,29 @@
 //! Where the game's data lives: the one place that knows the data folder's
-//! layout (`maps/NAME.yaml`, `scripts/base/`, `variants/NAME/`), and the
-//! description of a ruleset to load (map, pack, variants, tower, setup)
-//! that the CLI, the REPL and save files share.
+//! layout (`maps/NAME.yaml`, `scripts/base/`, `variants/NAME/`, a pack's or
+//! variant's `tests/`), and the description of a ruleset to load (map,
+//! pack, variants, tower, setup) that the CLI, the REPL and save files
+//! share. A map or variant named by name (not by a path) resolves inside
+//! the data folder, symbolic links followed: one that leads outside it is
+//! refused before anything is read.
 
 use std::path::{Path, PathBuf};
 
 use crate::core::SetupMode;
 use crate::engine::{CheckMode, Engine};
 use crate::rules::{self, VariantArg};
+
+/// The data folder's folders, relative to its root (and the scenarios'
+/// folder, relative to a pack or variant). Nothing else names them.
+const MAPS: &str = "maps";
+const PACKS: &str = "scripts";
+const BASE_PACK: &str = "base";
+const VARIANTS: &str = "variants";
+const SCENARIOS: &str = "tests";
+/// In the source tree (the data folder when no other is found): the data
+/// kept broken on purpose, by kind (`maps/`, ...).
+const BROKEN: &str = "tests/fixtures/broken";
+/// The map rules are checked with when no other is named.
+const DEFAULT_MAP: &str = "sun";
 
 /// A data folder: `maps/`, `scripts/base/` (the base pack), `variants/`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,32 +43,63 @@ impl Layout {
         }
         let cwd = PathBuf::from(".");
         let here = Layout { root: cwd };
-        if here.base_pack().join("rules.yaml").is_file() && here.maps_dir().is_dir() {
+        if rules::pack::is_pack(&here.base_pack()) && here.maps_dir().is_dir() {
             return here;
         }
         Layout { root: PathBuf::from(env!("CARGO_MANIFEST_DIR")) }
     }
 
     pub fn maps_dir(&self) -> PathBuf {
-        self.root.join("maps")
+        self.root.join(MAPS)
+    }
+
+    /// The folder holding the packs (`scripts/`).
+    pub fn packs_dir(&self) -> PathBuf {
+        self.root.join(PACKS)
     }
 
     pub fn base_pack(&self) -> PathBuf {
-        self.root.join("scripts/base")
+        self.packs_dir().join(BASE_PACK)
     }
 
     pub fn variants_dir(&self) -> PathBuf {
-        self.root.join("variants")
+        self.root.join(VARIANTS)
     }
 
-    /// A shipped variant's folder by name.
+    /// The map rules are checked with when none is named (`sun`), as
+    /// `map_path` takes it.
+    pub fn default_map(&self) -> Result<PathBuf, String> {
+        self.map_path(DEFAULT_MAP)
+    }
+
+    /// In the source tree: the maps kept broken on purpose (`shogun
+    /// check`'s tests, the fuzzer's seeds).
+    pub fn broken_maps(&self) -> PathBuf {
+        self.root.join(BROKEN).join(MAPS)
+    }
+
+    /// A shipped variant's folder by name (for the program's own use: the
+    /// fuzzer's scratch copy, `shogun new`; a name from a person or a file
+    /// goes through `variant_dir`).
     pub fn variant_named(&self, name: &str) -> PathBuf {
         self.variants_dir().join(name)
     }
 
-    /// A map by name (`sun`) or by path (anything ending in .yaml or with a `/`).
-    pub fn map_path(&self, map: &str) -> PathBuf {
-        if is_path(map) { PathBuf::from(map) } else { self.maps_dir().join(format!("{map}.yaml")) }
+    /// A map by name (`sun`: `maps/sun.yaml`, which must stay inside the
+    /// data folder, symbolic links followed) or by path (anything ending
+    /// in .yaml or with a `/`, taken as it is: a save's paths go through
+    /// `saved_name` first).
+    pub fn map_path(&self, map: &str) -> Result<PathBuf, String> {
+        if is_path(map) {
+            return Ok(PathBuf::from(map));
+        }
+        self.named(&format!("{MAPS}/{map}.yaml"), "map", map)
+    }
+
+    /// `rel` (a name's place in the layout) inside the data folder, links
+    /// followed; `what` and `name` say which name in a refusal.
+    fn named(&self, rel: &str, what: &str, name: &str) -> Result<PathBuf, String> {
+        crate::files::inside(&self.root, rel).map_err(|e| format!("{what} `{}`: {e}", crate::files::excerpt(name)))
     }
 
     /// A map or variant a save names, as the command line names it (a name
@@ -91,9 +138,29 @@ impl Layout {
         known
     }
 
-    /// A variant by name (in `variants/`) or by path (anything with a `/`).
-    pub fn variant_dir(&self, name: &str) -> PathBuf {
-        if name.contains('/') { PathBuf::from(name) } else { self.variants_dir().join(name) }
+    /// A variant by name (in `variants/`, which it must stay inside,
+    /// symbolic links followed) or by path (anything with a `/`, taken as
+    /// it is).
+    pub fn variant_dir(&self, name: &str) -> Result<PathBuf, String> {
+        if name.contains('/') {
+            return Ok(PathBuf::from(name));
+        }
+        self.named(&format!("{VARIANTS}/{name}"), "variant", name)
+    }
+
+    /// Everything in this data folder `shogun check` checks with nothing
+    /// named: its maps, its packs (folders of `scripts/` holding a pack),
+    /// its variants; each sorted by path.
+    pub fn shipped(&self) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>) {
+        let list = |dir: &Path| -> Vec<PathBuf> {
+            let mut v: Vec<PathBuf> = std::fs::read_dir(dir).map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect()).unwrap_or_default();
+            v.sort();
+            v
+        };
+        let maps = list(&self.maps_dir()).into_iter().filter(|p| p.extension().is_some_and(|x| x == "yaml")).collect();
+        let packs = list(&self.packs_dir()).into_iter().filter(|p| rules::pack::is_pack(p)).collect();
+        let variants = list(&self.variants_dir()).into_iter().filter(|p| is_variant(p)).collect();
+        (maps, packs, variants)
     }
 
     /// The shipped variants' names.
@@ -108,7 +175,7 @@ impl Layout {
         let mut out = Vec::new();
         for v in args {
             let mut arg: VariantArg = v.parse().map_err(|e| format!("{what} {e}"))?;
-            let dir = self.variant_dir(&arg.name);
+            let dir = self.variant_dir(&arg.name).map_err(|e| format!("{what}: {e}"))?;
             if !is_variant(&dir) {
                 let known = self.known_variants();
                 return Err(format!(
@@ -138,7 +205,7 @@ pub use crate::rules::variant::is_variant;
 
 /// The scenario files of a pack or variant folder live in its `tests/`.
 pub fn scenarios_dir(dir: &Path) -> PathBuf {
-    dir.join("tests")
+    dir.join(SCENARIOS)
 }
 
 /// A ruleset and how games start: everything but players, seed and seats.
@@ -164,7 +231,8 @@ impl GameSpec {
         Layout::find(self.data.as_deref())
     }
 
-    pub fn map_path(&self) -> PathBuf {
+    /// The map's file (a name resolved inside the data folder).
+    pub fn map_path(&self) -> Result<PathBuf, String> {
         self.layout().map_path(&self.map)
     }
 
@@ -240,10 +308,11 @@ impl GameSpec {
     /// with the maps there are; `None` when the file is there.
     pub fn map_problem(&self) -> Option<String> {
         let layout = self.layout();
-        let map = layout.map_path(&self.map);
-        if map.is_file() {
-            return None;
-        }
+        let map = match layout.map_path(&self.map) {
+            Ok(map) if map.is_file() => return None,
+            Ok(map) => map,
+            Err(e) => return Some(e),
+        };
         // Say what is missing: the data folder, its maps/, or the map.
         let whence = if self.data.is_some() {
             "--data"
@@ -273,7 +342,7 @@ impl GameSpec {
     /// `variants` resolved already; an unknown tower is said after
     /// `tower_place` (`--tower`, or a save's place).
     pub fn rules_resolved(&self, variants: &[(PathBuf, VariantArg)], tower_place: &str) -> Result<crate::rules::Rules, String> {
-        let rules = rules::load_with(&self.rules_dir(), &self.map_path(), variants).map_err(|d| d.to_string())?;
+        let rules = rules::load_with(&self.rules_dir(), &self.map_path()?, variants).map_err(|d| d.to_string())?;
         if let Some(t) = &self.tower
             && !rules.rules.towers.contains_key(t)
         {

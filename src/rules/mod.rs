@@ -210,8 +210,8 @@ fn value_of(path: &Path, text: &str, diags: &mut Diagnostics) -> Option<serde_ya
 /// order on top.
 pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, VariantArg)]) -> Result<Rules, Diagnostics> {
     let mut diags = Diagnostics::default();
-    let rules_path = pack_dir.join("rules.yaml");
-    let cards_path = pack_dir.join("cards.yaml");
+    let rules_path = pack_dir.join(pack::RULES_FILE);
+    let cards_path = pack_dir.join(pack::CARDS_FILE);
     let rules_text = read(&rules_path, &mut diags);
     let cards_text = read(&cards_path, &mut diags);
     let map_text = read(map_path, &mut diags);
@@ -275,8 +275,8 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
     lua.extend(variant_lua);
     let file_name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut sources = vec![
-        ("rules.yaml".to_string(), sha256(rt.as_bytes())),
-        ("cards.yaml".to_string(), sha256(ct.as_bytes())),
+        (pack::RULES_FILE.to_string(), sha256(rt.as_bytes())),
+        (pack::CARDS_FILE.to_string(), sha256(ct.as_bytes())),
         (format!("map {}", file_name(map_path)), sha256(mt.as_bytes())),
     ];
     sources.extend(loaded.iter().map(|v| (format!("variant {}", v.name), v.sha256.clone())));

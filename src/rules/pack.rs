@@ -1,8 +1,20 @@
 //! The rules pack files: `rules.yaml` (numbers) and `cards.yaml` (cards).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+/// A pack's numbers: the file that makes a folder a pack.
+pub const RULES_FILE: &str = "rules.yaml";
+/// A pack's cards.
+pub const CARDS_FILE: &str = "cards.yaml";
+
+/// Whether a folder is a rules pack: it holds a rules.yaml (the one place
+/// that says what makes a folder a pack).
+pub fn is_pack(dir: &Path) -> bool {
+    dir.join(RULES_FILE).is_file()
+}
 
 #[derive(Deserialize, Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]

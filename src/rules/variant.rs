@@ -555,7 +555,7 @@ impl Origin {
 
 /// Reads a variant and resolves its options; reports problems.
 pub fn read(dir: &Path, arg: &VariantArg, diags: &mut Diagnostics) -> Option<(YamlFile<VariantFile>, LoadedVariant)> {
-    let path = dir.join("variant.yaml");
+    let path = dir.join(FILE);
     let text = match crate::files::read_text(&path) {
         Ok(t) => t,
         Err(e) => {

@@ -440,3 +440,162 @@ fn the_code_map_reader_finds_what_is_missing() {
     let gaps = code_map_gaps(&files, &no_core, |_| true);
     assert!(gaps.iter().any(|g| g.starts_with("src/core/mod.rs is not")), "{gaps:?}");
 }
+
+/// The string literals of `text` with the line each starts on, in the
+/// code `code_lines` keeps (comments, doc comments and test modules left
+/// out): "..." and b"..." with their escapes as written, raw strings
+/// r"..." and r#"..."#; a char literal ('"') is not a string.
+fn literals(text: &str) -> Vec<(usize, String)> {
+    let code: Vec<(usize, &str)> = code_lines(text);
+    let mut joined: Vec<(usize, char)> = Vec::new();
+    for (n, line) in code {
+        joined.extend(line.chars().map(|c| (n, c)));
+        joined.push((n, '\n'));
+    }
+    let (mut out, mut i) = (Vec::new(), 0);
+    let at = |i: usize| joined.get(i).map(|&(_, c)| c);
+    while i < joined.len() {
+        let (line, c) = joined[i];
+        let word_before = i > 0 && at(i - 1).is_some_and(|p| p.is_alphanumeric() || p == '_');
+        if c == '\'' {
+            // A char literal ('x', '\n', '"'), else a lifetime or label.
+            if at(i + 1) == Some('\\') {
+                i += 2;
+                while i < joined.len() && at(i) != Some('\'') {
+                    i += 1;
+                }
+            } else if at(i + 2) == Some('\'') {
+                i += 2;
+            }
+        } else if c == 'r' && !word_before && matches!(at(i + 1), Some('"' | '#')) {
+            let mut hashes = 0;
+            let mut j = i + 1;
+            while at(j) == Some('#') {
+                hashes += 1;
+                j += 1;
+            }
+            if at(j) == Some('"') {
+                let close: String = std::iter::once('"').chain(std::iter::repeat_n('#', hashes)).collect();
+                let rest: String = joined[j + 1..].iter().map(|&(_, c)| c).collect();
+                let end = rest.find(&close).unwrap_or(rest.len());
+                out.push((line, rest[..end].to_string()));
+                i = j + 1 + rest[..end].chars().count() + close.chars().count();
+                continue;
+            }
+        } else if c == '"' {
+            let mut s = String::new();
+            i += 1;
+            while i < joined.len() && at(i) != Some('"') {
+                if at(i) == Some('\\') {
+                    s.push('\\');
+                    i += 1;
+                }
+                if let Some(c) = at(i) {
+                    s.push(c);
+                }
+                i += 1;
+            }
+            out.push((line, s));
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Where the data folder's names may be spelled: the folders in
+/// play/data.rs (`Layout`, "the only place that knows" in ARCHITECTURE.md),
+/// a variant's and a pack's own file in the format that defines it. Each
+/// name as the program itself builds it, so that a renamed folder moves
+/// the list.
+fn layout_names() -> Vec<(String, &'static str)> {
+    use shogun_lab::play::Layout;
+    use shogun_lab::play::data::scenarios_dir;
+    let bare = Layout { root: std::path::PathBuf::new() };
+    let mut folders: Vec<std::path::PathBuf> = vec![bare.maps_dir(), bare.packs_dir(), bare.base_pack(), bare.variants_dir(), scenarios_dir(Path::new(""))];
+    folders.push(bare.broken_maps());
+    let mut names = Vec::new();
+    for f in folders {
+        // Each folder and every folder it is inside (`scripts/base`, `scripts`).
+        let mut p = f.as_path();
+        loop {
+            names.push((p.to_string_lossy().to_string(), "play/data.rs"));
+            match p.parent() {
+                Some(up) if !up.as_os_str().is_empty() => p = up,
+                _ => break,
+            }
+        }
+    }
+    names.push((shogun_lab::rules::variant::FILE.to_string(), "rules/variant.rs"));
+    names.push((shogun_lab::rules::pack::RULES_FILE.to_string(), "rules/pack.rs"));
+    names.push((shogun_lab::rules::pack::CARDS_FILE.to_string(), "rules/pack.rs"));
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Whether the literal `s` spells a path in the data folder's layout:
+/// a word (prose, a message with spaces, names no path) that is one of
+/// `names`, or starts with one followed by `/`, or holds one as its last
+/// part (`x/variant.yaml`). Returns the longest name it spells.
+fn spells_a_layout_path<'a>(s: &str, names: &'a [(String, &'static str)]) -> Option<&'a (String, &'static str)> {
+    if s.chars().any(char::is_whitespace) {
+        return None;
+    }
+    names.iter().filter(|(n, _)| s == n || s.starts_with(&format!("{n}/")) || s.ends_with(&format!("/{n}"))).max_by_key(|(n, _)| n.len())
+}
+
+/// Literals in code that name layout paths but are not paths: each with
+/// why. Every entry must still be found (a stale one fails).
+const NOT_LAYOUT_PATHS: &[(&str, &str, &str)] = &[
+    ("repl/mod.rs", "variants/{i}", "a save's `variants` list, a YAML key path for a message's line"),
+    ("scenario.rs", "variants", "a scenario file's `variants:` key, for a message's line"),
+];
+
+/// Issue 23 item 12: the data folder's layout (`maps/`, `scripts/base/`,
+/// `variants/`, a pack's `tests/`, the files that make a folder a variant
+/// or a pack) is spelled in one place each: every other file goes
+/// through `Layout` or the format's one test (`is_variant`, `is_pack`).
+#[test]
+fn the_data_layout_is_spelled_only_where_architecture_md_says() {
+    let names = layout_names();
+    assert!(names.iter().any(|(n, _)| n == "maps") && names.iter().any(|(n, _)| n == "scripts/base") && names.iter().any(|(n, _)| n == "tests"), "{names:?}");
+    let src = root().join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    files.sort();
+    let (mut wrong, mut allowed_seen) = (Vec::new(), BTreeSet::new());
+    for file in &files {
+        let rel = file.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+        for (line, s) in literals(&std::fs::read_to_string(file).unwrap()) {
+            let Some((name, owner)) = spells_a_layout_path(&s, &names) else { continue };
+            if rel == *owner {
+                continue;
+            }
+            if let Some(a) = NOT_LAYOUT_PATHS.iter().find(|(f, l, _)| *f == rel && *l == s) {
+                allowed_seen.insert(a.1);
+                continue;
+            }
+            wrong.push(format!("src/{rel}:{line}: \"{s}\" spells `{name}`, which only src/{owner} may (go through Layout or its format's test)"));
+        }
+    }
+    for (f, l, _) in NOT_LAYOUT_PATHS {
+        if !allowed_seen.contains(l) {
+            wrong.push(format!("src/{f} no longer has \"{l}\": take it out of NOT_LAYOUT_PATHS"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The literal reader and the layout test see what the check of issue 23
+/// found in the old check.rs and fuzz.rs, and nothing in comments, tests
+/// or prose.
+#[test]
+fn the_layout_reader_sees_path_literals_in_code_only() {
+    let text = "let c = '\"'; let base = root.join(\"scripts/base\");\n// root.join(\"maps\")\n/// \"variants\"\nlet sun = root.join(r#\"maps/sun.yaml\"#); let l: &'static str = \"a\\\"b\";\nlet f = pack.join(\"tests/fuzz.yaml\"); let m = \"keeps them in tests/*.yaml\";\n#[cfg(test)]\nmod tests {\n    const X: &str = \"maps\";\n}\nif p.join(\"variant.yaml\").is_file() {}\n";
+    let lits = literals(text);
+    let pairs: Vec<String> = lits.iter().map(|(l, s)| format!("{l}:{s}")).collect();
+    assert_eq!(pairs, ["1:scripts/base", "4:maps/sun.yaml", "4:a\\\"b", "5:tests/fuzz.yaml", "5:keeps them in tests/*.yaml", "10:variant.yaml"]);
+    let names = layout_names();
+    let spelled: Vec<&str> = lits.iter().filter_map(|(_, s)| spells_a_layout_path(s, &names)).map(|(n, _)| n.as_str()).collect();
+    assert_eq!(spelled, ["scripts/base", "maps", "tests", "variant.yaml"]);
+}

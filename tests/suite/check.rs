@@ -5,23 +5,25 @@ use std::path::Path;
 
 use crate::common::*;
 use shogun_lab::check::{self, Target};
+use shogun_lab::play::Layout;
 
 #[test]
 fn everything_shipped_passes_without_warnings() {
-    let root = root();
-    let targets = check::shipped(&root);
+    let layout = Layout { root: root() };
+    let targets = check::shipped(&layout);
     assert!(targets.len() >= 9, "{targets:?}");
     for t in &targets {
-        let d = check::check(&root, t);
+        let d = check::check(&layout, t);
         assert!(d.is_empty(), "{}:\n{}", t.path().display(), d.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n"));
     }
 }
 
 fn render(root: &Path, targets: &[Target], replace: &[(&str, &str)]) -> String {
+    let layout = Layout { root: root.to_path_buf() };
     let mut out = String::new();
     for t in targets {
         out.push_str(&format!("{}\n", t.path().display()));
-        for d in check::check(root, t) {
+        for d in check::check(&layout, t) {
             let mut line = d.to_string();
             for (from, to) in replace {
                 line = line.replace(from, to);

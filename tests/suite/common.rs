@@ -39,6 +39,17 @@ pub fn copy_data(tag: &str) -> (PathBuf, PathBuf) {
     (pack, map)
 }
 
+/// A copy of the folder `from` (files and folders, recursively) at `to`.
+/// Data folders are made of copies, not links: a map or variant named
+/// by name must resolve inside its data folder, links followed.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if src.is_dir() { copy_tree(&src, &dst) } else { std::fs::copy(&src, &dst).map(|_| ()).unwrap() }
+    }
+}
+
 /// Replaces `from` by `to` in a file (the text must be there).
 pub fn edit(path: &Path, from: &str, to: &str) {
     let text = std::fs::read_to_string(path).unwrap();

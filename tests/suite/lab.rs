@@ -10,24 +10,23 @@ use shogun_lab::lab::{self, GameRecord, Report};
 
 /// A data folder with the shipped maps and rules and the test variants.
 fn data_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("shogun-lab-test-lab-{}", std::process::id()));
-    if !dir.join("variants/castle-majority").exists() {
-        let _ = std::fs::create_dir_all(dir.join("variants"));
+    // Tests run in parallel: the first makes the copy, the others wait for it.
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("shogun-lab-test-lab-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         let root = crate::common::root();
-        // Tests run in parallel: another may have made the link already.
-        let link = |from: PathBuf, to: PathBuf| match std::os::unix::fs::symlink(from, &to) {
-            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => panic!("{}: {e}", to.display()),
-            _ => {}
-        };
-        link(root.join("maps"), dir.join("maps"));
-        link(root.join("scripts"), dir.join("scripts"));
-        link(root.join("tests/fixtures/variants/seat-a-taxes"), dir.join("variants/seat-a-taxes"));
-        link(root.join("tests/fixtures/variants/seat-a-rare"), dir.join("variants/seat-a-rare"));
-        link(root.join("tests/fixtures/variants/null-draw"), dir.join("variants/null-draw"));
-        link(root.join("variants/hard-winter"), dir.join("variants/hard-winter"));
-        link(root.join("variants/castle-majority"), dir.join("variants/castle-majority"));
-    }
-    dir
+        let copy = |from: PathBuf, to: PathBuf| crate::common::copy_tree(&from, &to);
+        copy(root.join("maps"), dir.join("maps"));
+        copy(root.join("scripts"), dir.join("scripts"));
+        copy(root.join("tests/fixtures/variants/seat-a-taxes"), dir.join("variants/seat-a-taxes"));
+        copy(root.join("tests/fixtures/variants/seat-a-rare"), dir.join("variants/seat-a-rare"));
+        copy(root.join("tests/fixtures/variants/null-draw"), dir.join("variants/null-draw"));
+        copy(root.join("variants/hard-winter"), dir.join("variants/hard-winter"));
+        copy(root.join("variants/castle-majority"), dir.join("variants/castle-majority"));
+        dir
+    })
+    .clone()
 }
 
 fn parse(args: &[&str]) -> Result<shogun_lab::cli::lab::LabArgs, String> {

@@ -16,14 +16,14 @@ fn data_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("variants/hard-winter")).unwrap();
     let root = crate::common::root();
-    std::os::unix::fs::symlink(root.join("maps"), dir.join("maps")).unwrap();
-    std::os::unix::fs::symlink(root.join("scripts"), dir.join("scripts")).unwrap();
+    crate::common::copy_tree(&root.join("maps"), &dir.join("maps"));
+    crate::common::copy_tree(&root.join("scripts"), &dir.join("scripts"));
     std::fs::copy(root.join("variants/hard-winter/variant.yaml"), dir.join("variants/hard-winter/variant.yaml")).unwrap();
     for v in ["wide-numbers", "never-called", "unused-tower", "engine-limit"] {
-        std::os::unix::fs::symlink(root.join("tests/fixtures/variants").join(v), dir.join("variants").join(v)).unwrap();
+        crate::common::copy_tree(&root.join("tests/fixtures/variants").join(v), &dir.join("variants").join(v));
     }
     for v in ["income-before-revolt", "castle-majority", "ro-events"] {
-        std::os::unix::fs::symlink(root.join("variants").join(v), dir.join("variants").join(v)).unwrap();
+        crate::common::copy_tree(&root.join("variants").join(v), &dir.join("variants").join(v));
     }
     dir
 }

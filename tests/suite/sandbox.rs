@@ -811,6 +811,61 @@ fn a_save_reads_nothing_outside_the_data_folder_and_caps_bot_budgets() {
     repl.exec(&format!("load {}", good.display())).unwrap();
 }
 
+/// Issue 23 item 7, the way past the first fix: `map: evil` in a save,
+/// where the data folder's `maps/evil.yaml` is a symbolic link to a file
+/// outside it, read that file and quoted it in the error, while
+/// `map: maps/evil.yaml` was refused. A map, variant or pack named by
+/// name (in a save or on the command line) resolves inside the data
+/// folder with the same link check as a path in a save.
+#[test]
+fn a_name_in_a_save_or_on_the_command_line_does_not_lead_outside_the_data_folder() {
+    use shogun_lab::play::GameSpec;
+    use shogun_lab::repl::{Config, Repl};
+    let (pack, _) = copy_data("save-links");
+    let outside = pack.parent().unwrap().to_path_buf();
+    let data = outside.join("data");
+    copy_tree(&root().join("maps"), &data.join("maps"));
+    copy_tree(&root().join("scripts"), &data.join("scripts"));
+    std::fs::create_dir_all(data.join("variants")).unwrap();
+    // Outside the data folder: a file that is not ours, a variant folder
+    // whose variant.yaml is that text, and a pack.
+    let secret = outside.join("secret.yaml");
+    std::fs::write(&secret, format!("{}\n", "s3cr3t-line-of-another-file ".repeat(100))).unwrap();
+    let evil_variant = outside.join("evil-variant");
+    std::fs::create_dir_all(&evil_variant).unwrap();
+    std::fs::copy(&secret, evil_variant.join("variant.yaml")).unwrap();
+    std::os::unix::fs::symlink(&secret, data.join("maps/evil.yaml")).unwrap();
+    std::os::unix::fs::symlink(&evil_variant, data.join("variants/evil")).unwrap();
+    std::os::unix::fs::symlink(&pack, data.join("scripts/evil")).unwrap();
+
+    let spec = GameSpec { map: "sun".into(), data: Some(data.clone()), ..GameSpec::default() };
+    let mut repl = Repl::new(Config { spec: spec.clone(), players: 4, seed: 1, seats: vec!["greedy".into(); 4] }).unwrap();
+    repl.exec("step 5").unwrap();
+    let good = data.join("good.yaml");
+    repl.exec(&format!("save {}", good.display())).unwrap();
+    let text = std::fs::read_to_string(&good).unwrap();
+    for (from, to) in [
+        ("map: sun", "map: evil"),
+        ("map: sun", "map: maps/evil.yaml"),
+        ("variants: []", "variants: [evil]"),
+        ("variants: []", "variants: ['evil:x=1']"),
+        ("variants: []", "variants: [variants/evil]"),
+        ("rules: null", "rules: scripts/evil"),
+    ] {
+        assert!(text.contains(from), "{text}");
+        let err = refused_save(&mut repl, &good, &text.replacen(from, to, 1), &["leads outside", "symbolic link"]);
+        assert!(!err.contains("s3cr3t"), "{to}: {err}");
+    }
+    repl.exec(&format!("load {}", good.display())).unwrap();
+
+    // The command line names maps and variants the same way.
+    let err = GameSpec { map: "evil".into(), ..spec.clone() }.rules().unwrap_err();
+    assert!(err.contains("leads outside") && !err.contains("s3cr3t"), "{err}");
+    let err = GameSpec { variants: vec!["evil".into()], ..spec.clone() }.rules().unwrap_err();
+    assert!(err.contains("leads outside") && !err.contains("s3cr3t"), "{err}");
+    assert!(spec.rules().is_ok());
+}
+
 #[test]
 fn game_effects_finds_a_hook_whichever_string_names_it() {
     // raw.rs finds a hook name by the address of the pinned string (Lua
