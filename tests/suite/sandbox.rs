@@ -267,7 +267,11 @@ fn no_script_catches_a_memory_error() {
         ("return select(2, pcall(error, 'not enough memory', 0))", "not enough memory"),
         ("return select(2, xpcall(error, function(e) return 'h:' .. e end, 'x', 0))", "h:x"),
         ("return select('#', pcall(function() return 1, 2, 3 end))", "4"),
-        ("return select(2, pcall(string.rep))", "bad argument #1 to 'string.rep' (string expected, got no value)"),
+        // Called through `pcall`, no call site names it, and the VM lists
+        // no modules to search (their order is the hash seed's):
+        // `QD::a_function_with_two_names_is_named_alike_in_every_vm`.
+        ("return select(2, pcall(string.rep))", "bad argument #1 to '?' (string expected, got no value)"),
+        ("return select(2, pcall(function() return string.rep() end))", "eval:1: bad argument #1 to 'rep' (string expected, got no value)"),
     ] {
         assert_eq!(rt.eval_readonly(&st, code).unwrap(), caught, "{code}");
     }
