@@ -15,7 +15,7 @@ use std::rc::Rc;
 
 /// The runtime's bounds, given when an engine is built (`with_options`),
 /// and the unit rule use is counted in (`Engine::rule_parts`).
-pub use crate::script::{Limits, MAX_AMOUNT, RulePart};
+pub use crate::script::{Limits, MAX_AMOUNT, MAX_EVENTS_PER_DECISION, RulePart};
 pub use invariants::check as check_invariants;
 
 /// The kind of the engine's own question: which turn-order space to take.
@@ -60,15 +60,6 @@ impl From<ScriptError> for EngineError {
         EngineError::Script(e)
     }
 }
-
-/// The most events (battles, changes of hands, notes, tallies, ...) one
-/// decision and the play it sets going may make: a script may record
-/// `script::MAX_SCRIPT_EVENTS` of its own per call, but changes of hands
-/// are not counted there, and a decision makes many calls. A game that
-/// makes more fails with a clear message, so every count of events in a
-/// game is at most its decisions times this (the lab's `merge` relies on
-/// it to refuse impossible records).
-pub const MAX_EVENTS_PER_DECISION: usize = 1 << 20;
 
 /// A decision that failed, and where: `play_from` is the index of the
 /// first event of the play the decision set going (up to the next
@@ -578,14 +569,13 @@ impl Engine {
         let from = ev.len();
         let played = |error| Failed { error, play_from: Some(from) };
         self.advance(st, ev).map_err(played)?;
+        // Each call checks the decision's events as it ends (the runtime's
+        // `invoke_with`); the few the engine adds itself between calls are
+        // counted here, so no decision ends with more.
         if ev.len() > MAX_EVENTS_PER_DECISION {
-            return Err(Failed {
-                error: EngineError::Broken(format!(
-                    "one decision made {} events (battles, changes of hands, notes, tallies), more than the engine allows ({MAX_EVENTS_PER_DECISION}): a rule that repeats without end?",
-                    ev.len()
-                )),
-                play_from: None,
-            });
+            let message =
+                format!("one decision made {} events, more than the engine allows ({MAX_EVENTS_PER_DECISION}): a rule that repeats without end?", ev.len());
+            return Err(played(EngineError::Script(crate::script::ScriptError::from_lua(&mlua::Error::RuntimeError(message)))));
         }
         if self.checks(st) {
             invariants::check(&self.rules, st).map_err(|e| played(EngineError::Broken(e)))?;

@@ -34,6 +34,16 @@ pub use board::{board_view, region_view};
 pub const MAX_TEXT: usize = 1024;
 /// The most events (notes, tallies, battles) a script records in one call.
 pub const MAX_SCRIPT_EVENTS: usize = 10_000;
+
+/// The most events (battles, changes of hands, notes, tallies, ...) one
+/// decision and the play it sets going may make, counted as they are
+/// made: in one call (`Shared::event`, `Shared::script_event`) and over
+/// the calls of a decision (`Runtime::invoke_with`, with the events the
+/// engine passes in). A game that makes more fails with a clear message,
+/// so every count of events in a game is at most its decisions times
+/// this (the lab's `merge` relies on it), and the events a decision holds
+/// (outside the VM's memory limit) stay near 2^20 of them.
+pub const MAX_EVENTS_PER_DECISION: usize = 1 << 20;
 /// The largest number of points, war chests or rice a seat may hold (far
 /// beyond any game; it keeps every sum of them exact).
 pub const MAX_AMOUNT: i64 = 1 << 40;
@@ -74,8 +84,18 @@ impl Shared {
         Ok(n as u16)
     }
 
-    fn event(&self, e: Event) {
-        self.scratch.borrow_mut().events.push(e);
+    /// Records an event the host makes for a script (a change of hands, a
+    /// throw). Bounded when it is pushed: a call makes at most
+    /// `MAX_EVENTS_PER_DECISION`, so a rule repeating without end fails
+    /// before its events (kept outside the VM's memory limit) could fill
+    /// the machine; `Runtime::invoke_with` bounds a decision's calls together.
+    fn event(&self, what: &str, e: Event) -> mlua::Result<()> {
+        let mut scratch = self.scratch.borrow_mut();
+        if scratch.events.len() >= MAX_EVENTS_PER_DECISION {
+            return Err(rt(format!("game.{what}: more than {MAX_EVENTS_PER_DECISION} events in one call: a rule that repeats without end?")));
+        }
+        scratch.events.push(e);
+        Ok(())
     }
 
     /// A string a script hands to the host, bounded (the host keeps it

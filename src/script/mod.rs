@@ -21,7 +21,7 @@ mod values;
 
 /// The host API's cap on a seat's points, war chests and rice (its
 /// checks are in api/pieces.rs); the lab's `merge` bounds records by it.
-pub use api::MAX_AMOUNT;
+pub use api::{MAX_AMOUNT, MAX_EVENTS_PER_DECISION};
 pub use api::{board_view, region_view};
 pub use lend::Reads;
 
@@ -781,6 +781,17 @@ impl Runtime {
             scratch.ask.take()
         };
         result.map_err(|e| ScriptError::from_lua(&e).or_in(f))?;
+        // A call makes at most MAX_EVENTS_PER_DECISION (`Shared::event`);
+        // the calls of one decision (the events passed in) together too, so
+        // a decision holds at most twice that, however many calls it makes.
+        if events.len() > api::MAX_EVENTS_PER_DECISION {
+            let message = format!(
+                "one decision made {} events (battles, changes of hands, notes, tallies), more than the engine allows ({}): a rule that repeats without end?",
+                events.len(),
+                api::MAX_EVENTS_PER_DECISION
+            );
+            return Err(ScriptError::from_lua(&mlua::Error::RuntimeError(message)).or_in(f));
+        }
         Ok(CallResult { ask })
     }
 

@@ -20,13 +20,13 @@ pub(super) fn conquer(sh: &Shared, st: &mut GameState, what: &str, p: usize, s: 
     if st.provinces[p].armies > 0 {
         return Err(rt(format!("game.{what}: {} still holds {} armies", sh.name(p), st.provinces[p].armies)));
     }
-    change_owner(sh, st, p, Some(Seat::new(s)));
+    change_owner(sh, st, p, Some(Seat::new(s)))?;
     Ok(())
 }
 
 /// Province `p` becomes neutral: armies to the owner's supply, buildings
 /// and unrest to the supply, card to the deck.
-pub(super) fn neutralize(sh: &Shared, st: &mut GameState, p: usize) {
+pub(super) fn neutralize(sh: &Shared, st: &mut GameState, p: usize) -> mlua::Result<()> {
     let prov = st.provinces[p];
     if let Some(o) = prov.owner {
         st.players[o.index()].supply += prov.armies;
@@ -40,19 +40,20 @@ pub(super) fn neutralize(sh: &Shared, st: &mut GameState, p: usize) {
     st.provinces[p].armies = 0;
     st.provinces[p].buildings = 0;
     st.provinces[p].unrest = 0;
-    change_owner(sh, st, p, None);
+    change_owner(sh, st, p, None)
 }
 
 /// Records a change of hands. What becomes of the former owner's planned
 /// action there is the rules' (`game.void_planned`, called by the pack's
 /// `province_lost` handler).
-fn change_owner(sh: &Shared, st: &mut GameState, p: usize, to: Option<Seat>) {
+fn change_owner(sh: &Shared, st: &mut GameState, p: usize, to: Option<Seat>) -> mlua::Result<()> {
     let from = st.provinces[p].owner;
     if from == to {
-        return;
+        return Ok(());
     }
+    sh.event(if to.is_some() { "conquer" } else { "neutralize" }, Event::OwnerChange { province: ProvinceId::new(p), from, to })?;
     st.provinces[p].owner = to;
-    sh.event(Event::OwnerChange { province: ProvinceId::new(p), from, to });
+    Ok(())
 }
 
 /// Registers the pieces part of `game`.
@@ -244,8 +245,7 @@ fn cards(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     fast(lua, t, sh, "neutralize", |host, p: i64| {
         host.with_state_mut("neutralize", |sh, st| {
             let p = sh.prov(st, "neutralize", p)?;
-            neutralize(sh, st, p);
-            Ok(())
+            neutralize(sh, st, p)
         })
     })?;
     // The province's card leaves the seat's plan: the action planned there

@@ -47,7 +47,7 @@ fn throw_input(sh: &Shared, st: &mut GameState, mut input: Pile, peasants: i64, 
     let rethrown = st.tray;
     let tower = sh.tower.borrow().clone();
     let landed = crate::tower::throw_in(tower.as_ref(), st, input, setup).map_err(rt)?;
-    sh.event(Event::Throw { thrown: input, rethrown, landed });
+    sh.event("throw", Event::Throw { thrown: input, rethrown, landed })?;
     Ok(landed)
 }
 
@@ -232,7 +232,7 @@ fn battles(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
             if st.provinces[p].owner.map(Seat::index) != holder {
                 match holder {
                     Some(h) => conquer(sh, st, "settle", p, h)?,
-                    None => neutralize(sh, st, p),
+                    None => neutralize(sh, st, p)?,
                 }
             }
             side_back(sh, st, p, a, true)?;
