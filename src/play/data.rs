@@ -31,6 +31,13 @@ pub struct Layout {
     pub root: PathBuf,
 }
 
+/// What a name in a save stands for (`Layout::saved_name`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Named {
+    Map,
+    Variant,
+}
+
 impl Layout {
     /// The folder given, else `$SHOGUN_DATA`, else the current folder if
     /// it holds the data, else the source tree's.
@@ -85,29 +92,35 @@ impl Layout {
         self.variants_dir().join(name)
     }
 
-    /// A map by name (`sun`: `maps/sun.yaml`, which must stay inside the
-    /// data folder, symbolic links followed) or by path (anything ending
-    /// in .yaml or with a `/`, taken as it is: a save's paths go through
-    /// `saved_name` first).
+    /// A map by name (`sun`: `maps/sun.yaml`) or by path (anything ending
+    /// in .yaml or with a `/`, taken as it is). What the user names is
+    /// followed where it leads (a data folder may be made of links); a
+    /// save's names and paths go through `saved_name` first.
     pub fn map_path(&self, map: &str) -> Result<PathBuf, String> {
         if is_path(map) {
             return Ok(PathBuf::from(map));
         }
-        self.named(&format!("{MAPS}/{map}.yaml"), "map", map)
+        Ok(self.root.join(MAPS).join(format!("{map}.yaml")))
     }
 
-    /// `rel` (a name's place in the layout) inside the data folder, links
-    /// followed; `what` and `name` say which name in a refusal.
-    fn named(&self, rel: &str, what: &str, name: &str) -> Result<PathBuf, String> {
-        crate::files::inside(&self.root, rel).map_err(|e| format!("{what} `{}`: {e}", crate::files::excerpt(name)))
-    }
-
-    /// A map or variant a save names, as the command line names it (a name
-    /// from maps/ or variants/, a variant's options after `:`), or a path
-    /// as `saved_path` takes it.
-    pub fn saved_name(&self, name: &str, started: &[&str]) -> Result<String, String> {
+    /// A map or variant a save names (`kind` says which), as the command
+    /// line names it (a name from maps/ or variants/, a variant's options
+    /// after `:`), or a path as `saved_path` takes it. A save may come
+    /// from anyone: a name must lead to a file inside this data folder
+    /// once symbolic links are followed, unless the user started the
+    /// session with it (`started`), so a save's error can only ever quote
+    /// our files.
+    pub fn saved_name(&self, name: &str, started: &[&str], kind: Named) -> Result<String, String> {
         let (head, options) = name.split_once(':').map_or((name, None), |(h, o)| (h, Some(o)));
         if !is_path(head) {
+            if started.iter().any(|s| s.split(':').next() == Some(head)) {
+                return Ok(name.to_string());
+            }
+            let (rel, what) = match kind {
+                Named::Map => (format!("{MAPS}/{head}.yaml"), "map"),
+                Named::Variant => (format!("{VARIANTS}/{head}"), "variant"),
+            };
+            crate::files::inside(&self.root, &rel).map_err(|e| format!("{what} `{}`: {e}", crate::files::excerpt(head)))?;
             return Ok(name.to_string());
         }
         let path = self.saved_path(head, started)?.display().to_string();
@@ -145,7 +158,7 @@ impl Layout {
         if name.contains('/') {
             return Ok(PathBuf::from(name));
         }
-        self.named(&format!("{VARIANTS}/{name}"), "variant", name)
+        Ok(self.variants_dir().join(name))
     }
 
     /// Everything in this data folder `shogun check` checks with nothing

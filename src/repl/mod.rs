@@ -946,7 +946,7 @@ impl Repl {
         let own = &self.config.spec;
         let rules = own.rules.as_ref().map(|p| p.display().to_string());
         let started: Vec<&str> = own.variants.iter().map(String::as_str).chain([own.map.as_str()]).chain(rules.as_deref()).collect();
-        spec.map = layout.saved_name(&file.map, &started).map_err(|e| at("map", &e))?;
+        spec.map = layout.saved_name(&file.map, &started, crate::play::data::Named::Map).map_err(|e| at("map", &e))?;
         if let Some(problem) = spec.map_problem() {
             return Err(at("map", &format!("{problem} (expected a map's name or a map file inside the data folder)")));
         }
@@ -965,7 +965,7 @@ impl Repl {
         let mut variants = Vec::new();
         for (i, v) in file.variants.iter().enumerate() {
             let key = format!("variants/{i}");
-            let name = layout.saved_name(v, &started).map_err(|e| at(&key, &e))?;
+            let name = layout.saved_name(v, &started, crate::play::data::Named::Variant).map_err(|e| at(&key, &e))?;
             let loc = pos.of(&key);
             let place = format!("{}:{}:{}", path.display(), loc.line, loc.column);
             let one = layout.variants(std::slice::from_ref(&name), &place).map_err(|e| {
