@@ -202,14 +202,7 @@ fn module_of(rel: &Path) -> Vec<String> {
 }
 
 fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
+    out.extend(crate::common::files_under(dir).into_iter().filter(|p| p.extension().is_some_and(|e| e == "rs")));
 }
 
 #[test]
@@ -371,25 +364,13 @@ fn code_map_gaps(files: &[String], entries: &[String], exists: impl Fn(&str) -> 
     wrong
 }
 
-fn all_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            all_files(&path, out);
-        } else {
-            out.push(path);
-        }
-    }
-}
-
 /// Issue 23 item 12: every file under src/ is in the code map, and every
 /// file and folder the map names exists.
 #[test]
 fn the_code_map_names_every_file_under_src() {
     let map = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
     let entries = code_map(&map);
-    let mut found = Vec::new();
-    all_files(&root().join("src"), &mut found);
+    let found = crate::common::files_under(&root().join("src"));
     let mut files: Vec<String> = found.iter().map(|p| p.strip_prefix(root()).unwrap().to_string_lossy().replace('\\', "/")).collect();
     files.sort();
     let wrong = code_map_gaps(&files, &entries, |e| root().join(e).exists());

@@ -319,17 +319,11 @@ fn pcall_cannot_catch_the_time_limit() {
 fn only_set_hook_calls_lua_sethook_and_the_watchdog_never_does() {
     let code = |text: &str| -> String { text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n") };
     let mut callers = Vec::new();
-    let mut stack = vec![root().join("src")];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap().flatten() {
-            let path = e.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|x| x == "rs") {
-                let n = code(&std::fs::read_to_string(&path).unwrap()).matches("lua_sethook(").count();
-                if n > 0 {
-                    callers.push((path.strip_prefix(root()).unwrap().display().to_string(), n));
-                }
+    for path in files_under(&root().join("src")) {
+        if path.extension().is_some_and(|x| x == "rs") {
+            let n = code(&std::fs::read_to_string(&path).unwrap()).matches("lua_sethook(").count();
+            if n > 0 {
+                callers.push((path.strip_prefix(root()).unwrap().display().to_string(), n));
             }
         }
     }
@@ -429,14 +423,7 @@ fn bad_arguments_to_run_are_refused() {
 #[test]
 fn the_core_reads_no_files_and_uses_no_other_randomness() {
     fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                files(&p, out);
-            } else {
-                out.push(p);
-            }
-        }
+        out.extend(files_under(dir));
     }
     let src = root().join("src");
     let mut core = Vec::new();
