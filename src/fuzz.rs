@@ -74,8 +74,12 @@ const MAX_LINES: usize = 48;
 /// endless loop here costs 0.2 s, and still ends with a located error).
 const TIME_PER_CALL: std::time::Duration = std::time::Duration::from_millis(200);
 
-/// The most iterations a search bot a `Repl` input names may take.
-const MAX_SEARCH: u32 = 20;
+/// The most iterations a search bot a `Repl` input names may take. The
+/// search gives every candidate at least one rollout in each round of
+/// its halving, whatever the budget, so a budget of 4 runs every line of
+/// it that 20 runs; 20 spent most of the target's time in rollouts
+/// (57% of a profile's samples in `Mcts::search`).
+const MAX_SEARCH: u32 = 4;
 
 /// Whether `line` names a search bot with more than `MAX_SEARCH`
 /// iterations, a time budget or its default one (`seat B mcts:400`,
@@ -613,10 +617,10 @@ mod tests {
     /// and its kin are skipped; small searches and other bots are played.
     #[test]
     fn a_repl_input_plays_only_small_searches() {
-        for costly in ["seat B mcts:400", "seat B mcts", "plan auto mcts:50ms", "seat C mcts:21:no-attack", "seat B greedy,mcts:0.5s"] {
+        for costly in ["seat B mcts:400", "seat B mcts:5", "seat B mcts", "plan auto mcts:50ms", "seat C mcts:21:no-attack", "seat B greedy,mcts:0.5s"] {
             assert!(names_a_costly_search(costly), "{costly}");
         }
-        for cheap in ["seat B mcts:20", "seat B mcts:3:no-attack", "plan auto greedy", "round", "seat B greedy,mcts:5"] {
+        for cheap in ["seat B mcts:4", "seat B mcts:3:no-attack", "plan auto greedy", "round", "seat B greedy,mcts:2"] {
             assert!(!names_a_costly_search(cheap), "{cheap}");
         }
     }
