@@ -162,6 +162,9 @@ pub struct Setting<'a> {
     pub pack_dir: &'a Path,
     pub map_path: &'a Path,
     pub layout: &'a Layout,
+    /// Simulated throws behind the battle odds the REPL shows after each
+    /// step (`crate::play::preview::TRIALS` by default).
+    pub odds_trials: u32,
 }
 
 /// Runs one scenario file. `own` is the variant the file belongs to.
@@ -201,6 +204,7 @@ pub fn run(setting: &Setting, path: &Path, own: Option<&Path>, update: bool) -> 
     // Steps written as commands go through the REPL's own parser.
     let config = crate::repl::Config { spec: Default::default(), players: sc.players, seed: sc.seed, seats: names };
     let mut repl = crate::repl::Repl::from_game(config, game);
+    repl.odds_trials = setting.odds_trials;
     let mut check = Checker { path, sc: &sc, update, report: Report::default() };
     // A failing step ends the run; failures found before it are kept.
     let mut steps = || -> Result<(), String> {

@@ -88,7 +88,7 @@ pub fn test(args: TestArgs) -> Result<(), String> {
     }
     let spec = args.data.spec();
     let (pack, map) = (spec.rules_dir(), spec.map_path()?);
-    let setting = Setting { pack_dir: &pack, map_path: &map, layout: &layout };
+    let setting = Setting { pack_dir: &pack, map_path: &map, layout: &layout, odds_trials: crate::play::preview::TRIALS };
     let (mut passed, mut failed) = (0, 0);
     for (file, own) in &files {
         match scenario::run(&setting, file, own.as_deref(), args.update) {
