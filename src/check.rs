@@ -57,7 +57,10 @@ pub fn shipped(layout: &Layout) -> Vec<Target> {
 fn engine_diags(rules: rules::Rules, out: &mut Vec<Diagnostic>) {
     out.extend(rules.warnings.iter().cloned());
     match Engine::new(rules) {
-        Ok(e) => out.extend(e.runtime().warnings.iter().cloned()),
+        Ok(e) => {
+            out.extend(e.runtime().warnings.iter().cloned());
+            out.extend(e.runtime().loaded_table_writes(&e.rules));
+        }
         Err(d) => out.extend(d.0),
     }
 }

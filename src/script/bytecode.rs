@@ -18,6 +18,10 @@
 //!   (`game.pay`, `math[k]`): no script holds one as a value, so none
 //!   can write into it, and the tables themselves stay plain (a read of
 //!   `game.pay` is a raw hit, not a step through a metatable).
+//!
+//! And for `shogun check` only (`loaded_table_writes`, a warning): a
+//! function writing into a table the pack made while loading, which the
+//! prelude makes read-only once the pack has loaded.
 
 /// One refused write: the line and what it is.
 #[derive(Clone, Debug, PartialEq)]
@@ -340,5 +344,90 @@ fn walk(p: &Proto, file_level: &[bool], env: &[bool], is_main: bool, runs_later:
         let fl: Vec<bool> = child.upvalues.iter().map(|&(instack, idx)| if instack { is_main } else { get(file_level, idx) }).collect();
         let ev: Vec<bool> = child.upvalues.iter().map(|&(instack, idx)| !instack && get(env, idx)).collect();
         walk(child, &fl, &ev, false, runs_later, out);
+    }
+}
+
+/// Writes into a table the pack made while it loaded, found in functions
+/// (not a file's top level): `CACHE[k] = v`, `T.x = v`, `T.sub.x = v`,
+/// where `CACHE` or `T` is a file-level local or a global. Once the pack
+/// has loaded, the prelude makes every table a function can reach
+/// read-only, so such a write fails when it runs during play ("rules data
+/// is read-only"); it is fine in a function that only runs while the pack
+/// loads, which the bytecode cannot tell: `shogun check` reports these as
+/// warnings. Followed in code order within a function, through local
+/// copies and field reads (`local t = CACHE.sub`), not through calls
+/// (`table.insert(CACHE, v)` is not seen).
+pub fn loaded_table_writes(dump: &[u8]) -> Result<Vec<Refused>, String> {
+    let mut r = Reader { data: dump, at: 0 };
+    let header = r.bytes(31)?;
+    if &header[..4] != b"\x1bLua" || header[4] != 0x54 {
+        return Err("not Lua 5.4 bytecode".into());
+    }
+    r.byte()?;
+    let main = r.proto(0)?;
+    let n = main.upvalues.len();
+    let mut out = Vec::new();
+    writes_under(&main, &vec![true; n], &vec![true; n], true, &mut out);
+    out.sort_by(|a, b| (a.line, &a.message).cmp(&(b.line, &b.message)));
+    out.dedup();
+    Ok(out)
+}
+
+const OP_MOVE: u32 = 0;
+const OP_SETI: u32 = 17;
+const OP_SETFIELD: u32 = 18;
+const OP_SETLIST: u32 = 78;
+
+/// `writes_in` for every function under `p` (`file_level` and `env` as
+/// in `walk`).
+fn writes_under(p: &Proto, file_level: &[bool], env: &[bool], is_main: bool, out: &mut Vec<Refused>) {
+    let get = |v: &[bool], i: usize| v.get(i).copied().unwrap_or(false);
+    if !is_main {
+        writes_in(p, file_level, env, out);
+    }
+    for child in &p.protos {
+        let fl: Vec<bool> = child.upvalues.iter().map(|&(instack, idx)| if instack { is_main } else { get(file_level, idx) }).collect();
+        let ev: Vec<bool> = child.upvalues.iter().map(|&(instack, idx)| !instack && get(env, idx)).collect();
+        writes_under(child, &fl, &ev, false, out);
+    }
+}
+
+/// The loaded-table writes of one function: which registers hold a table
+/// the pack made while loading (by name), in code order.
+fn writes_in(p: &Proto, file_level: &[bool], env: &[bool], out: &mut Vec<Refused>) {
+    let get = |v: &[bool], i: usize| v.get(i).copied().unwrap_or(false);
+    let loaded_upvalue = |u: usize| get(file_level, u) && !get(env, u);
+    let mut held: Vec<Option<String>> = vec![None; 256];
+    let message = |name: &str| {
+        format!(
+            "writes into `{name}`, a table the pack made while it loaded: once loaded it is read-only, so this fails if it runs during play (\"rules data is read-only\"); fill a table local to the call, or keep the value in the game"
+        )
+    };
+    for (pc, &ins) in p.code.iter().enumerate() {
+        let op = ins & 0x7f;
+        let a = ((ins >> 7) & 0xff) as usize;
+        let b = ((ins >> 16) & 0xff) as usize;
+        let c = (ins >> 24) as usize;
+        match op {
+            OP_SETTABLE | OP_SETI | OP_SETFIELD | OP_SETLIST => {
+                if let Some(name) = &held[a] {
+                    out.push(Refused { line: p.line(pc), message: message(name) });
+                }
+            }
+            OP_SETTABUP if loaded_upvalue(a) => out.push(Refused { line: p.line(pc), message: message(p.upvalue_name(a)) }),
+            // No register written.
+            OP_SETUPVAL | OP_SETTABUP | 46..=48 | 54..=66 | 70..=72 | 75 | 81 | OP_EXTRAARG => {}
+            OP_MOVE => held[a] = held[b].clone(),
+            OP_GETUPVAL => held[a] = loaded_upvalue(b).then(|| p.upvalue_name(b).to_string()),
+            OP_GETTABUP if get(env, b) => {
+                let name = p.strings.get(c).cloned().flatten();
+                held[a] = name.filter(|n| !FLAT.contains(&n.as_str()));
+            }
+            OP_GETTABUP => held[a] = loaded_upvalue(b).then(|| p.upvalue_name(b).to_string()),
+            OP_GETTABLE | OP_GETI | OP_GETFIELD => held[a] = held[b].clone(),
+            // Calls, loops, `...`, `self` and `nil` runs write from A up.
+            8 | 20 | 68 | 69 | 73 | 74 | 76 | 77 | 80 => held[a..].iter_mut().for_each(|h| *h = None),
+            _ => held[a] = None,
+        }
     }
 }

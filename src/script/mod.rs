@@ -739,6 +739,29 @@ impl Runtime {
         names
     }
 
+    /// Where the pack's functions write into a table the pack made while
+    /// it loaded (`bytecode::loaded_table_writes`), as warnings for `shogun
+    /// check`: the run refuses such a write once the pack has loaded,
+    /// which a function that only runs while loading never meets. Each
+    /// file is compiled again, not run.
+    pub fn loaded_table_writes(&self, rules: &Rules) -> Vec<crate::rules::Diagnostic> {
+        let mut out = Vec::new();
+        for src in &rules.lua {
+            let chunk = self.lua.load(&src.source).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text);
+            // A file that does not compile was refused at load already.
+            let Ok(f) = chunk.into_function() else { continue };
+            let Ok(writes) = bytecode::loaded_table_writes(&f.dump(false)) else { continue };
+            out.extend(writes.into_iter().map(|w| crate::rules::Diagnostic {
+                severity: crate::rules::Severity::Warning,
+                file: src.path.clone(),
+                line: w.line,
+                column: 1,
+                message: w.message,
+            }));
+        }
+        out
+    }
+
     /// Bytes the VM uses now.
     pub fn memory_used(&self) -> usize {
         self.shared.heap().used()

@@ -119,3 +119,45 @@ fn calendar_numbers_too_large_are_refused_not_wrapped() {
     let msg = shogun_lab::rules::load(&pack, &map).map(|_| ()).unwrap_err().to_string();
     assert!(msg.contains("but 2 years of 9223372036854775807 events need 9223372036854775807"), "{msg}");
 }
+
+/// The audit of issue 23 (session 20): a table made while the pack loads,
+/// captured by a function and written on every call. The run refuses the
+/// first write ("rules data is read-only"), the same in every run, but
+/// `check` said nothing. It now warns at each such write (a warning: a
+/// function that only runs while the pack loads may write there).
+#[test]
+fn check_warns_where_a_function_writes_into_a_table_made_while_loading() {
+    let (pack, _) = copy_data("check-loaded-tables");
+    let lines = [
+        "local seen = {}",                                                                       // 1
+        "local C = {sub = {}}",                                                                  // 2
+        "LOG = {}",                                                                              // 3
+        "seen.made = true",                                                                      // 4: while loading: fine
+        "shogun.modifier('w1', function(v) seen[#seen + 1] = v return v end)",                   // 5: the audit's shape
+        "shogun.modifier('w2', function(v) C.count = v return v end)",                           // 6: a field by name
+        "shogun.modifier('w3', function(v) C.sub.x = v return v end)",                           // 7: a table inside it
+        "shogun.modifier('w4', function(v) local t = C.sub t[1] = v return v end)",              // 8: through a local
+        "shogun.modifier('w5', function(v) LOG.last = v return v end)",                          // 9: a global's table
+        "shogun.modifier('w6', function(v) local function f() seen.x = v end f() return v end)", // 10: nested
+        "shogun.modifier('ok1', function(v) local n = {0} n[1] = v return n[1] end)",            // 11: a table of the call
+        "shogun.modifier('ok2', function(v) local t = {} t.x = seen[1] return v end)",           // 12: reads are fine
+        "local function fill(t, k) t[k] = true end fill(seen, 'k')",                             // 13: a parameter
+    ];
+    std::fs::write(pack.join("extra.lua"), lines.join("\n") + "\n").unwrap();
+    edit(&pack.join("rules.yaml"), "lua: [lib.lua,", "lua: [extra.lua, lib.lua,");
+    let layout = Layout { root: root() };
+    let found: Vec<(usize, String)> = check::check(&layout, &Target::Pack(pack.clone()))
+        .into_iter()
+        .filter(|d| d.file.ends_with("extra.lua") && !d.message.contains("nothing names it"))
+        .map(|d| {
+            assert_eq!(d.severity, shogun_lab::rules::Severity::Warning, "{d}");
+            assert!(d.message.contains("made while it loaded") && d.message.contains("read-only"), "{d}");
+            (d.line, d.message.split('`').nth(1).unwrap_or_default().to_string())
+        })
+        .collect();
+    let expected: Vec<(usize, String)> =
+        [(5, "seen"), (6, "C"), (7, "C"), (8, "C"), (9, "LOG"), (10, "seen")].iter().map(|&(l, n)| (l, n.to_string())).collect();
+    assert_eq!(found, expected);
+    // The run refuses such a write on its first call (sandbox.rs,
+    // `file_level_state_that_outlives_a_call_is_refused_at_load`: `cache_put`).
+}
