@@ -299,7 +299,7 @@ impl Fuzzer {
         let seats: Vec<String> = (0..players as usize).map(|s| if s == human { "human".to_string() } else { bots[s % 2].to_string() }).collect();
         let spec = GameSpec {
             data: Some(self.scratch.clone()),
-            map: "sun".into(),
+            map: crate::play::data::DEFAULT_MAP.into(),
             rules: None,
             variants: Vec::new(),
             tower: None,
@@ -307,7 +307,9 @@ impl Fuzzer {
             check: Default::default(),
         };
         let engine = match self.repl.take() {
-            Some(r) if r.config.spec.data == spec.data && r.config.spec.variants.is_empty() && r.config.spec.map == "sun" => r.into_game().engine,
+            Some(r) if r.config.spec.data == spec.data && r.config.spec.variants.is_empty() && r.config.spec.map == crate::play::data::DEFAULT_MAP => {
+                r.into_game().engine
+            }
             _ => {
                 let rules = spec.rules()?;
                 let limits = crate::script::Limits { time_per_call: TIME_PER_CALL, ..Default::default() };

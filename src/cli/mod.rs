@@ -136,7 +136,7 @@ In the REPL, `board --svg FILE` draws the game as a seat sees it (owners, armies
 #[derive(Args, Debug, Clone, Default)]
 pub struct GameData {
     /// Map: a name from maps/ (`sun`) or a path to a map YAML file.
-    #[arg(long, default_value = "sun")]
+    #[arg(long, default_value = crate::play::data::DEFAULT_MAP)]
     pub map: String,
     /// Rules pack folder (default: scripts/base under the data folder).
     #[arg(long, value_name = "DIR")]
@@ -187,7 +187,7 @@ impl OneGame {
 
 impl Default for OneGame {
     fn default() -> Self {
-        OneGame { data: GameData { map: "sun".into(), ..GameData::default() }, players: 4, seed: 1, check: "every".into() }
+        OneGame { data: GameData { map: crate::play::data::DEFAULT_MAP.into(), ..GameData::default() }, players: 4, seed: 1, check: "every".into() }
     }
 }
 

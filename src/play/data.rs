@@ -22,8 +22,9 @@ const SCENARIOS: &str = "tests";
 /// In the source tree (the data folder when no other is found): the data
 /// kept broken on purpose, by kind (`maps/`, ...).
 const BROKEN: &str = "tests/fixtures/broken";
-/// The map rules are checked with when no other is named.
-const DEFAULT_MAP: &str = "sun";
+/// The map a game is played on and rules are checked with when no other
+/// is named.
+pub const DEFAULT_MAP: &str = "sun";
 
 /// A data folder: `maps/`, `scripts/base/` (the base pack), `variants/`.
 #[derive(Clone, Debug, PartialEq, Eq)]

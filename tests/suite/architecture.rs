@@ -506,6 +506,7 @@ fn layout_names() -> Vec<(String, &'static str)> {
             }
         }
     }
+    names.push((shogun_lab::play::data::DEFAULT_MAP.to_string(), "play/data.rs"));
     names.push((shogun_lab::rules::variant::FILE.to_string(), "rules/variant.rs"));
     names.push((shogun_lab::rules::pack::RULES_FILE.to_string(), "rules/pack.rs"));
     names.push((shogun_lab::rules::pack::CARDS_FILE.to_string(), "rules/pack.rs"));
@@ -530,11 +531,12 @@ fn spells_a_layout_path<'a>(s: &str, names: &'a [(String, &'static str)]) -> Opt
 const NOT_LAYOUT_PATHS: &[(&str, &str, &str)] = &[
     ("repl/mod.rs", "variants/{i}", "a save's `variants` list, a YAML key path for a message's line"),
     ("scenario.rs", "variants", "a scenario file's `variants:` key, for a message's line"),
+    ("fuzz.rs", "sun", "a word of the mutator's dictionary (maps, bots and provinces by name), not the default map"),
 ];
 
 /// Issue 23 item 12: the data folder's layout (`maps/`, `scripts/base/`,
 /// `variants/`, a pack's `tests/`, the files that make a folder a variant
-/// or a pack) is spelled in one place each: every other file goes
+/// or a pack, the default map's name) is spelled in one place each: every other file goes
 /// through `Layout` or the format's one test (`is_variant`, `is_pack`).
 #[test]
 fn the_data_layout_is_spelled_only_where_architecture_md_says() {
