@@ -248,17 +248,23 @@ impl Proto {
     }
 }
 
-/// Checks a chunk compiled from a pack file (`runs_later` false: its top
-/// level runs while the pack loads) or typed at the REPL (`runs_later`
-/// true: it runs after sealing, so it may not set globals either).
-pub fn check(dump: &[u8], runs_later: bool) -> Result<Vec<Refused>, String> {
+/// The main function of a dumped chunk (after the header and the count of
+/// its upvalues).
+fn main_proto(dump: &[u8]) -> Result<Proto, String> {
     let mut r = Reader { data: dump, at: 0 };
     let header = r.bytes(31)?;
     if &header[..4] != b"\x1bLua" || header[4] != 0x54 {
         return Err("not Lua 5.4 bytecode".into());
     }
     r.byte()?; // upvalues of the main function
-    let main = r.proto(0)?;
+    r.proto(0)
+}
+
+/// Checks a chunk compiled from a pack file (`runs_later` false: its top
+/// level runs while the pack loads) or typed at the REPL (`runs_later`
+/// true: it runs after sealing, so it may not set globals either).
+pub fn check(dump: &[u8], runs_later: bool) -> Result<Vec<Refused>, String> {
+    let main = main_proto(dump)?;
     let n = main.upvalues.len();
     let mut out = Vec::new();
     walk(&main, &vec![true; n], &vec![true; n], true, runs_later, &mut out);
@@ -272,13 +278,7 @@ pub fn check(dump: &[u8], runs_later: bool) -> Result<Vec<Refused>, String> {
 /// state from call to call, such as the prelude's sorted `pairs`
 /// iterator, if one is made while the pack loads and kept.
 pub fn writes_upvalues(dump: &[u8]) -> Result<bool, String> {
-    let mut r = Reader { data: dump, at: 0 };
-    let header = r.bytes(31)?;
-    if &header[..4] != b"\x1bLua" || header[4] != 0x54 {
-        return Err("not Lua 5.4 bytecode".into());
-    }
-    r.byte()?;
-    let p = r.proto(0)?;
+    let p = main_proto(dump)?;
     Ok(p.code.iter().any(|&ins| ins & 0x7f == OP_SETUPVAL))
 }
 
@@ -358,13 +358,7 @@ fn walk(p: &Proto, file_level: &[bool], env: &[bool], is_main: bool, runs_later:
 /// copies and field reads (`local t = CACHE.sub`), not through calls
 /// (`table.insert(CACHE, v)` is not seen).
 pub fn loaded_table_writes(dump: &[u8]) -> Result<Vec<Refused>, String> {
-    let mut r = Reader { data: dump, at: 0 };
-    let header = r.bytes(31)?;
-    if &header[..4] != b"\x1bLua" || header[4] != 0x54 {
-        return Err("not Lua 5.4 bytecode".into());
-    }
-    r.byte()?;
-    let main = r.proto(0)?;
+    let main = main_proto(dump)?;
     let n = main.upvalues.len();
     let mut out = Vec::new();
     writes_under(&main, &vec![true; n], &vec![true; n], true, &mut out);
