@@ -133,6 +133,11 @@ pub struct ArmRules {
     /// (file, SHA-256): `rules.yaml`, `cards.yaml`, `map sun.yaml`,
     /// `variant NAME`, `lua FILE`, in load order.
     pub files: Vec<(String, String)>,
+    /// How many provinces the arm's map has: a record's `provinces` add
+    /// up to at most this. Absent from the files of older runs, which
+    /// `merge` bounds by `MAX_PROVINCES`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provinces: Option<u32>,
 }
 
 impl ArmRules {
@@ -141,7 +146,9 @@ impl ArmRules {
         for (file, hash) in &arm.rules.sources {
             text.push_str(&format!("file\t{file}\t{hash}\n"));
         }
-        ArmRules { hash: crate::rules::sha256(text.as_bytes()), parts, files: arm.rules.sources.clone() }
+        // The map is among the files hashed: its province count adds nothing to the hash.
+        let provinces = u32::try_from(arm.rules.map.provinces.len()).ok();
+        ArmRules { hash: crate::rules::sha256(text.as_bytes()), parts, files: arm.rules.sources.clone(), provinces }
     }
 }
 
@@ -729,10 +736,14 @@ fn bounded(h: &Header, r: &GameRecord) -> Result<(), String> {
     if let Some((s, c)) = r.chests.iter().enumerate().find(|(_, c)| !(0..=MAX_AMOUNT).contains(*c)) {
         return Err(format!("`chests` of seat {} is {c}, outside the host API's 0..={MAX_AMOUNT}", seat(s)));
     }
-    // Each province has one holder, and a map has at most MAX_PROVINCES.
+    // Each province has one holder: at most the arm's map's provinces
+    // (older files: at most MAX_PROVINCES, what any map may have).
     let held: u64 = r.provinces.iter().map(|&p| u64::from(p)).sum();
-    if held > crate::rules::map::MAX_PROVINCES as u64 {
-        return Err(format!("`provinces` adds up to {held}, more than a map may have ({})", crate::rules::map::MAX_PROVINCES));
+    let map = h.rules.get(r.arm).and_then(|a| a.provinces);
+    let most = map.map_or(crate::rules::map::MAX_PROVINCES as u64, u64::from);
+    if held > most {
+        let whose = if map.is_some() { "the arm's map has" } else { "a map may have" };
+        return Err(format!("`provinces` adds up to {held}, more than {whose} ({most})"));
     }
     // A province holds at most one building of each kind, and the kinds
     // are the bits of a u8: at most 8 in each of the seat's provinces.

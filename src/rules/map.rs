@@ -70,7 +70,8 @@ pub struct Province {
 }
 
 /// The most provinces a map may have: `ProvinceId` holds an index in 16
-/// bits. The lab's `merge` bounds a record's provinces by it.
+/// bits. The lab's `merge` bounds a record's provinces by it when the
+/// header does not give the arm's own map's count (files of older runs).
 pub const MAX_PROVINCES: usize = 1 << 16;
 
 #[derive(Clone, Debug)]

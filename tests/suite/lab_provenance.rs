@@ -188,6 +188,14 @@ fn merge_refuses_what_one_run_could_not_have_written() {
     bounds.push(("actions-huge", with(1, &|r| r["actions"]["taxes"][0] = u32::MAX.into()), "`battles`, `owner_changes` and `actions` count".into()));
     bounds.push(("actions-short", with(1, &|r| r["actions"]["taxes"] = serde_json::json!([1])), "`actions.taxes` has 1 entries for 4 players".into()));
     bounds.push(("provinces-huge", with(1, &|r| r["provinces"] = serde_json::json!([99_999, 0, 0, 0])), "`provinces` adds up to 99999".into()));
+    // One more province than the arm's map has (the audit's leftover of
+    // session 20: only 2^16 bounded them).
+    let on_map = l[0]["lab"]["rules"][0]["provinces"].as_u64().expect("the header gives the arm's map's provinces");
+    bounds.push((
+        "provinces-map",
+        with(1, &|r| r["provinces"] = serde_json::json!([on_map + 1, 0, 0, 0])),
+        format!("`provinces` adds up to {}, more than the arm's map has ({on_map})", on_map + 1),
+    ));
     bounds.push(("buildings-huge", with(1, &|r| r["buildings"][0] = 1000.into()), "`buildings` of seat A is 1000, more than its".into()));
     bounds.push(("bid-chests-huge", with(1, &|r| r["bid_chests"][0] = i64::MAX.into()), "`bid_chests` of seat A is".into()));
     bounds.push(("bid-chests-negative", with(1, &|r| r["bid_chests"][1] = (-3).into()), "`bid_chests` of seat B is -3".into()));
