@@ -75,8 +75,8 @@ const MAX_LINES: usize = 48;
 const TIME_PER_CALL: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// The most iterations a search bot a `Repl` input names may take. The
-/// search gives every candidate at least one rollout in each round of
-/// its halving, whatever the budget, so a budget of 4 runs every line of
+/// search gives every candidate still in at least one rollout in each
+/// round of its halving, whatever the budget, so a budget of 4 runs every line of
 /// it that 20 runs; 20 spent most of the target's time in rollouts
 /// (57% of a profile's samples in `Mcts::search`).
 const MAX_SEARCH: u32 = 4;

@@ -621,7 +621,15 @@ fn same_run(a: &Header, b: &Header) -> Result<(), String> {
         return Err(format!("arm `{}` was played with other rules files: {what}; play every shard with the same files", a.arms[i]));
     }
     // What is left to differ: the settings (the range and games played may).
-    if (Header { range: a.range, played: a.played, ..b.clone() }) != *a {
+    // A file of a run before headers gave the maps' provinces may join one
+    // after (the same version): the rules files already matched above.
+    let mut b = b.clone();
+    for (x, y) in a.rules.iter().zip(b.rules.iter_mut()) {
+        if x.provinces.is_none() || y.provinces.is_none() {
+            y.provinces = x.provinces;
+        }
+    }
+    if (Header { range: a.range, played: a.played, ..b }) != *a {
         return Err("another lab run (conditions, players, map, setup, seed, games, --until-ci or --adapt's tuning differ)".into());
     }
     Ok(())
@@ -740,7 +748,8 @@ fn bounded(h: &Header, r: &GameRecord) -> Result<(), String> {
     // (older files: at most MAX_PROVINCES, what any map may have).
     let held: u64 = r.provinces.iter().map(|&p| u64::from(p)).sum();
     let map = h.rules.get(r.arm).and_then(|a| a.provinces);
-    let most = map.map_or(crate::rules::map::MAX_PROVINCES as u64, u64::from);
+    let any_map = crate::rules::map::MAX_PROVINCES as u64;
+    let most = map.map_or(any_map, |p| u64::from(p).min(any_map));
     if held > most {
         let whose = if map.is_some() { "the arm's map has" } else { "a map may have" };
         return Err(format!("`provinces` adds up to {held}, more than {whose} ({most})"));

@@ -356,7 +356,10 @@ fn walk(p: &Proto, file_level: &[bool], env: &[bool], is_main: bool, runs_later:
 /// loads, which the bytecode cannot tell: `shogun check` reports these as
 /// warnings. Followed in code order within a function, through local
 /// copies and field reads (`local t = CACHE.sub`), not through calls
-/// (`table.insert(CACHE, v)` is not seen).
+/// (`table.insert(CACHE, v)` is not seen). Code order, not control flow:
+/// a register set in a branch that returns early still counts after it
+/// (`if not t then t = CACHE return t.v end t.v = 1` warns), and one set
+/// in the first of two branches is forgotten in the second.
 pub fn loaded_table_writes(dump: &[u8]) -> Result<Vec<Refused>, String> {
     let main = main_proto(dump)?;
     let n = main.upvalues.len();
@@ -394,7 +397,7 @@ fn writes_in(p: &Proto, file_level: &[bool], env: &[bool], out: &mut Vec<Refused
     let mut held: Vec<Option<String>> = vec![None; 256];
     let message = |name: &str| {
         format!(
-            "writes into `{name}`, a table the pack made while it loaded: once loaded it is read-only, so this fails if it runs during play (\"rules data is read-only\"); fill a table local to the call, or keep the value in the game"
+            "writes into `{name}`, a table made before play (by the pack while it loaded, or the host's, as RULES): once the pack has loaded it is read-only, so this fails if it runs during play (\"rules data is read-only\"); fill a table local to the call, or keep the value in the game"
         )
     };
     for (pc, &ins) in p.code.iter().enumerate() {

@@ -748,16 +748,17 @@ impl Runtime {
         let mut out = Vec::new();
         for src in &rules.lua {
             let chunk = self.lua.load(&src.source).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text);
-            // A file that does not compile was refused at load already.
-            let Ok(f) = chunk.into_function() else { continue };
-            let Ok(writes) = bytecode::loaded_table_writes(&f.dump(false)) else { continue };
-            out.extend(writes.into_iter().map(|w| crate::rules::Diagnostic {
+            let warning = |line: usize, message: String| crate::rules::Diagnostic {
                 severity: crate::rules::Severity::Warning,
                 file: src.path.clone(),
-                line: w.line,
+                line,
                 column: 1,
-                message: w.message,
-            }));
+                message,
+            };
+            match chunk.into_function().map_err(|e| e.to_string()).and_then(|f| bytecode::loaded_table_writes(&f.dump(false))) {
+                Ok(writes) => out.extend(writes.into_iter().map(|w| warning(w.line, w.message))),
+                Err(e) => out.push(warning(0, format!("not checked for writes into tables made before play: {e}"))),
+            }
         }
         out
     }

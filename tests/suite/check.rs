@@ -151,7 +151,7 @@ fn check_warns_where_a_function_writes_into_a_table_made_while_loading() {
         .filter(|d| d.file.ends_with("extra.lua") && !d.message.contains("nothing names it"))
         .map(|d| {
             assert_eq!(d.severity, shogun_lab::rules::Severity::Warning, "{d}");
-            assert!(d.message.contains("made while it loaded") && d.message.contains("read-only"), "{d}");
+            assert!(d.message.contains("made before play") && d.message.contains("read-only"), "{d}");
             (d.line, d.message.split('`').nth(1).unwrap_or_default().to_string())
         })
         .collect();
