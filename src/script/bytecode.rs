@@ -305,17 +305,21 @@ fn global_set(name: &str, is_main: bool, runs_later: bool) -> Option<String> {
     }
 }
 
+/// Upvalue `i`'s flag in `v` (false past the end).
+fn flag(v: &[bool], i: usize) -> bool {
+    v.get(i).copied().unwrap_or(false)
+}
+
 /// `file_level[i]`: upvalue i lives as long as the pack; `env[i]`: it is
 /// the chunk's `_ENV` (the globals table).
 fn walk(p: &Proto, file_level: &[bool], env: &[bool], is_main: bool, runs_later: bool, out: &mut Vec<Refused>) {
-    let get = |v: &[bool], i: usize| v.get(i).copied().unwrap_or(false);
     for (pc, &ins) in p.code.iter().enumerate() {
         let op = ins & 0x7f;
         let a = ((ins >> 7) & 0xff) as usize;
         let b = ((ins >> 16) & 0xff) as usize;
         let message = match op {
-            OP_SETUPVAL if get(env, b) => Some("replaces _ENV (the globals are read-only)".to_string()),
-            OP_SETUPVAL if get(file_level, b) => Some(format!(
+            OP_SETUPVAL if flag(env, b) => Some("replaces _ENV (the globals are read-only)".to_string()),
+            OP_SETUPVAL if flag(file_level, b) => Some(format!(
                 "assigns the file-level local `{}` inside a function: scripts keep no state between calls (declare it `<const>`, or keep the value in the game)",
                 p.upvalue_name(b)
             )),
@@ -327,13 +331,13 @@ fn walk(p: &Proto, file_level: &[bool], env: &[bool], is_main: bool, runs_later:
                 "assigns `{}`, a local of an enclosing function, inside a closure: scripts keep no state between calls (return the new value, or keep it in a table local to the call)",
                 p.upvalue_name(b)
             )),
-            OP_GETUPVAL if get(env, b) => match global_through_register(p, pc, a) {
+            OP_GETUPVAL if flag(env, b) => match global_through_register(p, pc, a) {
                 None => Some("uses _ENV as a value (the globals table is not reachable)".to_string()),
                 Some((at, name, false)) => flat_misused(p, at, ((p.code[at] >> 7) & 0xff) as usize, Some(name)),
                 Some((_, name, true)) => global_set(&name, is_main, runs_later),
             },
-            OP_GETTABUP if get(env, b) => flat_misused(p, pc, a, p.strings.get(((ins >> 24) & 0xff) as usize).cloned().flatten()),
-            OP_SETTABUP if get(env, a) => global_set(&p.strings.get(b).cloned().flatten().unwrap_or_else(|| "?".into()), is_main, runs_later),
+            OP_GETTABUP if flag(env, b) => flat_misused(p, pc, a, p.strings.get(((ins >> 24) & 0xff) as usize).cloned().flatten()),
+            OP_SETTABUP if flag(env, a) => global_set(&p.strings.get(b).cloned().flatten().unwrap_or_else(|| "?".into()), is_main, runs_later),
             _ => None,
         };
         if let Some(message) = message {
@@ -341,10 +345,18 @@ fn walk(p: &Proto, file_level: &[bool], env: &[bool], is_main: bool, runs_later:
         }
     }
     for child in &p.protos {
-        let fl: Vec<bool> = child.upvalues.iter().map(|&(instack, idx)| if instack { is_main } else { get(file_level, idx) }).collect();
-        let ev: Vec<bool> = child.upvalues.iter().map(|&(instack, idx)| !instack && get(env, idx)).collect();
+        let (fl, ev) = child_upvalues(child, file_level, env, is_main);
         walk(child, &fl, &ev, false, runs_later, out);
     }
+}
+
+/// `file_level` and `env` (as in `walk`) for the upvalues of `child`, a
+/// function made inside the one they describe (`is_main`: the chunk's
+/// main function, whose locals live as long as the pack).
+fn child_upvalues(child: &Proto, file_level: &[bool], env: &[bool], is_main: bool) -> (Vec<bool>, Vec<bool>) {
+    let fl = child.upvalues.iter().map(|&(instack, idx)| if instack { is_main } else { flag(file_level, idx) }).collect();
+    let ev = child.upvalues.iter().map(|&(instack, idx)| !instack && flag(env, idx)).collect();
+    (fl, ev)
 }
 
 /// Writes into a table the pack made while it loaded, found in functions
@@ -378,13 +390,11 @@ const OP_SETLIST: u32 = 78;
 /// `writes_in` for every function under `p` (`file_level` and `env` as
 /// in `walk`).
 fn writes_under(p: &Proto, file_level: &[bool], env: &[bool], is_main: bool, out: &mut Vec<Refused>) {
-    let get = |v: &[bool], i: usize| v.get(i).copied().unwrap_or(false);
     if !is_main {
         writes_in(p, file_level, env, out);
     }
     for child in &p.protos {
-        let fl: Vec<bool> = child.upvalues.iter().map(|&(instack, idx)| if instack { is_main } else { get(file_level, idx) }).collect();
-        let ev: Vec<bool> = child.upvalues.iter().map(|&(instack, idx)| !instack && get(env, idx)).collect();
+        let (fl, ev) = child_upvalues(child, file_level, env, is_main);
         writes_under(child, &fl, &ev, false, out);
     }
 }
@@ -392,8 +402,7 @@ fn writes_under(p: &Proto, file_level: &[bool], env: &[bool], is_main: bool, out
 /// The loaded-table writes of one function: which registers hold a table
 /// the pack made while loading (by name), in code order.
 fn writes_in(p: &Proto, file_level: &[bool], env: &[bool], out: &mut Vec<Refused>) {
-    let get = |v: &[bool], i: usize| v.get(i).copied().unwrap_or(false);
-    let loaded_upvalue = |u: usize| get(file_level, u) && !get(env, u);
+    let loaded_upvalue = |u: usize| flag(file_level, u) && !flag(env, u);
     let mut held: Vec<Option<String>> = vec![None; 256];
     let message = |name: &str| {
         format!(
@@ -416,7 +425,7 @@ fn writes_in(p: &Proto, file_level: &[bool], env: &[bool], out: &mut Vec<Refused
             OP_SETUPVAL | OP_SETTABUP | 46..=48 | 54..=66 | 70..=72 | 75 | 81 | OP_EXTRAARG => {}
             OP_MOVE => held[a] = held[b].clone(),
             OP_GETUPVAL => held[a] = loaded_upvalue(b).then(|| p.upvalue_name(b).to_string()),
-            OP_GETTABUP if get(env, b) => {
+            OP_GETTABUP if flag(env, b) => {
                 let name = p.strings.get(c).cloned().flatten();
                 held[a] = name.filter(|n| !FLAT.contains(&n.as_str()));
             }
