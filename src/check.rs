@@ -59,7 +59,7 @@ fn engine_diags(rules: rules::Rules, out: &mut Vec<Diagnostic>) {
     match Engine::new(rules) {
         Ok(e) => {
             out.extend(e.runtime().warnings.iter().cloned());
-            out.extend(e.runtime().loaded_table_writes(&e.rules));
+            out.extend(e.runtime().loaded_table_writes());
         }
         Err(d) => out.extend(d.0),
     }

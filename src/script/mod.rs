@@ -743,10 +743,10 @@ impl Runtime {
     /// it loaded (`bytecode::loaded_table_writes`), as warnings for `shogun
     /// check`: the run refuses such a write once the pack has loaded,
     /// which a function that only runs while loading never meets. Each
-    /// file is compiled again, not run.
-    pub fn loaded_table_writes(&self, rules: &Rules) -> Vec<crate::rules::Diagnostic> {
+    /// file of the rules this runtime loaded is compiled again, not run.
+    pub fn loaded_table_writes(&self) -> Vec<crate::rules::Diagnostic> {
         let mut out = Vec::new();
-        for src in &rules.lua {
+        for src in &self.shared.rules.lua {
             let chunk = self.lua.load(&src.source).set_name(format!("@{}", src.name)).set_mode(ChunkMode::Text);
             let warning = |line: usize, message: String| crate::rules::Diagnostic {
                 severity: crate::rules::Severity::Warning,
