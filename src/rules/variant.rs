@@ -48,12 +48,38 @@ pub struct VariantFile {
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct OptionSpec {
-    pub default: f64,
+    /// Written as a whole number (`2`), the option takes whole numbers
+    /// only; written with a point (`0.5`, `1.0`), any number in range.
+    pub default: OptionDefault,
     pub description: String,
     #[serde(default)]
     pub min: Option<f64>,
     #[serde(default)]
     pub max: Option<f64>,
+}
+
+/// An option's default, as its file writes it: its form says whether the
+/// option takes fractions (a count of rice or points does not: `1.5`
+/// would reach a rule that adds whole rice, and fail there).
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(untagged)]
+pub enum OptionDefault {
+    Whole(i64),
+    Real(f64),
+}
+
+impl OptionDefault {
+    pub fn value(self) -> f64 {
+        match self {
+            OptionDefault::Whole(n) => n as f64,
+            OptionDefault::Real(x) => x,
+        }
+    }
+
+    /// Whether the option takes whole numbers only.
+    pub fn whole(self) -> bool {
+        matches!(self, OptionDefault::Whole(_))
+    }
 }
 
 #[derive(Deserialize, Debug, Clone, Default)]
@@ -575,21 +601,22 @@ pub fn read(dir: &Path, arg: &VariantArg, diags: &mut Diagnostics) -> Option<(Ya
         diags.error(&path, file.pos.of("name"), format!("the variant in folder `{}` calls itself `{}`", arg.name, v.name));
     }
     for (k, o) in &v.options {
-        let finite = o.default.is_finite() && o.min.is_none_or(f64::is_finite) && o.max.is_none_or(f64::is_finite);
-        if !finite || o.min.is_some_and(|m| o.default < m) || o.max.is_some_and(|m| o.default > m) || o.min.zip(o.max).is_some_and(|(lo, hi)| lo > hi) {
+        let default = o.default.value();
+        let finite = default.is_finite() && o.min.is_none_or(f64::is_finite) && o.max.is_none_or(f64::is_finite);
+        if !finite || o.min.is_some_and(|m| default < m) || o.max.is_some_and(|m| default > m) || o.min.zip(o.max).is_some_and(|(lo, hi)| lo > hi) {
             diags.error(
                 &path,
                 file.pos.of(&format!("options/{k}")),
                 format!(
                     "option `{k}`: default {} must be a number within min..max ({}..{})",
-                    fmt_num(o.default),
+                    fmt_num(default),
                     o.min.map(fmt_num).unwrap_or_default(),
                     o.max.map(fmt_num).unwrap_or_default()
                 ),
             );
         }
     }
-    let mut options: BTreeMap<String, f64> = v.options.iter().map(|(k, o)| (k.clone(), o.default)).collect();
+    let mut options: BTreeMap<String, f64> = v.options.iter().map(|(k, o)| (k.clone(), o.default.value())).collect();
     // An option's value is the caller's (the command line, a scenario):
     // reported there when it says where, with where the variant defines
     // what it takes.
@@ -608,15 +635,23 @@ pub fn read(dir: &Path, arg: &VariantArg, diags: &mut Diagnostics) -> Option<(Ya
                 );
             }
             Some(spec) => {
-                if spec.min.is_some_and(|m| *val < m) || spec.max.is_some_and(|m| *val > m) {
+                let at = file.pos.of(&format!("options/{k}"));
+                if spec.default.whole() && val.fract() != 0.0 {
+                    let d = fmt_num(spec.default.value());
+                    let why = format!("its default, {d}, is written without a point; a default such as {d}.0 lets it take fractions");
+                    wrong(at, format!("option `{k}` of `{}` takes whole numbers, not {} ({why})", v.name, fmt_num(*val)), "");
+                } else if spec.min.is_some_and(|m| *val < m) || spec.max.is_some_and(|m| *val > m) {
                     let range = match (spec.min, spec.max) {
                         (Some(lo), Some(hi)) => format!("{}..={}", fmt_num(lo), fmt_num(hi)),
                         (Some(lo), None) => format!("at least {}", fmt_num(lo)),
                         (None, hi) => format!("at most {}", hi.map(fmt_num).unwrap_or_default()),
                     };
-                    wrong(file.pos.of(&format!("options/{k}")), format!("option `{k}` of `{}` is {}, expected {range}", v.name, fmt_num(*val)), "");
+                    wrong(at, format!("option `{k}` of `{}` is {}, expected {range}", v.name, fmt_num(*val)), "");
+                } else {
+                    // A refused value is not applied: its overlays would
+                    // only fail again, further from what was typed.
+                    options.insert(k.clone(), *val);
                 }
-                options.insert(k.clone(), *val);
             }
         }
     }

@@ -107,6 +107,38 @@ fn an_overlay_naming_a_missing_key_is_an_error_with_file_and_line() {
     assert!(load(&[(dir, arg("opt:n=9"))]).unwrap_err().contains("expected 0..=3"));
 }
 
+/// `--variant hard-winter:loss=1.5` passed the range check and crashed the
+/// game in winter ("game.add_rice: argument 2 must be an integer", blamed
+/// on the base pack's winter.lua): an option whose default is written as
+/// a whole number takes whole numbers only, refused as typed, with no
+/// second error from its overlays; one written with a point takes any
+/// number in range.
+#[test]
+fn a_whole_number_option_refuses_a_fraction_as_typed() {
+    let (ok, out) = shogun(&["run", "--variant", "hard-winter:loss=1.5", "--seed", "3"]);
+    let def = vdir("hard-winter").join("variant.yaml");
+    assert!(!ok);
+    assert_eq!(
+        out.trim_end(),
+        format!(
+            "--variant hard-winter:loss=1.5: error: option `loss` of `hard-winter` takes whole numbers, not 1.5 (its default, 2, is written without a \
+             point; a default such as 2.0 lets it take fractions) (as {}:9:5 defines it)",
+            def.display()
+        )
+    );
+    let (ok, out) = shogun(&["run", "--variant", "castle-majority:award=2.5", "--seed", "3"]);
+    assert!(!ok && out.contains("takes whole numbers, not 2.5") && !out.contains("no longer reads"), "{out}");
+    let (ok, out) = shogun(&["run", "--variant", "hard-winter:loss=3", "--seed", "3"]);
+    assert!(ok, "{out}");
+    let real =
+        temp_variant("real", "name: real\ndescription: t\nsource: t\nextends: base\noptions:\n  p: {default: 1.0, description: d, min: 0, max: 1}\n", None);
+    let r = load(&[(real.clone(), arg("real:p=0.25"))]);
+    assert!(r.is_ok(), "{:?}", r.err());
+    let whole =
+        temp_variant("whole", "name: whole\ndescription: t\nsource: t\nextends: base\noptions:\n  p: {default: 1, description: d, min: 0, max: 1}\n", None);
+    assert!(load(&[(whole, arg("whole:p=0.25"))]).unwrap_err().contains("takes whole numbers, not 0.25"));
+}
+
 /// A value a variant's overlay put in is reported at the variant's line
 /// that wrote it, not at the base file's line it replaced or joined (the
 /// base's `effects: []` took the blame for a misspelt hook), with the
