@@ -316,6 +316,9 @@ impl Report {
         for c in conditions.iter_mut() {
             for pi in 0..c.pairs.len() {
                 c.pairs[pi].verdict = verdict(&c.arms, &c.pairs[pi], c.games);
+                if let Some(line) = beyond_verdict(&h.seats, &c.arms, &c.pairs[pi]) {
+                    c.pairs[pi].verdict.push(line);
+                }
                 // A rule that never came into play is said so, not "no change".
                 let (a, b) = (c.pairs[pi].a, c.pairs[pi].b);
                 let use_of = |i: usize| (c.arms[i].name.as_str(), c.arms[i].rule_use.as_ref());
@@ -442,20 +445,27 @@ fn win_text(o: &mut String, h: &Header, c: &ConditionReport, w: usize) {
     let _ = writeln!(o);
 }
 
-/// The means table, with each pair's difference (exploratory).
-fn means_text(o: &mut String, h: &Header, c: &ConditionReport, w: usize) {
+/// The means table's rows: the flow metrics, then points, chests,
+/// provinces and buildings by seat, then behaviour (actions carried out,
+/// buildings built) and the rules' own tallies, in total (per seat in
+/// `--json` and the records).
+fn means_rows(seats: &[String], arms: &[ArmReport]) -> Vec<String> {
     let mut rows: Vec<String> = FLOW.iter().map(|(k, _)| (*k).to_string()).collect();
     for m in ["points", "chests", "provinces", "buildings"] {
-        rows.extend(h.seats.iter().map(|s| format!("{m}.{s}")));
+        rows.extend(seats.iter().map(|s| format!("{m}.{s}")));
     }
-    // Behaviour (actions carried out, buildings built), then the rules'
-    // own tallies: totals here, per seat in `--json` and the records.
     for prefix in ["actions.", "built.", "tally."] {
-        let mut keys: Vec<String> = c.arms.iter().flat_map(|a| a.means.keys()).filter(|k| k.starts_with(prefix) && is_total(k, &h.seats)).cloned().collect();
+        let mut keys: Vec<String> = arms.iter().flat_map(|a| a.means.keys()).filter(|k| k.starts_with(prefix) && is_total(k, seats)).cloned().collect();
         keys.sort();
         keys.dedup();
         rows.extend(keys);
     }
+    rows
+}
+
+/// The means table, with each pair's difference (exploratory).
+fn means_text(o: &mut String, h: &Header, c: &ConditionReport, w: usize) {
+    let rows = means_rows(&h.seats, &c.arms);
     let kw = rows.iter().map(|k| k.len()).max().unwrap_or(6) + 2;
     let _ = write!(o, "\nmeans per game (95% CI)\n  {:<kw$}", "metric");
     for a in &c.arms {
@@ -571,6 +581,41 @@ fn verdict(arms: &[ArmReport], p: &PairReport, n: u64) -> Vec<String> {
         out.push(format!("no change detected, each changes by less than (family-wise 95%): {}", same.join(", ")));
     }
     out
+}
+
+/// How many more rows the means table marks than its verdict tests, and
+/// the clearest of them: a scoring rule moves points, not necessarily a
+/// seat's win rate or the flow, and a verdict of "no change" alone read
+/// as "the rule does nothing". Said as what it is, exploratory.
+fn beyond_verdict(seats: &[String], arms: &[ArmReport], p: &PairReport) -> Option<String> {
+    const SHOWN: usize = 4;
+    let tested: Vec<&str> = p.findings.iter().map(|f| f.metric.as_str()).collect();
+    let mut marked: Vec<(String, f64)> = means_rows(seats, arms)
+        .into_iter()
+        .filter(|k| !tested.contains(&k.as_str()))
+        .filter_map(|k| p.q_values.get(&k).copied().filter(|&q| q < ALPHA).map(|q| (k, q)))
+        .collect();
+    if marked.is_empty() {
+        return None;
+    }
+    // Clearest first; on equal q-values, the table's order.
+    marked.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let shown: Vec<String> = marked
+        .iter()
+        .take(SHOWN)
+        .filter_map(|(k, _)| {
+            let i = p.diffs.get(k)?;
+            let dec = decimals(i.width() / 2.0);
+            Some(format!("{k} {} ({})", signed(i.value, dec), range(i, dec)))
+        })
+        .collect();
+    let more = if marked.len() > SHOWN { format!(" and {} more", marked.len() - SHOWN) } else { String::new() };
+    Some(format!(
+        "beyond the verdict's headlines the means table marks {} change{} (exploratory: Benjamini–Hochberg q < 0.05 over the table, not family-wise): {}{more}",
+        marked.len(),
+        if marked.len() == 1 { "" } else { "s" },
+        shown.join(", ")
+    ))
 }
 
 fn sensitivity(conds: &[ConditionReport]) -> Vec<SensitivityRow> {

@@ -114,6 +114,7 @@ fn a_null_variant_states_no_change_where_the_old_verdict_did() {
         assert!(p.findings.iter().all(|f| !f.detected && f.p_adjusted >= 0.05), "seed {seed}: {:?}", p.findings);
         assert!(p.verdict.iter().all(|l| !l.contains("raises") && !l.contains("lowers") && !l.contains(" from ")), "seed {seed}: {:?}", p.verdict);
         assert!(p.verdict[0].contains("each changes by less than ±"), "seed {seed}: an equivalence bound, not silence: {:?}", p.verdict);
+        assert!(p.verdict.iter().all(|l| !l.starts_with("beyond")), "seed {seed}: nothing marked beyond the headlines: {:?}", p.verdict);
     }
 }
 
@@ -362,4 +363,9 @@ fn a_scoring_variant_changes_what_the_rule_aware_player_builds() {
     let p = &report.conditions[0].pairs[0];
     assert_eq!(p.diffs["built.castle"].value, 0.0, "greedy does not read the scoring");
     assert_eq!(p.diffs["actions.attack_a"].value, 0.0);
+    // The same moves, other scores: the verdict's headlines (win rates,
+    // flow) may see nothing, and the verdict said only "no change"; it
+    // now points at what the means table marks beyond them.
+    let beyond = p.verdict.iter().find(|l| l.starts_with("beyond the verdict's headlines the means table marks"));
+    assert!(beyond.is_some_and(|l| l.contains("points.") && l.contains("not family-wise")), "{:?}", p.verdict);
 }
