@@ -31,10 +31,11 @@ pub struct DiffArgs {
     /// Lines of context around the first divergence.
     #[arg(long, default_value_t = 4)]
     pub context: usize,
-    /// The second ruleset: everything after it (`--variant X`, `--tower T`,
-    /// or nothing for the plain base rules).
-    #[arg(long, num_args = 0.., allow_hyphen_values = true, value_name = "OPTIONS")]
-    pub against: Vec<String>,
+    /// The second ruleset, written like the first: `--variant X`, `--tower
+    /// T`, `--rules DIR`, a bare variant name, `base`, or nothing (the plain
+    /// rules). Other options may follow it, as in `lab`.
+    #[arg(long, num_args = 0..=1, default_missing_value = "", value_name = "ARM")]
+    pub against: Option<String>,
 }
 
 /// Scenario files to run, each with the variant folder it belongs to.
@@ -120,7 +121,8 @@ pub fn diff(args: DiffArgs) -> Result<(), String> {
     let OneGame { players, seed, .. } = &args.game;
     let (players, seed) = (*players, *seed);
     let spec = args.game.spec();
-    let other = spec.arm(&args.against).map_err(|e| format!("--against: {e}"))?;
+    let words = super::lab::arm_value_words(args.against.as_deref().unwrap_or_default());
+    let other = spec.arm(&words).map_err(|e| format!("--against: {e}"))?;
     let bots = fill_bots(&args.seats.bots, players)?;
     let a = spec.engine()?;
     let b = other.engine_as("--against")?;

@@ -176,8 +176,9 @@ pub struct LabArgs {
 const SEP: char = '\u{1f}';
 
 /// Gathers the words of each arm after `--against` into one value for clap
-/// (`crate::lab::arm_words` reads them), so the lab's other options may
-/// follow an arm anywhere: `--variant a --against base --games 500` works.
+/// (`crate::lab::arm_words` reads them), so the other options of `lab` and
+/// `diff` may follow an arm anywhere: `--variant a --against base --games
+/// 500` works.
 pub fn arm_words(args: Vec<String>) -> Vec<String> {
     crate::lab::arm_words(args)
         .into_iter()
@@ -186,6 +187,11 @@ pub fn arm_words(args: Vec<String>) -> Vec<String> {
             LabWord::Arm(words) => format!("--against={}", words.join(&SEP.to_string())),
         })
         .collect()
+}
+
+/// The words of one arm from the value `arm_words` made of them.
+pub fn arm_value_words(value: &str) -> Vec<String> {
+    value.split(SEP).filter(|w| !w.is_empty()).map(str::to_string).collect()
 }
 
 pub fn command(cmd: LabCmd) -> Result<(), String> {
@@ -234,7 +240,7 @@ pub fn build(args: &LabArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Lab
     let first = args.data.spec();
     let mut arms = vec![Arm::from_spec(&first)?];
     for arm in &args.against {
-        let words: Vec<String> = arm.split(SEP).filter(|w| !w.is_empty()).map(str::to_string).collect();
+        let words = arm_value_words(arm);
         arms.push(Arm::from_spec_as(&first.arm(&words).map_err(|e| format!("--against: {e}"))?, "--against")?);
     }
     let adapt = adaptation(args)?;

@@ -511,7 +511,7 @@ pub fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let mut args: Vec<String> = std::env::args().collect();
-    if args.get(1).is_some_and(|a| a == "lab") {
+    if args.get(1).is_some_and(|a| a == "lab" || a == "diff") {
         args = lab::arm_words(args);
     }
     let cli = Cli::parse_from(args);

@@ -43,3 +43,20 @@ fn shogun_test_marks_one_pair_for_one_changed_line() {
     assert!(minus[0].contains("A plans:") && minus[0].contains("temple Settsu") && plus[0].contains("taxes Settsu"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `shogun diff --variant hard-winter --against --players 3` was refused
+/// ("--against: unexpected `--players`") while `lab` took its other options
+/// after an arm: `diff` reads its arm the same way, so options may follow.
+#[test]
+fn diff_takes_other_options_after_its_arm() {
+    let diff = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).arg("diff").args(args).env("SHOGUN_DATA", root()).output().unwrap();
+        (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    };
+    let (ok, out) = diff(&["--seed", "7", "--variant", "hard-winter", "--against", "--players", "3", "--context", "1"]);
+    assert!(ok && out.starts_with("seed 7, 3 players: base+hard-winter(loss=2)  vs  base\n"), "{out}");
+    let (ok, out) = diff(&["--seed", "7", "--against", "--variant", "hard-winter", "--players", "3"]);
+    assert!(ok && out.starts_with("seed 7, 3 players: base  vs  base+hard-winter(loss=2)\n"), "{out}");
+    let (ok, out) = diff(&["--against", "--variant", "ro-event", "--players", "3"]);
+    assert!(!ok && out.starts_with("error: --against: unknown variant `ro-event`, did you mean `ro-events`?"), "{out}");
+}
