@@ -35,6 +35,11 @@ pub fn command(args: NewArgs) -> Result<(), String> {
     if !parsed.options.is_empty() {
         return Err(format!("`{name}`: a new variant's name has no options"));
     }
+    // `lab --against base` and `diff --against base` mean the rules with no
+    // variant: a variant of that name could never be compared by its name.
+    if parsed.name == "base" {
+        return Err("`base` names the rules without any variant (`--against base`): choose another name".into());
+    }
     let dir = Layout::find(data.as_deref()).variant_named(&name);
     if dir.exists() {
         return Err(format!("{} exists already: choose another name", dir.display()));

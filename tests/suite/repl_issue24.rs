@@ -372,6 +372,11 @@ fn item11_new_variant_is_a_working_start() {
     assert!(!ok && out.contains("exists already"), "{out}");
     let (ok, out) = shogun_in(&data, &["new", "variant", "my rule"]);
     assert!(!ok, "{out}");
+    // `base` is what `--against base` means: the rules with no variant (a
+    // variant of that name was written, and its suggested `lab --variant
+    // base --against base` compared it with the plain rules).
+    let (ok, out) = shogun_in(&data, &["new", "variant", "base"]);
+    assert!(!ok && out.contains("`base` names the rules without any variant") && !data.join("variants/base").exists(), "{out}");
     let _ = std::fs::remove_dir_all(&data);
 }
 
