@@ -241,6 +241,12 @@ pub fn staged_move(
         }
         return answer(engine, &s, Choice::Province(to), Some(want).filter(|_| most(&s).is_some()));
     }
+    let map = &engine.rules.map;
+    if !map.adjacent(from.index(), to.index()) {
+        let mut next: Vec<&str> = map.neighbours(from).map(|q| map.at(q).name.as_str()).collect();
+        next.sort_unstable();
+        return Err(format!("{from_name} does not border {to_name} (its neighbours: {})", next.join(", ")));
+    }
     Err(format!("no action card lets {seat_name} move from {from_name} into {to_name} now"))
 }
 

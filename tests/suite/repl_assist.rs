@@ -392,6 +392,21 @@ fn odds_refuse_more_armies_than_may_go() {
     assert!(err.contains("at most 1 of A's 3 armies in Omi may go now (the rules leave 2 behind)"), "{err}");
 }
 
+/// `odds Mino 2 from Settsu` said "no action card lets A move from Settsu
+/// into Mino now", though no card ever could: Settsu does not border Mino.
+/// A move no action offers between provinces that do not border says so.
+#[test]
+fn odds_say_when_the_provinces_do_not_border() {
+    let mut r = repl(&["human", bots::DEFAULT, bots::DEFAULT, bots::DEFAULT], 1);
+    run(&mut r, &["next", "next", "next"]);
+    let from = r.state().provinces.iter().enumerate().find(|(_, q)| q.owner == Some(shogun_lab::core::Seat::new(0))).map(|(i, _)| i).unwrap();
+    let map = &r.game().engine.rules.map;
+    let far = (0..map.provinces.len()).find(|&q| q != from && !map.adjacent(from, q)).unwrap();
+    let (from_name, far_name) = (map.provinces[from].name.clone(), map.provinces[far].name.clone());
+    let err = r.exec(&format!("odds {far_name} 1 from {from_name}")).unwrap_err();
+    assert!(err.contains(&format!("{from_name} does not border {far_name} (its neighbours: ")), "{err}");
+}
+
 /// `plan bid 9` was taken into the draft though no war-chest card of 9
 /// exists (only `plan done` refused it): a bid is refused at once with the
 /// bids the seat may make, as a province it does not hold is; so is a bid
