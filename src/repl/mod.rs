@@ -104,7 +104,7 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
         "odds",
         "odds PROVINCE [N] [from SOURCE]",
         "the chances of attacking PROVINCE with N armies (default and most: all the rules let go from there now) from SOURCE or the plan's province next to it, by the rules' battle handler from the tower's contents and tray now; a seat counts the cubes inside the tower by colour (all pieces are public) but not their levels (god view: the levels as they are)",
-        "odds Shinano 4",
+        "odds Mino 2",
     ),
     ("player", "player [SEAT]", "a player's supply, chests, rice, points, provinces (and plan, if you may see it)", "player B"),
     ("tower", "tower", "the tower's contents and the tray", "tower"),
@@ -161,7 +161,7 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
         "perform",
         "perform SEAT ACTION PROVINCE [event=ID] [special=ID]",
         "what if: SEAT carries out ACTION in PROVINCE now, with that event and special in force",
-        "perform A attack_a Shinano event=5",
+        "perform A attack_a Omi event=5",
     ),
     ("quit", "quit", "leave", "quit"),
 ];

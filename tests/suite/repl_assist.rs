@@ -479,3 +479,27 @@ fn the_summary_adds_up_the_widest_tallies_exactly() {
     let two = 2 * i128::from(i64::MAX);
     assert!(a >= two && a % two == 0, "{summary}");
 }
+
+/// Every command's example in `help` runs as printed on the default game
+/// at its first planning, where a person first plans (`odds Shinano 4`
+/// and `perform A attack_a Shinano event=5` failed there and everywhere: A
+/// holds no province next to Shinano). Not run: those that write or read
+/// files, play a lab or leave; those that take back what there is not yet
+/// (`undo`, `redo`); and those whose moment is another (`choose` answers a
+/// question, `summary` is the end's).
+#[test]
+fn every_help_example_runs_on_the_default_game() {
+    let skipped = ["board", "save", "load", "reload", "lab", "quit", "undo", "redo", "choose", "summary"];
+    let mut failed = Vec::new();
+    for (name, _, _, example) in shogun_lab::repl::COMMANDS {
+        if skipped.contains(name) {
+            continue;
+        }
+        let mut r = repl(&["human", bots::DEFAULT, bots::DEFAULT, bots::DEFAULT], 1);
+        run(&mut r, &["next", "next", "next"]);
+        if let Err(e) = r.exec(example) {
+            failed.push(format!("{example}: {e}"));
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}
