@@ -51,6 +51,7 @@ pub struct TuneArgs {
     /// Games in all; the search stops before a trial would pass it.
     #[arg(long, default_value_t = 4000)]
     pub budget: u64,
+    /// Number of players (the base rules take 3 to 5).
     #[arg(long, default_value_t = 4)]
     pub players: u8,
     /// Where the search starts: a planner with options
@@ -82,6 +83,7 @@ pub struct LadderArgs {
     /// Games per rung.
     #[arg(long, default_value_t = 100)]
     pub games: u64,
+    /// Number of players (the base rules take 3 to 5).
     #[arg(long, default_value_t = 4)]
     pub players: u8,
     /// The levels from the weakest up, comma separated (bot names with

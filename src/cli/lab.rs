@@ -79,6 +79,7 @@ pub struct LabArgs {
     /// Games per arm (and per tower and bot set); the most with --until-ci.
     #[arg(long, default_value_t = 2000)]
     pub games: u64,
+    /// Number of players (the base rules take 3 to 5).
     #[arg(long, default_value_t = 4)]
     pub players: u8,
     /// Bots by seat, comma separated (the last fills the rest; default:

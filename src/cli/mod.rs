@@ -165,7 +165,7 @@ pub struct GameData {
 pub struct OneGame {
     #[command(flatten)]
     pub data: GameData,
-    /// Number of players (3 to 5).
+    /// Number of players (the base rules take 3 to 5).
     #[arg(long, default_value_t = 4)]
     pub players: u8,
     /// Seed of the game's random streams: the same seed, rules and bots give the same game.
@@ -265,7 +265,7 @@ pub struct BenchArgs {
     /// Games to play.
     #[arg(long, default_value_t = 1000)]
     pub games: u64,
-    /// Number of players.
+    /// Number of players (the base rules take 3 to 5).
     #[arg(long, default_value_t = 4)]
     pub players: u8,
     /// Bots by seat, comma separated (the last fills the rest).
