@@ -139,6 +139,41 @@ pub fn transcript(engine: &Engine, players: u8, seed: u64, bot_names: &[String])
 
 /// Plays one game with the given setup and returns its transcript and summary.
 pub fn transcript_with(engine: &Engine, players: u8, seed: u64, setup: SetupMode, bot_names: &[String]) -> Result<(String, Summary), EngineError> {
+    transcript_to_failure(engine, players, seed, setup, bot_names).map_err(|f| f.error)
+}
+
+/// A game the rules failed in: its transcript up to the failure, and why.
+#[derive(Debug)]
+pub struct Failure {
+    pub so_far: String,
+    pub error: EngineError,
+}
+
+impl Failure {
+    /// Where the game stood: the transcript's last round heading (`Year
+    /// 1, autumn`) and the action heading after it, if any.
+    pub fn point(&self) -> Option<String> {
+        let heading = |l: &str| l.trim().strip_prefix("== ").and_then(|h| h.strip_suffix(" ==")).map(str::to_string);
+        let headings: Vec<String> = self.so_far.lines().filter_map(heading).collect();
+        let round = headings.iter().rposition(|h| h.starts_with("Year ") || h.starts_with("Setup"))?;
+        Some(match headings.get(round + 1..).and_then(|rest| rest.last()) {
+            Some(action) => format!("{}, {action}", headings[round]),
+            None => headings[round].clone(),
+        })
+    }
+
+    /// The error with the point the game stood at, for a message: the
+    /// rules failed in the play that follows the transcript's last line.
+    pub fn described(&self) -> String {
+        match self.point() {
+            Some(at) => format!("the rules failed after {at} (the transcript's last line): {}", self.error),
+            None => format!("the rules failed as the game was set up: {}", self.error),
+        }
+    }
+}
+
+/// `transcript_with`, keeping what was played when the rules fail.
+pub fn transcript_to_failure(engine: &Engine, players: u8, seed: u64, setup: SetupMode, bot_names: &[String]) -> Result<(String, Summary), Failure> {
     let mut out = String::new();
     let _ = writeln!(out, "# shogun-lab transcript (god view: it shows everything, every seat's secret plan included)");
     let _ = writeln!(out, "ruleset: {}", engine.rules.ruleset_name());
@@ -151,12 +186,19 @@ pub fn transcript_with(engine: &Engine, players: u8, seed: u64, setup: SetupMode
     let _ = writeln!(out, "players: {players} ({})", seats.join(", "));
     let n = players as usize;
     let mut stats = Stats::default();
-    let st = crate::play::play_game(engine, players, seed, setup, bot_names, |step| {
+    let played = crate::play::play_game(engine, players, seed, setup, bot_names, |step| {
         stats.decisions += 1;
         stats.record(step.events);
         narrate(engine, n, step.asked, step.decision, step.events, &mut out);
-    })?;
-    let sum = summary(engine, &st, seed, bot_names, &stats)?;
+    });
+    let st = match played {
+        Ok(st) => st,
+        Err(error) => return Err(Failure { so_far: out, error }),
+    };
+    let sum = match summary(engine, &st, seed, bot_names, &stats) {
+        Ok(s) => s,
+        Err(error) => return Err(Failure { so_far: out, error }),
+    };
     let _ = writeln!(out, "\nwinner: {}", sum.winner.join(", "));
     let _ = writeln!(
         out,

@@ -127,8 +127,11 @@ pub fn diff(args: DiffArgs) -> Result<(), String> {
     let a = spec.engine()?;
     let b = other.engine_as("--against")?;
     let setup = spec.setup_mode(&a, players);
-    let (ta, sa) = crate::transcript::transcript_with(&a, players, seed, setup, &bots).map_err(|e| format!("{}: {e}", a.rules.ruleset_name()))?;
-    let (tb, sb) = crate::transcript::transcript_with(&b, players, seed, setup, &bots).map_err(|e| format!("{}: {e}", b.rules.ruleset_name()))?;
+    let play = |e: &crate::engine::Engine| {
+        crate::transcript::transcript_to_failure(e, players, seed, setup, &bots).map_err(|f| format!("{}: {}", e.rules.ruleset_name(), f.described()))
+    };
+    let (ta, sa) = play(&a)?;
+    let (tb, sb) = play(&b)?;
     // The header names the ruleset; compare the games.
     let body = |t: &str| t.lines().filter(|l| !l.starts_with("ruleset:")).collect::<Vec<_>>().join("\n");
     println!("seed {}, {} players: {}  vs  {}", seed, players, a.rules.ruleset_name(), b.rules.ruleset_name());

@@ -486,7 +486,25 @@ fn run(args: RunArgs) -> Result<(), String> {
     let engine = spec.engine()?;
     let bots = fill_bots(&args.seats.bots, *players)?;
     let setup = spec.setup_mode(&engine, *players);
-    let (text, summary) = crate::transcript::transcript_with(&engine, *players, *seed, setup, &bots).map_err(|e| e.to_string())?;
+    let (text, summary) = match crate::transcript::transcript_to_failure(&engine, *players, *seed, setup, &bots) {
+        Ok(done) => done,
+        // What was played is kept: the transcript up to the failure, where
+        // it was asked for, and the point the game stood at in the message.
+        Err(f) => {
+            let kept = match args.transcript.as_deref() {
+                Some("-") => {
+                    print!("{}", f.so_far);
+                    String::new()
+                }
+                Some(path) => match crate::files::write_atomic(std::path::Path::new(path), f.so_far.as_bytes()) {
+                    Ok(()) => format!(" (the transcript up to it is in {path})"),
+                    Err(e) => format!(" (the transcript up to it could not be written: {e})"),
+                },
+                None => String::new(),
+            };
+            return Err(format!("{}{kept}", f.described()));
+        }
+    };
     match args.transcript.as_deref() {
         Some("-") => print!("{text}"),
         Some(path) => crate::files::write_atomic(std::path::Path::new(path), text.as_bytes())?,

@@ -661,3 +661,40 @@ fn extra_script_draws_leave_every_other_draw_unchanged() {
         assert_eq!(game(&text), game(&base_text), "seed {seed}: the game changed");
     }
 }
+
+/// `shogun run --variant v2 --transcript -`, where v2's scoring fails,
+/// printed nothing but the Lua traceback: the game up to the failure was
+/// lost and nothing said when it failed. Now the transcript up to the
+/// failure is written where it was asked for, and the message names the
+/// point the game stood at (the play after the transcript's last line).
+#[test]
+fn a_run_the_rules_fail_in_keeps_the_transcript_up_to_the_failure() {
+    let data = std::env::temp_dir().join(format!("shogun-lab-test-failing-run-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    copy_tree(&root().join("maps"), &data.join("maps"));
+    copy_tree(&root().join("scripts"), &data.join("scripts"));
+    let dir = data.join("variants/failing");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("variant.yaml"), "name: failing\ndescription: t\nsource: t\nextends: base\nlua: [v.lua]\n").unwrap();
+    let lua = "local score = shogun.original('handler', 'score')\nshogun.replace('handler', 'score', function()\n  score()\n  return RULES.params.missing + 1\nend)\n";
+    std::fs::write(dir.join("v.lua"), lua).unwrap();
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_shogun"))
+            .args(["run", "--data", &data.display().to_string(), "--variant", "failing", "--seed", "3"])
+            .args(extra)
+            .output()
+            .unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string(), String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    let (ok, out, err) = run(&["--transcript", "-"]);
+    assert!(!ok);
+    assert!(out.starts_with("# shogun-lab transcript") && out.contains("== Year 1, autumn ==") && !out.contains("winner:"), "{out}");
+    assert!(err.starts_with("error: the rules failed after Year 1, autumn, action ") && err.contains("v.lua:4:"), "{err}");
+    let file = data.join("partial.txt");
+    let (ok, _, err) = run(&["--transcript", &file.display().to_string()]);
+    assert!(!ok && err.contains(&format!("(the transcript up to it is in {})", file.display())), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), out);
+    let (ok, out, err) = run(&[]);
+    assert!(!ok && out.is_empty() && err.starts_with("error: the rules failed after Year 1, autumn"), "{out}{err}");
+    let _ = std::fs::remove_dir_all(&data);
+}
