@@ -150,10 +150,18 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// Whether the rules failed in play (a script's error or a broken
+    /// invariant), rather than the game not starting (`Setup`): only then
+    /// is there a point in the game, and a transcript up to it.
+    pub fn in_play(&self) -> bool {
+        matches!(self.error, EngineError::Script(_) | EngineError::Broken(_) | EngineError::Illegal(_)) && self.point().is_some()
+    }
+
     /// Where the game stood: the transcript's last round heading (`Year
-    /// 1, autumn`) and the action heading after it, if any.
+    /// 1, autumn`) and the action heading after it, if any. Headings start
+    /// their line; the rules' notes are indented and never taken for one.
     pub fn point(&self) -> Option<String> {
-        let heading = |l: &str| l.trim().strip_prefix("== ").and_then(|h| h.strip_suffix(" ==")).map(str::to_string);
+        let heading = |l: &str| l.strip_prefix("== ").and_then(|h| h.strip_suffix(" ==")).map(str::to_string);
         let headings: Vec<String> = self.so_far.lines().filter_map(heading).collect();
         let round = headings.iter().rposition(|h| h.starts_with("Year ") || h.starts_with("Setup"))?;
         Some(match headings.get(round + 1..).and_then(|rest| rest.last()) {
@@ -163,11 +171,17 @@ impl Failure {
     }
 
     /// The error with the point the game stood at, for a message: the
-    /// rules failed in the play that follows the transcript's last line.
+    /// rules failed in the play that follows the last line narrated. A
+    /// game that did not start is its error alone.
     pub fn described(&self) -> String {
-        match self.point() {
-            Some(at) => format!("the rules failed after {at} (the transcript's last line): {}", self.error),
-            None => format!("the rules failed as the game was set up: {}", self.error),
+        self.described_with("")
+    }
+
+    /// `described` with `note` (where the transcript went) after the point.
+    pub fn described_with(&self, note: &str) -> String {
+        match self.point().filter(|_| self.in_play()) {
+            Some(at) => format!("the rules failed in the play after {at}{note}: {}", self.error),
+            None => self.error.to_string(),
         }
     }
 }

@@ -491,10 +491,10 @@ fn run(args: RunArgs) -> Result<(), String> {
         // What was played is kept: the transcript up to the failure, where
         // it was asked for, and the point the game stood at in the message.
         Err(f) => {
-            let kept = match args.transcript.as_deref() {
+            let kept = match args.transcript.as_deref().filter(|_| f.in_play()) {
                 Some("-") => {
                     print!("{}", f.so_far);
-                    String::new()
+                    " (the transcript above ends where it did)".to_string()
                 }
                 Some(path) => match crate::files::write_atomic(std::path::Path::new(path), f.so_far.as_bytes()) {
                     Ok(()) => format!(" (the transcript up to it is in {path})"),
@@ -502,7 +502,8 @@ fn run(args: RunArgs) -> Result<(), String> {
                 },
                 None => String::new(),
             };
-            return Err(format!("{}{kept}", f.described()));
+            // The note on the transcript before the rules' own lines (a traceback).
+            return Err(f.described_with(&kept));
         }
     };
     match args.transcript.as_deref() {

@@ -61,11 +61,32 @@ pub struct OptionSpec {
 /// An option's default, as its file writes it: its form says whether the
 /// option takes fractions (a count of rice or points does not: `1.5`
 /// would reach a rule that adds whole rice, and fail there).
-#[derive(Deserialize, Debug, Clone, Copy)]
-#[serde(untagged)]
+#[derive(Debug, Clone, Copy)]
 pub enum OptionDefault {
     Whole(i64),
     Real(f64),
+}
+
+impl<'de> Deserialize<'de> for OptionDefault {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Number;
+        impl serde::de::Visitor<'_> for Number {
+            type Value = OptionDefault;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number (an integer such as 2 for an option of whole numbers, or one with a point such as 0.5 or 2.0)")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<OptionDefault, E> {
+                Ok(OptionDefault::Whole(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<OptionDefault, E> {
+                i64::try_from(v).map(OptionDefault::Whole).map_err(|_| E::custom(format!("{v} is too large for an option")))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<OptionDefault, E> {
+                Ok(OptionDefault::Real(v))
+            }
+        }
+        d.deserialize_any(Number)
+    }
 }
 
 impl OptionDefault {
@@ -636,10 +657,11 @@ pub fn read(dir: &Path, arg: &VariantArg, diags: &mut Diagnostics) -> Option<(Ya
             }
             Some(spec) => {
                 let at = file.pos.of(&format!("options/{k}"));
-                if spec.default.whole() && val.fract() != 0.0 {
+                if !val.is_finite() {
+                    wrong(at, format!("option `{k}` of `{}` is {val}, expected a number", v.name), "");
+                } else if spec.default.whole() && val.fract() != 0.0 {
                     let d = fmt_num(spec.default.value());
-                    let why = format!("its default, {d}, is written without a point; a default such as {d}.0 lets it take fractions");
-                    wrong(at, format!("option `{k}` of `{}` takes whole numbers, not {} ({why})", v.name, fmt_num(*val)), "");
+                    wrong(at, format!("option `{k}` of `{}` takes whole numbers, not {} (its default, {d}, is a whole number)", v.name, fmt_num(*val)), "");
                 } else if spec.min.is_some_and(|m| *val < m) || spec.max.is_some_and(|m| *val > m) {
                     let range = match (spec.min, spec.max) {
                         (Some(lo), Some(hi)) => format!("{}..={}", fmt_num(lo), fmt_num(hi)),

@@ -121,8 +121,8 @@ fn a_whole_number_option_refuses_a_fraction_as_typed() {
     assert_eq!(
         out.trim_end(),
         format!(
-            "--variant hard-winter:loss=1.5: error: option `loss` of `hard-winter` takes whole numbers, not 1.5 (its default, 2, is written without a \
-             point; a default such as 2.0 lets it take fractions) (as {}:9:5 defines it)",
+            "--variant hard-winter:loss=1.5: error: option `loss` of `hard-winter` takes whole numbers, not 1.5 (its default, 2, is a whole number) \
+             (as {}:9:5 defines it)",
             def.display()
         )
     );
@@ -134,6 +134,15 @@ fn a_whole_number_option_refuses_a_fraction_as_typed() {
         temp_variant("real", "name: real\ndescription: t\nsource: t\nextends: base\noptions:\n  p: {default: 1.0, description: d, min: 0, max: 1}\n", None);
     let r = load(&[(real.clone(), arg("real:p=0.25"))]);
     assert!(r.is_ok(), "{:?}", r.err());
+    // Not a number at all: refused as typed, whatever the option takes.
+    for given in ["hard-winter:loss=nan", "no-tower-memory:p=inf"] {
+        let (ok, out) = shogun(&["run", "--variant", given, "--seed", "3"]);
+        assert!(!ok && out.contains("expected a number") && !out.contains("rules.yaml"), "{out}");
+    }
+    // A default that is not a number says so in words, at its line.
+    let text = temp_variant("text", "name: text\ndescription: t\nsource: t\nextends: base\noptions:\n  p: {default: \"2\", description: d}\n", None);
+    let err = load(&[(text, arg("text"))]).unwrap_err();
+    assert!(err.contains("variant.yaml:6:") && err.contains("expected a number (an integer such as 2"), "{err}");
     let whole =
         temp_variant("whole", "name: whole\ndescription: t\nsource: t\nextends: base\noptions:\n  p: {default: 1, description: d, min: 0, max: 1}\n", None);
     assert!(load(&[(whole, arg("whole:p=0.25"))]).unwrap_err().contains("takes whole numbers, not 0.25"));
@@ -269,7 +278,7 @@ fn diff_shows_a_divergence_for_every_shipped_variant() {
     let (ok, out) = shogun(&["diff", "--seed", "1", "--against"]);
     assert!(ok && out.contains("identical"), "{out}");
     let (ok, out) = shogun(&["diff", "--against", "--bogus"]);
-    assert!(!ok && out.contains("unexpected `--bogus`"), "{out}");
+    assert!(!ok && out.contains("unexpected argument '--bogus'"), "{out}");
 }
 
 #[test]
@@ -689,12 +698,18 @@ fn a_run_the_rules_fail_in_keeps_the_transcript_up_to_the_failure() {
     let (ok, out, err) = run(&["--transcript", "-"]);
     assert!(!ok);
     assert!(out.starts_with("# shogun-lab transcript") && out.contains("== Year 1, autumn ==") && !out.contains("winner:"), "{out}");
-    assert!(err.starts_with("error: the rules failed after Year 1, autumn, action ") && err.contains("v.lua:4:"), "{err}");
+    assert!(err.starts_with("error: the rules failed in the play after Year 1, autumn, action ") && err.contains("v.lua:4:"), "{err}");
+    assert!(err.contains("(the transcript above ends where it did): "), "{err}");
     let file = data.join("partial.txt");
     let (ok, _, err) = run(&["--transcript", &file.display().to_string()]);
-    assert!(!ok && err.contains(&format!("(the transcript up to it is in {})", file.display())), "{err}");
+    assert!(!ok && err.contains(&format!("(the transcript up to it is in {}): ", file.display())), "{err}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), out);
     let (ok, out, err) = run(&[]);
-    assert!(!ok && out.is_empty() && err.starts_with("error: the rules failed after Year 1, autumn"), "{out}{err}");
+    assert!(!ok && out.is_empty() && err.starts_with("error: the rules failed in the play after Year 1, autumn"), "{out}{err}");
+    // A game that does not start is no failure of the rules in play, and
+    // leaves no transcript file.
+    let none = data.join("none.txt");
+    let (ok, _, err) = run(&["--players", "7", "--transcript", &none.display().to_string()]);
+    assert!(!ok && err.starts_with("error: cannot set up the game: 7 players") && !none.exists(), "{err}");
     let _ = std::fs::remove_dir_all(&data);
 }
