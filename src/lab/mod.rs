@@ -941,7 +941,7 @@ pub enum LabWord {
 
 /// Reads the arms out of a lab command line, so the lab's other options may
 /// follow an arm anywhere (`--against base --games 500`). The command line
-/// (`shogun lab`) and the REPL's `lab` read their arms with this.
+/// (`shogun lab`, `shogun diff`) and the REPL's `lab` read their arms with this.
 pub fn arm_words<I: IntoIterator<Item = String>>(args: I) -> Vec<LabWord> {
     let mut out = Vec::new();
     let mut it = args.into_iter().peekable();

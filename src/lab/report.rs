@@ -415,7 +415,7 @@ fn method(family: usize, adapted: bool) -> String {
          detected the bound it rules out is stated. Pairing figures per headline: correlation of the arms' values, variance saved \
          against two independent samples, games that differ; the detectable change is the smallest true change found with 80% \
          power at the family's level. The means table's differences are exploratory: marked where the Benjamini–Hochberg q < 0.05 \
-         over the table. Seat balance: chi-square test of equal first places, and 1 - (gap between the seats with the most and fewest \
+         over every metric compared. Seat balance: chi-square test of equal first places, and 1 - (gap between the seats with the most and fewest \
          first places) with a 95% score interval",
         rare = stats::RARE,
         flows = FLOW.len()
@@ -496,7 +496,7 @@ fn means_text(o: &mut String, h: &Header, c: &ConditionReport, w: usize) {
         let _ = writeln!(o);
     }
     if marked {
-        let _ = writeln!(o, "  (* exploratory: Benjamini–Hochberg q < 0.05 over this table's differences; not part of the verdict)");
+        let _ = writeln!(o, "  (* exploratory: Benjamini–Hochberg q < 0.05 over every metric compared; not part of the verdict)");
     }
 }
 
@@ -583,35 +583,36 @@ fn verdict(arms: &[ArmReport], p: &PairReport, n: u64) -> Vec<String> {
     out
 }
 
-/// How many more rows the means table marks than its verdict tests, and
-/// the clearest of them: a scoring rule moves points, not necessarily a
-/// seat's win rate or the flow, and a verdict of "no change" alone read
-/// as "the rule does nothing". Said as what it is, exploratory.
+/// How many metrics beyond the verdict's headlines the means table marks
+/// (every metric compared: the terminal's table shows totals, `--report`
+/// and `--json` every one), and the clearest of them, the terminal's rows
+/// first: a scoring rule moves points, not necessarily a seat's win rate
+/// or the flow, and a verdict of "no change" alone read as "the rule does
+/// nothing". Said as what it is, exploratory.
 fn beyond_verdict(seats: &[String], arms: &[ArmReport], p: &PairReport) -> Option<String> {
     const SHOWN: usize = 4;
     let tested: Vec<&str> = p.findings.iter().map(|f| f.metric.as_str()).collect();
-    let mut marked: Vec<(String, f64)> = means_rows(seats, arms)
-        .into_iter()
-        .filter(|k| !tested.contains(&k.as_str()))
-        .filter_map(|k| p.q_values.get(&k).copied().filter(|&q| q < ALPHA).map(|q| (k, q)))
-        .collect();
+    let shown_here = means_rows(seats, arms);
+    let mut marked: Vec<(&String, f64, bool)> =
+        p.q_values.iter().filter(|(k, q)| **q < ALPHA && !tested.contains(&k.as_str())).map(|(k, &q)| (k, q, shown_here.contains(k))).collect();
     if marked.is_empty() {
         return None;
     }
-    // Clearest first; on equal q-values, the table's order.
-    marked.sort_by(|a, b| a.1.total_cmp(&b.1));
+    // The terminal table's rows first, clearest first; on equal q-values,
+    // by name.
+    marked.sort_by(|a, b| b.2.cmp(&a.2).then(a.1.total_cmp(&b.1)));
     let shown: Vec<String> = marked
         .iter()
         .take(SHOWN)
-        .filter_map(|(k, _)| {
-            let i = p.diffs.get(k)?;
+        .filter_map(|(k, ..)| {
+            let i = p.diffs.get(*k)?;
             let dec = decimals(i.width() / 2.0);
             Some(format!("{k} {} ({})", signed(i.value, dec), range(i, dec)))
         })
         .collect();
     let more = if marked.len() > SHOWN { format!(" and {} more", marked.len() - SHOWN) } else { String::new() };
     Some(format!(
-        "beyond the verdict's headlines the means table marks {} change{} (exploratory: Benjamini–Hochberg q < 0.05 over the table, not family-wise): {}{more}",
+        "beyond the verdict's headlines the means table marks {} metric{} (exploratory: Benjamini–Hochberg q < 0.05 over every metric compared, not family-wise): {}{more}",
         marked.len(),
         if marked.len() == 1 { "" } else { "s" },
         shown.join(", ")

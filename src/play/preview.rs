@@ -242,6 +242,9 @@ pub fn staged_move(
         return answer(engine, &s, Choice::Province(to), Some(want).filter(|_| most(&s).is_some()));
     }
     let map = &engine.rules.map;
+    if from == to {
+        return Err(format!("{from_name} is the province the armies would leave: name another to move into"));
+    }
     if !map.adjacent(from.index(), to.index()) {
         let mut next: Vec<&str> = map.neighbours(from).map(|q| map.at(q).name.as_str()).collect();
         next.sort_unstable();

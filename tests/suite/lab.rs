@@ -366,6 +366,12 @@ fn a_scoring_variant_changes_what_the_rule_aware_player_builds() {
     // The same moves, other scores: the verdict's headlines (win rates,
     // flow) may see nothing, and the verdict said only "no change"; it
     // now points at what the means table marks beyond them.
-    let beyond = p.verdict.iter().find(|l| l.starts_with("beyond the verdict's headlines the means table marks"));
-    assert!(beyond.is_some_and(|l| l.contains("points.") && l.contains("not family-wise")), "{:?}", p.verdict);
+    let tested: Vec<&str> = p.findings.iter().map(|f| f.metric.as_str()).collect();
+    let marked = p.q_values.iter().filter(|(k, q)| **q < 0.05 && !tested.contains(&k.as_str())).count();
+    let last = p.verdict.last().expect("a verdict");
+    assert!(marked > 0 && last.starts_with(&format!("beyond the verdict's headlines the means table marks {marked} metrics")), "{marked}: {:?}", p.verdict);
+    assert!(
+        last.contains(" points.") && last.contains("tally.points.majority") && last.contains("not family-wise"),
+        "the points by seat and by source: {last}"
+    );
 }
