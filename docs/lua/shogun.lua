@@ -371,10 +371,12 @@ function game.remove_unrest(p, n) end
 ---@param spec table
 ---@return Pile
 ---The province's card leaves seat s's plan (the action planned there is
----lost). Returns how many action spaces it emptied.
+---lost). Returns how many action spaces it emptied, and how many of them
+---held an action still to be carried out this round.
 ---@param s Seat
 ---@param p Province
----@return integer
+---@return integer emptied
+---@return integer pending
 function game.void_planned(s, p) end
 function game.throw(spec) end
 ---The same throw with positional groups and no tables: throw_cubes(peasants,

@@ -84,7 +84,11 @@ end)
 -- plan. Called by the battles with the former owner, the province and the
 -- new owner (nil: nobody); a variant may replace it.
 shogun.handler("province_lost", function(seat, p)
-  game.void_planned(seat, p)
+  local _, lost = game.void_planned(seat, p)
+  if lost > 0 then
+    game.tally("skipped.province_lost", seat, lost)
+    if NARRATE then game.note("%S's %s planned in %P %s lost with the province (skipped)", seat, lost == 1 and "action" or lost .. " actions", p, lost == 1 and "is" or "are") end
+  end
 end)
 
 -- The end: most points first, then most war chests; still equal, equal rank.

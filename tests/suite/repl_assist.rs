@@ -503,3 +503,20 @@ fn every_help_example_runs_on_the_default_game() {
     }
     assert!(failed.is_empty(), "{failed:#?}");
 }
+
+/// The probe's game: A planned `deploy1 Kii`, B took Kii in an earlier
+/// action, and A's deploy vanished without a word (the card left A's plan
+/// as the rules say, but nothing told). The rules now say it, and tally it
+/// as a skip (`skipped.province_lost`, which the lab reports); an action
+/// already carried out with that card is not counted.
+#[test]
+fn an_action_lost_with_its_province_is_said_and_counted() {
+    let mut r = repl(&["human", bots::DEFAULT, bots::DEFAULT, bots::DEFAULT], 1);
+    let out = run(&mut r, &["next", "next", "next", "plan auto", "plan done", "1"]);
+    let lost = out.lines().position(|l| l.contains("A's action planned in Kii is lost with the province (skipped)"));
+    let taken = out.lines().position(|l| l.contains("attacks Kii (A,"));
+    assert!(lost.is_some() && taken.is_some_and(|t| t < lost.unwrap()), "{out}");
+    // Said once: the card's other spaces (none here) and actions already
+    // carried out are not lost again.
+    assert_eq!(out.matches("lost with the province").count(), 1, "{out}");
+}

@@ -250,15 +250,16 @@ fn cards(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     })?;
     // The province's card leaves the seat's plan: the action planned there
     // is lost (the rules call this when a province is lost in battle).
-    // Returns how many action spaces it emptied.
+    // Returns how many action spaces it emptied, and how many of them held
+    // an action still to be carried out this round.
     fast(lua, t, sh, "void_planned", |host, (s, p): (i64, i64)| {
         host.with_state_mut("void_planned", |sh, st| {
             let s = sh.seat(st, "void_planned", s)?;
             let p = sh.prov(st, "void_planned", p)?;
             let id = ProvinceId::new(p);
-            let before = st.players[s].plan.as_ref().map_or(0, |plan| plan.slots.iter().filter(|c| **c == Some(crate::core::Card::Province(id))).count());
+            let (emptied, pending) = st.planned_with(Seat::new(s), id);
             st.void_planned(Seat::new(s), id);
-            Ok(before as i64)
+            Ok((emptied as i64, pending as i64))
         })
     })?;
     Ok(())
