@@ -361,26 +361,13 @@ impl GameState {
 
     /// How many action spaces of `seat`'s plan hold province `p`'s card,
     /// and how many of those actions are still to be carried out this
-    /// round (their card later in the row, or the current card with the
-    /// seat's turn still to come).
+    /// round: not yet face up (`face_up`: their card later in the row, or
+    /// the current card with the seat's turn still to come).
     pub fn planned_with(&self, seat: Seat, p: ProvinceId) -> (usize, usize) {
         let Some(plan) = &self.players[seat.index()].plan else { return (0, 0) };
         let spaces: Vec<usize> = plan.slots.iter().enumerate().filter(|(_, c)| **c == Some(Card::Province(p))).map(|(a, _)| a).collect();
-        let pending = match self.phase {
-            Phase::Actions { card, turn } => {
-                let my_turn = self.turn_order.iter().position(|&s| s == seat);
-                let to_come = |a: &usize| match self.action_row.iter().position(|&x| usize::from(x) == *a) {
-                    Some(pos) if pos > usize::from(card) => true,
-                    Some(pos) if pos == usize::from(card) => my_turn.is_some_and(|t| t >= usize::from(turn)),
-                    _ => false,
-                };
-                spaces.iter().filter(|a| to_come(a)).count()
-            }
-            // Before the actions (planning, a battle set up by a what-if):
-            // every planned action is still to come.
-            Phase::Planning | Phase::ChooseSpace { .. } => spaces.len(),
-            _ => 0,
-        };
+        let now = (self.year, self.season);
+        let pending = spaces.iter().filter(|&&a| !self.face_up(now, seat, Some(a))).count();
         (spaces.len(), pending)
     }
 
