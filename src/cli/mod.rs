@@ -486,31 +486,35 @@ fn run(args: RunArgs) -> Result<(), String> {
     let engine = spec.engine()?;
     let bots = fill_bots(&args.seats.bots, *players)?;
     let setup = spec.setup_mode(&engine, *players);
-    let (text, summary) = match crate::transcript::transcript_to_failure(&engine, *players, *seed, setup, &bots) {
-        Ok(done) => done,
+    // Where `--transcript` sends a transcript: standard output or a file.
+    let emit = |text: &str| -> Result<(), String> {
+        match args.transcript.as_deref() {
+            Some("-") => print!("{text}"),
+            Some(path) => crate::files::write_atomic(std::path::Path::new(path), text.as_bytes())?,
+            None => {}
+        }
+        Ok(())
+    };
+    let summary = match crate::transcript::transcript_to_failure(&engine, *players, *seed, setup, &bots) {
+        Ok((text, summary)) => {
+            emit(&text)?;
+            summary
+        }
         // What was played is kept: the transcript up to the failure, where
         // it was asked for, and the point the game stood at in the message.
         Err(f) => {
             let kept = match args.transcript.as_deref().filter(|_| f.in_play()) {
-                Some("-") => {
-                    print!("{}", f.so_far);
-                    " (the transcript above ends where it did)".to_string()
-                }
-                Some(path) => match crate::files::write_atomic(std::path::Path::new(path), f.so_far.as_bytes()) {
-                    Ok(()) => format!(" (the transcript up to it is in {path})"),
+                None => String::new(),
+                Some(to) => match emit(&f.so_far) {
+                    Ok(()) if to == "-" => " (the transcript above ends where it did)".to_string(),
+                    Ok(()) => format!(" (the transcript up to it is in {to})"),
                     Err(e) => format!(" (the transcript up to it could not be written: {e})"),
                 },
-                None => String::new(),
             };
             // The note on the transcript before the rules' own lines (a traceback).
             return Err(f.described_with(&kept));
         }
     };
-    match args.transcript.as_deref() {
-        Some("-") => print!("{text}"),
-        Some(path) => crate::files::write_atomic(std::path::Path::new(path), text.as_bytes())?,
-        None => {}
-    }
     if args.json {
         println!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?);
     } else if args.transcript.as_deref() != Some("-") {
