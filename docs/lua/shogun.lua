@@ -204,9 +204,10 @@ function game.season() end
 ---@param p Province
 ---@return Seat|nil
 function game.owner(p) end
----Owner (or nil), armies, unrest markers, number of buildings.
+---A province whole: owner (or nil), armies, unrest markers, buildings
+---standing, free building spaces.
 ---@param p Province
----@return Seat|nil, integer, integer, integer
+---@return Seat|nil owner, integer armies, integer unrest, integer buildings, integer free
 function game.province(p) end
 ---@param p Province
 ---@return integer
@@ -227,6 +228,10 @@ function game.buildings(p) end
 ---@param p Province
 ---@return integer
 function game.free_spaces(p) end
+---A seat whole: war chests, rice, cubes in supply, points, provinces held.
+---@param s Seat
+---@return integer chests, integer rice, integer supply, integer points, integer provinces
+function game.seat(s) end
 ---Cubes in a seat's supply.
 ---@param s Seat
 ---@return integer
@@ -263,6 +268,9 @@ function game.turn_order() end
 function game.peasant_supply() end
 ---@return integer
 function game.unrest_supply() end
+---The provinces with unrest markers, in order, as several return values.
+---@return Province ...
+function game.provinces_with_unrest() end
 ---@param kind string
 ---@return integer
 function game.building_supply(kind) end

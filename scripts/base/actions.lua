@@ -61,8 +61,9 @@ end)
 local function deploy(seat, p, a)
   local n = modify("deploy_armies", deploys[a], seat, p, a)
   local cost = modify("action_cost", costs[a], seat, p, a)
-  if game.chests(seat) < cost then return skip(seat, p, "cannot pay " .. cost, "cannot_pay") end
-  if game.supply(seat) < n then return skip(seat, p, "only " .. game.supply(seat) .. " cubes in supply", "no_cubes") end
+  local chests, _, supply = game.seat(seat)
+  if chests < cost then return skip(seat, p, "cannot pay " .. cost, "cannot_pay") end
+  if supply < n then return skip(seat, p, "only " .. supply .. " cubes in supply", "no_cubes") end
   game.pay(seat, cost)
   local now = game.deploy(seat, p, n)
   if NARRATE then game.note("%S deploys %d in %P for %d (now %d)", seat, n, p, cost, now) end

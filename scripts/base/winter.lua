@@ -66,9 +66,8 @@ shogun.handler("winter", function()
   local queue = {}
   for _, seat in ipairs({ game.turn_order() }) do
     local owed = modify("winter_rice_loss", loss, seat)
-    local held = game.rice(seat)
+    local _, held, _, _, provinces = game.seat(seat)
     local rice = game.add_rice(seat, -owed)
-    local provinces = game.province_count(seat)
     local need = provinces * rice_per_province
     local shortage = math.max(0, need - rice)
     local row = supply_row(shortage)
@@ -147,11 +146,8 @@ shogun.handler("score", function()
   end
 end)
 
-local province_total = #MAP.provinces
 shogun.handler("year_end", function()
   for s = 1, game.seats() do game.set_rice(s, 0) end
-  for p = 1, province_total do
-    if game.unrest(p) > 0 then game.remove_unrest(p) end
-  end
+  for _, p in ipairs({ game.provinces_with_unrest() }) do game.remove_unrest(p) end
   game.note("rice markers go back to 0 and all unrest is removed")
 end)

@@ -515,6 +515,7 @@ macro_rules! tuple_ret {
 }
 tuple_ret!(A a, B b);
 tuple_ret!(A a, B b, C c, D d);
+tuple_ret!(A a, B b, C c, D d, E e);
 
 /// An error on its way out of a C function: the message copied out of its
 /// `String` (cut to `MAX_ERROR` bytes), so that nothing with a destructor

@@ -67,6 +67,51 @@ return own .. ' ' .. other";
     }
 }
 
+/// `game.province(p)` and `game.seat(s)` read a province or a seat whole
+/// in one call: each value is what the single read gives, on positions
+/// with buildings, unrest and varied supplies; `game.provinces_with_unrest`
+/// lists exactly the provinces whose `game.unrest` is above 0, in order.
+#[test]
+fn whole_province_and_seat_reads_agree_with_the_single_reads() {
+    let engine = crate::common::engine();
+    let mut with_unrest = 0;
+    for (players, salt) in [(3, 3), (4, 1), (5, 5)] {
+        let mut st = built(&engine, players, salt);
+        for (i, p) in st.provinces.iter_mut().enumerate() {
+            p.unrest = ((i + salt) % 3) as u16;
+        }
+        for (i, pl) in st.players.iter_mut().enumerate() {
+            pl.chests += i as i64;
+            pl.rice = (i * 2 + salt) as i64;
+            pl.points = (i * 7) as i64;
+        }
+        let code = "local n = 0
+for p = 1, #MAP.provinces do
+  local owner, armies, unrest, buildings, free = game.province(p)
+  local want = { game.owner(p) or 0, game.armies(p), game.unrest(p), game.buildings(p), game.free_spaces(p) }
+  local got = { owner or 0, armies, unrest, buildings, free }
+  if table.concat(got, ',') ~= table.concat(want, ',') then error('province ' .. p .. ': ' .. table.concat(got, ',')) end
+end
+for s = 1, game.seats() do
+  local got = { game.seat(s) }
+  local want = { game.chests(s), game.rice(s), game.supply(s), game.points(s), game.province_count(s) }
+  if #got ~= 5 or table.concat(got, ',') ~= table.concat(want, ',') then error('seat ' .. s .. ': ' .. table.concat(got, ',')) end
+end
+local listed = {}
+for p = 1, #MAP.provinces do if game.unrest(p) > 0 then listed[#listed + 1] = p end end
+if table.concat({ game.provinces_with_unrest() }, ',') ~= table.concat(listed, ',') then error('unrest') end
+return #listed";
+        let n = engine.runtime().eval_readonly(&st, code).unwrap_or_else(|e| panic!("{players} players: {e}"));
+        with_unrest += n.parse::<u32>().unwrap();
+    }
+    assert!(with_unrest > 0);
+    let st = crate::common::started(&engine, 4, 1);
+    for (code, want) in [("game.province(99)", "game.province: province 99 does not exist"), ("game.seat(9)", "game.seat: seat 9")] {
+        let err = engine.runtime().eval_readonly(&st, code).unwrap_err();
+        assert!(err.message.contains(want), "{code}: {err}");
+    }
+}
+
 #[test]
 fn the_registry_views_are_the_registered_functions_and_read_only() {
     let engine = crate::common::engine();

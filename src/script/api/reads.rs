@@ -42,11 +42,14 @@ fn board(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
             Ok(st.provinces[p].owner)
         })
     })?;
-    // owner (or nil), armies, unrest markers, number of buildings.
+    // What a rule reads of a province, in one call: owner (or nil),
+    // armies, unrest markers, number of buildings, free building spaces.
     fast(lua, t, sh, "province", |host, p: i64| {
         host.with_state(|sh, st| {
-            let pr = &st.provinces[sh.prov(st, "province", p)?];
-            Ok((pr.owner, pr.armies, pr.unrest, pr.building_count()))
+            let p = sh.prov(st, "province", p)?;
+            let pr = &st.provinces[p];
+            let free = sh.rules.map.provinces[p].spaces.saturating_sub(pr.building_count());
+            Ok((pr.owner, pr.armies, pr.unrest, pr.building_count(), free))
         })
     })?;
     fast(lua, t, sh, "armies", |host, p: i64| host.with_state(|sh, st| Ok(st.provinces[sh.prov(st, "armies", p)?].armies)))?;
@@ -65,6 +68,15 @@ fn board(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
 
 /// One seat: supply, war chests, rice, points, provinces, special card.
 fn players(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
+    // What a rule reads of a seat, in one call: war chests, rice, cubes in
+    // supply, points, provinces held.
+    fast(lua, t, sh, "seat", |host, s: i64| {
+        host.with_state(|sh, st| {
+            let s = sh.seat(st, "seat", s)?;
+            let pl = &st.players[s];
+            Ok((pl.chests, pl.rice, pl.supply, pl.points, st.provinces_of(Seat::new(s)).count()))
+        })
+    })?;
     fast(lua, t, sh, "supply", |host, s: i64| host.with_state(|sh, st| Ok(st.players[sh.seat(st, "supply", s)?].supply)))?;
     fast(lua, t, sh, "chests", |host, s: i64| host.with_state(|sh, st| Ok(st.players[sh.seat(st, "chests", s)?].chests)))?;
     fast(lua, t, sh, "rice", |host, s: i64| host.with_state(|sh, st| Ok(st.players[sh.seat(st, "rice", s)?].rice)))?;
@@ -94,6 +106,10 @@ fn players(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
 fn supplies(lua: &Lua, t: &Table, sh: &Rc<Shared>) -> mlua::Result<()> {
     fast(lua, t, sh, "peasant_supply", |host, ()| host.with_state(|_, st| Ok(st.peasants)))?;
     fast(lua, t, sh, "unrest_supply", |host, ()| host.with_state(|_, st| Ok(st.unrest)))?;
+    // The provinces with unrest markers, in order, as several values.
+    fast(lua, t, sh, "provinces_with_unrest", |host, ()| {
+        host.with_state(|_, st| Ok(many(st.provinces.iter().enumerate().filter(|(_, pr)| pr.unrest > 0).map(|(p, _)| p as i64 + 1))))
+    })?;
     fast(lua, t, sh, "building_supply", |host, k: LStr| host.with_state(|sh, st| Ok(st.buildings[sh.kind("building_supply", k.to_str()?)?])))?;
     Ok(())
 }
