@@ -1,6 +1,8 @@
 -- The ten actions. A handler gets (seat, province, action): the seat
 -- carries out action card `action` (CARDS.actions[action]) in `province`,
--- in full, or skips it whole when it cannot (RULES.md).
+-- in full, or skips it whole when it cannot (docs/rules.md, "The actions").
+-- Uses from lib.lua: modify, skip, count; from battle.lua: attack,
+-- neutral_battle, revolt.
 
 -- The numbers of the rules an action reads, once at load (RULES is final
 -- by then: variants change it before any script runs): what each action

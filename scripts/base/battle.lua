@@ -1,6 +1,10 @@
 -- Battles: player against player, against a neutral province, and revolts.
 -- Every battle throws cubes into the tower with everything in the tray and
--- counts what lands (RULES.md, "Battles and the tower").
+-- counts what lands (docs/rules.md, "Battles").
+-- Uses from lib.lua: modify, seat_name, pname. Defines for the other
+-- files: attack and neutral_battle (actions.lua), revolt (actions.lua,
+-- winter.lua), battle_outcome and province_lost (the rules registered
+-- under rules.yaml `handlers`, called here).
 
 -- Battle outcomes as statistics (game.tally) from the side of the player
 -- who fought: the attacker in attacks, the owner in revolts.

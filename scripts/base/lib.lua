@@ -1,4 +1,13 @@
 -- Helpers shared by the base pack's scripts, and the modifier pipeline.
+-- Globals defined here for the other files (and for variants): seat_name,
+-- pname, count, modify, skip.
+--
+-- Narration: `game.note` formats nothing in bulk runs (NARRATE false), but
+-- a call still crosses into the host and its arguments are still worked
+-- out; on the paths every action takes, the pack writes
+-- `if NARRATE then game.note(...) end` so that a lab's thousands of games
+-- pay for neither (about 460 machine instructions a call,
+-- docs/lua-api.md).
 
 -- Every hook a card effect may name.
 shogun.hooks {

@@ -1,6 +1,8 @@
 -- The turn's bookkeeping that is rules, not engine: loading the tower at
 -- setup, revealing and paying the bids, carrying out a planned action (or
--- voiding it), and the final ranking (RULES.md, setup and action round).
+-- voiding it), and the final ranking (docs/rules.md, "Setting up" and "An
+-- action round").
+-- Uses from lib.lua: seat_name, pname.
 
 -- Setup: throw each player's preload cubes and the peasants into the empty
 -- tower; what lands goes back to the supplies.
@@ -78,7 +80,7 @@ shogun.handler("perform_action", function(seat, p, a, holder)
   shogun.actions[action_handlers[a]](seat, p, a)
 end)
 
--- A province lost in battle (RULES.md, action round step 6): its card goes
+-- A province lost in battle (docs/rules.md, "An action round", 5): its card goes
 -- to the new owner (or the deck) at once, even from the player board, so
 -- the action planned there is lost: the card leaves the former owner's
 -- plan. Called by the battles with the former owner, the province and the

@@ -1,4 +1,6 @@
 -- Winter: supply and revolts, scoring, and the end of the year.
+-- Uses from lib.lua: modify, count, pname; from battle.lua: revolt; from
+-- the runtime: sorted_keys.
 
 -- The supply table's rows and the shortage each starts at, and the rest
 -- of the winter's rules, read once at load.

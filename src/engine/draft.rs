@@ -1,4 +1,4 @@
-//! The draft of starting provinces (RULES.md, Setup 3): shuffle the
+//! The draft of starting provinces (docs/rules.md, "Setting up"): shuffle the
 //! province cards face down and turn up `draft.open_cards` (two); in turn,
 //! starting with seat 1, each player takes an open card or the top hidden
 //! card and places one of his remaining army groups (his choice) there. A

@@ -800,7 +800,7 @@ impl Engine {
         let card = &self.rules.cards.events[e as usize];
         self.note(ev, || format!("event: {} — {}", self.event_name(e), card.text));
         // Each card is turned face up only when its action is carried out
-        // (RULES.md, action round): the whole plan is a secret line.
+        // (docs/rules.md, "An action round"): the whole plan is a secret line.
         for s in (0..st.seats()).filter(|_| self.runtime.narrating()) {
             let plan = st.players[s].plan.clone().unwrap_or_default();
             let mut parts = Vec::new();

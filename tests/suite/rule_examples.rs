@@ -1,4 +1,4 @@
-//! The rulebooks' worked examples (and the readings in RULES.md), with the
+//! The rulebooks' worked examples (and the readings in docs/rules.md), with the
 //! tower forced to the outcome the example describes.
 
 use crate::common::*;
