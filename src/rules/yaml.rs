@@ -28,6 +28,8 @@ pub struct Diagnostic {
     /// 1-based; 0 when the problem has no place inside the file (it cannot
     /// be read, or it is a command-line value): then only the file is named.
     pub line: usize,
+    /// 1-based; 0 when only the line is known (Lua reports lines, not
+    /// columns): then `file:line:` is printed, with no made-up column.
     pub column: usize,
     pub severity: Severity,
     pub message: String,
@@ -41,6 +43,9 @@ impl fmt::Display for Diagnostic {
         };
         if self.line == 0 {
             return write!(f, "{}: {}: {}", self.file.display(), sev, self.message);
+        }
+        if self.column == 0 {
+            return write!(f, "{}:{}: {}: {}", self.file.display(), self.line, sev, self.message);
         }
         write!(f, "{}:{}:{}: {}: {}", self.file.display(), self.line, self.column, sev, self.message)
     }
@@ -351,8 +356,29 @@ pub fn from_str<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Diagn
         }
         // The message may quote the file (`invalid type: string "..."`),
         // whatever file it is.
-        Diagnostic { file: path.to_path_buf(), line, column, severity: Severity::Error, message: crate::files::excerpt(&message) }
+        let message = unknown_name(&message).unwrap_or_else(|| crate::files::excerpt(&message));
+        Diagnostic { file: path.to_path_buf(), line, column, severity: Severity::Error, message }
     })
+}
+
+/// serde's "unknown field `X`, expected one of `a`, `b`, ..." (or
+/// "unknown variant"), said in full with the closest names: the list is
+/// the type's own names, never cut; only the name from the file, and
+/// where serde found it (`steps[0]: `), are excerpts of the file.
+fn unknown_name(message: &str) -> Option<String> {
+    let (at, what) = ["unknown field `", "unknown variant `"].iter().find_map(|w| message.find(w).map(|i| (i, *w)))?;
+    let rest = &message[at + what.len()..];
+    // The name ends at the last "`, " before "expected" (a name may hold
+    // a backtick).
+    let (name, tail) = rest.rsplit_once("`, expected ").or_else(|| rest.rsplit_once("`, there are no "))?;
+    let known: Vec<String> = tail.split('`').skip(1).step_by(2).map(str::to_string).collect();
+    if known.is_empty() {
+        return None;
+    }
+    let list = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+    let hint = super::map::suggest(name, known.iter());
+    let (prefix, name) = (crate::files::excerpt(&message[..at]), crate::files::excerpt(name));
+    Some(format!("{prefix}{what}{name}`{hint} (expected one of {list})"))
 }
 
 /// Parses `text` (read from `path`) into `T`, or reports where and why not.
@@ -525,5 +551,42 @@ mod tests {
         let err = parse::<S>(Path::new("f.yaml"), "a: 1\nb: 2\n").err().unwrap();
         assert_eq!(err.line, 2);
         assert!(err.message.contains("unknown field `b`"), "{}", err.message);
+    }
+
+    /// The probe of 2026-11-27: a scenario's misspelt key got serde's list
+    /// cut mid-word by the excerpt bound and no suggestion. The list is the
+    /// type's own, said whole, with the closest names.
+    #[test]
+    fn an_unknown_key_names_the_closest_and_every_known_key() {
+        #[derive(serde::Deserialize, Debug)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Long {
+            province: Option<u32>,
+            owner_of_the_province_named: Option<u32>,
+            armies_standing_in_the_province: Option<u32>,
+            unrest_markers_on_the_province: Option<u32>,
+            buildings_standing_in_the_province: Option<u32>,
+            winner: Option<u32>,
+            transcript_contains_this_line: Option<u32>,
+            transcript_does_not_contain_this_line: Option<u32>,
+        }
+        #[derive(serde::Deserialize, Debug)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Outer {
+            expect: Vec<Long>,
+        }
+        let err = parse::<Outer>(Path::new("f.yaml"), "expect:\n  - winnner: 1\n").err().unwrap();
+        assert!(err.message.starts_with("expect[0]: unknown field `winnner`, did you mean `winner`? (expected one of `province`, "), "{}", err.message);
+        assert!(err.message.ends_with("`transcript_does_not_contain_this_line`)"), "{}", err.message);
+        assert!(err.message.len() > crate::files::MAX_EXCERPT, "the list is not cut: {}", err.message);
+        // Far from every name: no suggestion, the list all the same.
+        let err = parse::<Outer>(Path::new("f.yaml"), "expect:\n  - zzzzzzzz: 1\n").err().unwrap();
+        assert!(err.message.starts_with("expect[0]: unknown field `zzzzzzzz` (expected one of `province`, "), "{}", err.message);
+        // The name from the file is an excerpt.
+        let long = "q".repeat(5000);
+        let err = parse::<Outer>(Path::new("f.yaml"), &format!("expect:\n  - {long}: 1\n")).err().unwrap();
+        assert!(err.message.len() < 1200, "{}", err.message.len());
     }
 }

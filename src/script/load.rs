@@ -126,15 +126,15 @@ fn check_syntax(lua: &Lua, rules: &Rules, diags: &mut Diagnostics) {
             Ok(f) => match bytecode::check(&f.dump(false), false) {
                 Ok(refused) => {
                     for r in refused {
-                        diags.error(&src.path, (r.line, 1), r.message);
+                        diags.error(&src.path, (r.line, 0), r.message);
                     }
                 }
-                Err(e) => diags.error(&src.path, (1, 1), format!("cannot check the compiled chunk: {e}")),
+                Err(e) => diags.error(&src.path, (0, 0), format!("cannot check the compiled chunk: {e}")),
             },
             Err(e) => {
                 let se = ScriptError::from_lua(&e);
                 let file = if se.file.is_empty() { src.path.clone() } else { se.file.clone().into() };
-                diags.error(&file, (se.line.max(1), 1), format!("Lua syntax: {}", se.message));
+                diags.error(&file, (se.line.max(1), 0), format!("Lua syntax: {}", se.message));
             }
         }
     }
@@ -188,14 +188,14 @@ fn check_kept_state(lua: &Lua, rules: &Rules, prelude: &Table, diags: &mut Diagn
     });
     let mut found = match found {
         Ok(found) => found,
-        Err(e) => return diags.error(&rules.rules_path, (1, 1), format!("cannot check what the scripts keep: {e}")),
+        Err(e) => return diags.error(&rules.rules_path, (0, 0), format!("cannot check what the scripts keep: {e}")),
     };
     found.sort();
     found.dedup();
     for (place, what) in found {
         let (name, line) = place.rsplit_once(':').map_or(("", 1), |(n, l)| (n, l.parse().unwrap_or(1)));
         let file = rules.lua.iter().find(|s| s.name == name).map_or(rules.rules_path.clone(), |s| s.path.clone());
-        diags.error(&file, (line.max(1), 1), format!("{what}: scripts keep no state between calls (make it inside the call that uses it)"));
+        diags.error(&file, (line.max(1), 0), format!("{what}: scripts keep no state between calls (make it inside the call that uses it)"));
     }
 }
 
@@ -352,7 +352,7 @@ fn unused(rules: &Rules, reg: &Registry) -> Vec<Diagnostic> {
                 warnings.push(Diagnostic {
                     file: file.into(),
                     line: info.line_defined.unwrap_or(1).max(1),
-                    column: 1,
+                    column: 0,
                     severity: Severity::Warning,
                     message: format!("Lua {what} `{name}` is registered but nothing names it"),
                 });
