@@ -145,6 +145,11 @@ fn tune_cmd(args: TuneArgs) -> Result<(), String> {
         tune::Search::Coordinate => (args.budget / args.games * args.games, args.budget / args.games),
         tune::Search::Halving => (args.budget, 1),
     };
+    // The check is played only when the search kept a step: the bar counts
+    // it, and says so first, so that a run ending short of it is expected.
+    if check > 0 {
+        eprintln!("bots tune: at most {} games: the search ({total}), then a check on {check} fresh games if it keeps a step", total + check);
+    }
     let bar = super::Progress::games(total + check);
     let started = std::time::Instant::now();
     let tuned = tune::tune(&spec, &|done| bar.set(done)).map_err(|e| e.to_string())?;
