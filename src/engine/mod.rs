@@ -636,6 +636,9 @@ impl Engine {
                 let Choice::Space(k) = *choice else {
                     return illegal("choose a turn-order space");
                 };
+                if usize::from(k) >= st.special_row.len() {
+                    return illegal(format!("there is no space {} (the turn-order spaces are 1 to {})", u16::from(k) + 1, st.special_row.len()));
+                }
                 if !self.free_spaces(st).contains(&k) {
                     return illegal(format!("space {} is not free", k + 1));
                 }

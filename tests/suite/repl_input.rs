@@ -125,7 +125,7 @@ fn lua_prints_returns_every_value_and_pretty_prints_tables() {
     assert_eq!(r.exec("lua 1, 'two', nil, true").unwrap(), "1\ttwo\tnil\ttrue");
     assert_eq!(r.exec("lua print('hi', 3, {1, 2}) print('again') return 4").unwrap(), "hi\t3\t{ 1, 2 }\nagain\n4");
     assert_eq!(r.exec("lua for i = 1, 3 do print(i) end").unwrap(), "1\n2\n3");
-    assert_eq!(r.exec("lua game.province(MAP.by_name.Settsu)").unwrap(), "1\t2\t0\t1", "owner, armies, unrest, buildings");
+    assert_eq!(r.exec("lua game.province(MAP.by_name.Settsu)").unwrap(), "1\t2\t0\t1\t0", "owner, armies, unrest, buildings, free spaces");
     // Sealed rules data show their contents (they used to print as `{}`).
     assert_eq!(
         r.exec("lua RULES.params").unwrap(),
@@ -176,6 +176,18 @@ fn completion_follows_the_command_and_the_question() {
     assert_eq!(r.completions("choose "), ["space"]);
     assert_eq!(r.completions("choose space "), ["4", "5"]);
     assert_eq!(r.completions("space "), ["4", "5"]);
+    // A space that does not exist is said to be missing, not taken (the
+    // probe of 2026-11-27: a hand-edited save's `choose space 9`, which a
+    // load replays through the engine, said "space 9 is not free").
+    let err = r.exec("choose space 9").unwrap_err();
+    assert!(err.contains("space 9") && !err.contains("not free"), "{err}");
+    let mut st = r.state().clone();
+    let seat = shogun_lab::core::Seat::new(0);
+    let choose = |k| shogun_lab::core::Decision::Choose { seat, choice: shogun_lab::core::Choice::Space(k) };
+    let err = r.engine().apply(&mut st, &choose(8)).unwrap_err().to_string();
+    assert!(err.contains("there is no space 9 (the turn-order spaces are 1 to 5)"), "{err}");
+    let err = r.engine().apply(&mut st, &choose(0)).unwrap_err().to_string();
+    assert!(err.contains("space 1 is not free"), "{err}");
     run(&mut r, &["space 5", "end"]);
     assert_eq!(r.completions("choose "), ["Iyo", "Kii", "Sanuki", "Tosa"]);
     assert_eq!(r.completions("K"), ["Kii"], "a bare answer completes too");
