@@ -468,6 +468,15 @@ impl Engine {
     /// Applies a decision and runs the game on to the next decision.
     /// On any error the state is left exactly as it was.
     pub fn apply(&self, st: &mut GameState, d: &Decision) -> Result<Vec<Event>, EngineError> {
+        let mut ev = Vec::new();
+        self.apply_into(st, d, &mut ev)?;
+        Ok(ev)
+    }
+
+    /// `apply` with the events put in `ev` (cleared first), so that a
+    /// driver making many decisions reuses one buffer for them.
+    pub fn apply_into(&self, st: &mut GameState, d: &Decision, ev: &mut Vec<Event>) -> Result<(), EngineError> {
+        ev.clear();
         self.within_limit(st)?;
         // The copy reuses the buffers of the state the last apply replaced.
         let spare = self.spare.borrow_mut().take();
@@ -478,13 +487,12 @@ impl Engine {
             }
             None => st.clone(),
         };
-        let mut ev = Vec::new();
-        let result = self.decide_from(st, &mut next, d, &mut ev).map_err(|f| f.error);
+        let result = self.decide_from(st, &mut next, d, ev).map_err(|f| f.error);
         match result {
             Ok(()) => {
                 let old = std::mem::replace(st, next);
                 *self.spare.borrow_mut() = Some(old);
-                Ok(ev)
+                Ok(())
             }
             Err(e) => {
                 *self.spare.borrow_mut() = Some(next);
@@ -528,10 +536,17 @@ impl Engine {
     /// `run`, soak); everything that keeps a state after an error (the
     /// REPL, scenarios, edits, previews) uses `apply`.
     pub fn apply_discarding_on_error(&self, st: &mut GameState, d: &Decision) -> Result<Vec<Event>, EngineError> {
-        self.within_limit(st)?;
         let mut ev = Vec::new();
-        self.decide_in_place(st, d, &mut ev).map_err(|f| f.error)?;
+        self.apply_discarding_on_error_into(st, d, &mut ev)?;
         Ok(ev)
+    }
+
+    /// `apply_discarding_on_error` with the events put in `ev` (cleared
+    /// first), as `apply_into` puts them.
+    pub fn apply_discarding_on_error_into(&self, st: &mut GameState, d: &Decision, ev: &mut Vec<Event>) -> Result<(), EngineError> {
+        ev.clear();
+        self.within_limit(st)?;
+        self.decide_in_place(st, d, ev).map_err(|f| f.error)
     }
 
     fn within_limit(&self, st: &GameState) -> Result<(), EngineError> {
