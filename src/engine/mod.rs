@@ -816,7 +816,6 @@ impl Engine {
         let n = st.seats() as u8;
         let preset = &self.rules.map.presets[&n];
         for s in 0..st.seats() {
-            let mut names = Vec::new();
             for &(p, a) in &preset[s] {
                 let a = a as u16;
                 if st.players[s].supply < a {
@@ -824,9 +823,10 @@ impl Engine {
                 }
                 st.players[s].supply -= a;
                 st.provinces[p] = ProvinceState { owner: Some(Seat::new(s)), armies: a, unrest: 0, buildings: 0 };
-                names.push(format!("{} {a}", self.rules.province_name(ProvinceId::new(p))));
             }
             self.note(ev, || {
+                // The provinces' names only for narration (not in bulk runs).
+                let names: Vec<String> = preset[s].iter().map(|&(p, a)| format!("{} {}", self.rules.province_name(ProvinceId::new(p)), a as u16)).collect();
                 format!(
                     "{} ({}) starts with {} war chests in {}",
                     self.rules.seat_name(Seat::new(s)),
