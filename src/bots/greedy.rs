@@ -204,10 +204,15 @@ impl Bot for Greedy {
                 pick(&mut slots, &mut used, a, best.map(|b| b.0));
             }
         }
+        // The enemy pressure on each of `mine` (the view does not change
+        // while planning): worked out once, for every deploy and build.
+        let pressure = std::cell::OnceCell::new();
+        let pressure = || pressure.get_or_init(|| mine.iter().map(|&p| enemy_pressure(engine, view, seat, p)).collect::<Vec<i64>>());
         for (a, k) in kinds.iter().enumerate() {
             if matches!(k, ActionKind::Deploy | ActionKind::DeployMove) && view.supply(seat) >= 6 {
-                let p = mine.iter().copied().filter(|p| !used.contains(p)).max_by_key(|&p| (enemy_pressure(engine, view, seat, p), p));
-                pick(&mut slots, &mut used, a, p);
+                let pressure = pressure();
+                let i = (0..mine.len()).filter(|&i| !used.contains(&mine[i])).max_by_key(|&i| (pressure[i], mine[i]));
+                pick(&mut slots, &mut used, a, i.map(|i| mine[i]));
             }
         }
         for (a, k) in kinds.iter().enumerate() {
@@ -215,12 +220,14 @@ impl Bot for Greedy {
             if self.forbid.build || view.buildings()[kind] == 0 {
                 continue;
             }
-            let p = mine
-                .iter()
-                .copied()
-                .filter(|&p| !used.contains(&p) && !view.province(p).has(kind) && view.province(p).building_count() < map.at(p).spaces)
-                .max_by_key(|&p| (i64::from(view.province(p).armies) - enemy_pressure(engine, view, seat, p), p));
-            pick(&mut slots, &mut used, a, p);
+            let pressure = pressure();
+            let i = (0..mine.len())
+                .filter(|&i| {
+                    let p = mine[i];
+                    !used.contains(&p) && !view.province(p).has(kind) && view.province(p).building_count() < map.at(p).spaces
+                })
+                .max_by_key(|&i| (i64::from(view.province(mine[i]).armies) - pressure[i], mine[i]));
+            pick(&mut slots, &mut used, a, i.map(|i| mine[i]));
         }
         let mut plan = Plan { slots, bid };
         super::comply(engine, view, seat, &mut plan, self.forbid);

@@ -253,23 +253,25 @@ pub(crate) fn comply(engine: &Engine, seat_view: &SeatView, seat: Seat, plan: &m
     }
     engine.fill_skips(view, seat, plan);
     let chests = view.chests(seat);
-    let mut order: Vec<usize> = (0..plan.slots.len()).collect();
-    // (Nothing forbidden: every key is the same and the order stays.)
-    if forbid != Forbid::default() {
-        order.sort_by_key(|&a| forbid.action(action_kind(engine, a)));
-    }
     // The province cards not placed yet, in hand order (fill_skips places
     // only war-chest cards; the bid may have taken one); each placement
     // below takes one out.
     let mut left: Vec<ProvinceId> =
         unplaced.into_iter().filter(|c| plan.bid != Some(*c)).filter_map(|c| if let Card::Province(p) = c { Some(p) } else { None }).collect();
-    for a in order {
-        if plan.slots[a].is_some() {
-            continue;
+    // The empty spaces in order, those `forbid` allows first (each group
+    // in the spaces' order: a stable sort by whether it is forbidden,
+    // without sorting; with nothing forbidden the second pass finds none).
+    'place: for forbidden in [false, true] {
+        for a in 0..plan.slots.len() {
+            let kind = action_kind(engine, a);
+            if plan.slots[a].is_some() || forbid.action(kind) != forbidden {
+                continue;
+            }
+            let Some(i) = left.iter().position(|&p| !feasible(engine, seat_view, seat, a, kind, p, chests)).or((!left.is_empty()).then_some(0)) else {
+                break 'place;
+            };
+            let p = left.remove(i);
+            plan.slots[a] = Some(Card::Province(p));
         }
-        let kind = action_kind(engine, a);
-        let Some(i) = left.iter().position(|&p| !feasible(engine, seat_view, seat, a, kind, p, chests)).or((!left.is_empty()).then_some(0)) else { break };
-        let p = left.remove(i);
-        plan.slots[a] = Some(Card::Province(p));
     }
 }

@@ -7,11 +7,21 @@ use crate::engine::Engine;
 #[derive(Clone)]
 pub struct RandomBot {
     rng: GameRng,
+    /// `plan`'s working lists, kept between plans so that a plan
+    /// allocates only the plan itself (their contents never outlive a plan).
+    scratch: Scratch,
+}
+
+#[derive(Clone, Default)]
+struct Scratch {
+    free: Vec<ProvinceId>,
+    order: Vec<usize>,
+    fitting: Vec<usize>,
 }
 
 impl RandomBot {
     pub fn new(seed: u64) -> Self {
-        RandomBot { rng: GameRng::seeded(seed) }
+        RandomBot { rng: GameRng::seeded(seed), scratch: Scratch::default() }
     }
 }
 
@@ -27,15 +37,16 @@ impl Bot for RandomBot {
     fn plan(&mut self, engine: &Engine, view: &SeatView, seat: Seat) -> Plan {
         let n = engine.rules.cards.actions.len();
         let mut slots = vec![None; n];
-        let mut free: Vec<ProvinceId> = Vec::with_capacity(view.province_states().len());
+        let Scratch { mut free, mut order, mut fitting } = std::mem::take(&mut self.scratch);
+        free.clear();
         free.extend(view.provinces_of(seat));
-        let mut order: Vec<usize> = (0..n).collect();
+        order.clear();
+        order.extend(0..n);
         self.rng.shuffle(&mut order);
         let mut chests = view.chests(seat);
-        // The positions in `free` of the provinces that could carry out
-        // the action (one pass; the buffer serves every action).
-        let mut fitting: Vec<usize> = Vec::with_capacity(free.len());
-        for a in order {
+        // `fitting`: the positions in `free` of the provinces that could
+        // carry out the action (one pass; the buffer serves every action).
+        for &a in &order {
             if free.is_empty() || self.rng.chance(0.2) {
                 continue;
             }
@@ -67,6 +78,7 @@ impl Bot for RandomBot {
                 n => affordable().nth(self.rng.below(n as u32) as usize).map(Card::Chest),
             },
         };
+        self.scratch = Scratch { free, order, fitting };
         let mut plan = Plan { slots, bid };
         super::comply(engine, view, seat, &mut plan, super::Forbid::default());
         plan

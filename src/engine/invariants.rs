@@ -40,18 +40,22 @@ pub fn check(rules: &Rules, st: &GameState) -> Result<(), String> {
     let mut built = [0u32; u8::BITS as usize];
     let kinds = c.buildings.len();
     for (i, p) in st.provinces.iter().enumerate() {
-        let name = rules.province_name(ProvinceId::new(i));
+        let on_map = rules.map.at(ProvinceId::new(i));
+        let name = on_map.name.as_str();
         unrest += u32::from(p.unrest);
-        let mut bits = p.buildings;
-        while bits != 0 {
-            built[bits.trailing_zeros() as usize] += 1;
-            bits &= bits - 1;
-        }
-        if p.buildings >> kinds != 0 {
-            return Err(format!("{name} holds a building of an unknown kind"));
-        }
-        if p.building_count() > rules.map.provinces[i].spaces {
-            return Err(format!("{name} holds more buildings than it has spaces"));
+        // (Most provinces have no building: nothing to count or check.)
+        if p.buildings != 0 {
+            let mut bits = p.buildings;
+            while bits != 0 {
+                built[bits.trailing_zeros() as usize] += 1;
+                bits &= bits - 1;
+            }
+            if p.buildings >> kinds != 0 {
+                return Err(format!("{name} holds a building of an unknown kind"));
+            }
+            if p.building_count() > on_map.spaces {
+                return Err(format!("{name} holds more buildings than it has spaces"));
+            }
         }
         match p.owner {
             None => {

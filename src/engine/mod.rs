@@ -144,6 +144,60 @@ impl EngineSpec {
     }
 }
 
+/// A set of cards (a plan's, or those seen so far), without allocating
+/// for the cards of any real board: province cards of the first 128
+/// provinces and every war-chest value are bits; a province past those is
+/// kept in a list (empty, so unallocated, on smaller maps).
+#[derive(Clone, Default)]
+struct CardSet {
+    provinces: u128,
+    chests: [u64; 4],
+    far: Vec<ProvinceId>,
+}
+
+impl CardSet {
+    /// The cards `plan` uses: on its spaces and its bid.
+    fn of(plan: &Plan) -> CardSet {
+        let mut set = CardSet::default();
+        for &card in plan.slots.iter().chain(std::iter::once(&plan.bid)).flatten() {
+            set.insert(card);
+        }
+        set
+    }
+
+    /// Adds `card`; false when it was in the set already.
+    fn insert(&mut self, card: Card) -> bool {
+        match card {
+            Card::Chest(v) => {
+                let (word, bit) = (usize::from(v / 64), v % 64);
+                let new = self.chests[word] >> bit & 1 == 0;
+                self.chests[word] |= 1 << bit;
+                new
+            }
+            Card::Province(p) if p.index() < 128 => {
+                let new = self.provinces >> p.index() & 1 == 0;
+                self.provinces |= 1 << p.index();
+                new
+            }
+            Card::Province(p) => {
+                let new = !self.far.contains(&p);
+                if new {
+                    self.far.push(p);
+                }
+                new
+            }
+        }
+    }
+
+    fn contains(&self, card: Card) -> bool {
+        match card {
+            Card::Chest(v) => self.chests[usize::from(v / 64)] >> (v % 64) & 1 != 0,
+            Card::Province(p) if p.index() < 128 => self.provinces >> p.index() & 1 != 0,
+            Card::Province(p) => self.far.contains(&p),
+        }
+    }
+}
+
 pub(crate) fn illegal<T>(msg: impl Into<String>) -> Result<T, EngineError> {
     Err(EngineError::Illegal(msg.into()))
 }
@@ -300,11 +354,11 @@ impl Engine {
     /// The turn-order spaces still free, as the options of a `TURN_SPACE`
     /// choice.
     pub fn space_options(&self, st: &GameState) -> Vec<Choice> {
-        self.free_spaces(st).into_iter().map(Choice::Space).collect()
+        self.free_spaces(st).map(Choice::Space).collect()
     }
 
-    fn free_spaces(&self, st: &GameState) -> Vec<u8> {
-        (0..st.special_row.len() as u8).filter(|&k| st.special_row[k as usize].is_some() && !st.players.iter().any(|p| p.space == Some(k))).collect()
+    fn free_spaces<'a>(&self, st: &'a GameState) -> impl Iterator<Item = u8> + 'a {
+        (0..st.special_row.len() as u8).filter(|&k| st.special_row[k as usize].is_some() && !st.players.iter().any(|p| p.space == Some(k)))
     }
 
     /// The cards a seat may put on its player board now.
@@ -334,13 +388,12 @@ impl Engine {
         if plan.slots.len() != actions.len() {
             return illegal(format!("a plan has {} action spaces, got {}", actions.len(), plan.slots.len()));
         }
-        let mut used: Vec<Card> = Vec::with_capacity(plan.slots.len() + 1);
+        let mut used = CardSet::default();
         let chest_cards = &self.rules.rules.components.chest_cards;
         for card in plan.slots.iter().chain(std::iter::once(&plan.bid)).flatten() {
-            if used.contains(card) {
+            if !used.insert(*card) {
                 return illegal(format!("card {} is used twice", self.card_name(*card)));
             }
-            used.push(*card);
             match card {
                 Card::Province(p) => {
                     let p = p.index();
@@ -397,20 +450,16 @@ impl Engine {
     pub fn unplaced(&self, st: &impl Holdings, seat: Seat, plan: &Plan) -> Vec<Card> {
         // One allocation: room for every province and chest card.
         let mut left = Vec::with_capacity(st.province_states().len() + self.rules.rules.components.chest_cards.len());
-        left.extend(st.held_by(seat).map(Card::Province).filter(|&c| !Self::placed(plan, c)));
-        left.extend(self.unplaced_chests(plan));
+        let placed = CardSet::of(plan);
+        left.extend(st.held_by(seat).map(Card::Province).filter(|&c| !placed.contains(c)));
+        left.extend(self.unplaced_chests(placed));
         left
     }
 
-    /// Whether `plan` puts `card` on a space or bids it.
-    fn placed(plan: &Plan, card: Card) -> bool {
-        plan.bid == Some(card) || plan.slots.contains(&Some(card))
-    }
-
-    /// The war-chest cards `plan` does not use, in the rules' order (the
-    /// chest part of `unplaced`).
-    fn unplaced_chests<'a>(&'a self, plan: &'a Plan) -> impl Iterator<Item = Card> + 'a {
-        self.chest_cards().filter(|&c| !Self::placed(plan, c))
+    /// The war-chest cards not in `placed` (a plan's cards), in the rules'
+    /// order (the chest part of `unplaced`).
+    fn unplaced_chests(&self, placed: CardSet) -> impl Iterator<Item = Card> + '_ {
+        self.chest_cards().filter(move |&c| !placed.contains(c))
     }
 
     /// Puts the unused war-chest cards on empty action spaces, where they
@@ -420,14 +469,13 @@ impl Engine {
         if !self.must_fill() {
             return;
         }
-        let mut chests: Vec<Card> = self.unplaced_chests(plan).collect();
         // With the bid space still empty, keep the lowest card it could take.
-        if plan.bid.is_none()
-            && let Some(i) = chests.iter().position(|c| self.can_bid(st, seat, *c))
-        {
-            chests.remove(i);
-        }
-        let mut chests = chests.into_iter();
+        let mut keep_for_bid = plan.bid.is_none();
+        let mut chests = self.unplaced_chests(CardSet::of(plan)).filter(|&c| {
+            let keep = keep_for_bid && self.can_bid(st, seat, c);
+            keep_for_bid &= !keep;
+            !keep
+        });
         for slot in plan.slots.iter_mut().filter(|s| s.is_none()) {
             match chests.next() {
                 Some(c) => *slot = Some(c),
@@ -468,6 +516,15 @@ impl Engine {
     /// Applies a decision and runs the game on to the next decision.
     /// On any error the state is left exactly as it was.
     pub fn apply(&self, st: &mut GameState, d: &Decision) -> Result<Vec<Event>, EngineError> {
+        let mut ev = Vec::new();
+        self.apply_into(st, d, &mut ev)?;
+        Ok(ev)
+    }
+
+    /// `apply` with the events put in `ev` (cleared first), so that a
+    /// driver making many decisions reuses one buffer for them.
+    pub fn apply_into(&self, st: &mut GameState, d: &Decision, ev: &mut Vec<Event>) -> Result<(), EngineError> {
+        ev.clear();
         self.within_limit(st)?;
         // The copy reuses the buffers of the state the last apply replaced.
         let spare = self.spare.borrow_mut().take();
@@ -478,13 +535,12 @@ impl Engine {
             }
             None => st.clone(),
         };
-        let mut ev = Vec::new();
-        let result = self.decide_from(st, &mut next, d, &mut ev).map_err(|f| f.error);
+        let result = self.decide_from(st, &mut next, d, ev).map_err(|f| f.error);
         match result {
             Ok(()) => {
                 let old = std::mem::replace(st, next);
                 *self.spare.borrow_mut() = Some(old);
-                Ok(ev)
+                Ok(())
             }
             Err(e) => {
                 *self.spare.borrow_mut() = Some(next);
@@ -528,10 +584,17 @@ impl Engine {
     /// `run`, soak); everything that keeps a state after an error (the
     /// REPL, scenarios, edits, previews) uses `apply`.
     pub fn apply_discarding_on_error(&self, st: &mut GameState, d: &Decision) -> Result<Vec<Event>, EngineError> {
-        self.within_limit(st)?;
         let mut ev = Vec::new();
-        self.decide_in_place(st, d, &mut ev).map_err(|f| f.error)?;
+        self.apply_discarding_on_error_into(st, d, &mut ev)?;
         Ok(ev)
+    }
+
+    /// `apply_discarding_on_error` with the events put in `ev` (cleared
+    /// first), as `apply_into` puts them.
+    pub fn apply_discarding_on_error_into(&self, st: &mut GameState, d: &Decision, ev: &mut Vec<Event>) -> Result<(), EngineError> {
+        ev.clear();
+        self.within_limit(st)?;
+        self.decide_in_place(st, d, ev).map_err(|f| f.error)
     }
 
     fn within_limit(&self, st: &GameState) -> Result<(), EngineError> {
@@ -639,7 +702,7 @@ impl Engine {
                 if usize::from(k) >= st.special_row.len() {
                     return illegal(format!("there is no space {} (the turn-order spaces are 1 to {})", u16::from(k) + 1, st.special_row.len()));
                 }
-                if !self.free_spaces(st).contains(&k) {
+                if !self.free_spaces(st).any(|f| f == k) {
                     return illegal(format!("space {} is not free", k + 1));
                 }
                 self.take_space(st, ev, *seat, k);
@@ -756,7 +819,6 @@ impl Engine {
         let n = st.seats() as u8;
         let preset = &self.rules.map.presets[&n];
         for s in 0..st.seats() {
-            let mut names = Vec::new();
             for &(p, a) in &preset[s] {
                 let a = a as u16;
                 if st.players[s].supply < a {
@@ -764,9 +826,10 @@ impl Engine {
                 }
                 st.players[s].supply -= a;
                 st.provinces[p] = ProvinceState { owner: Some(Seat::new(s)), armies: a, unrest: 0, buildings: 0 };
-                names.push(format!("{} {a}", self.rules.province_name(ProvinceId::new(p))));
             }
             self.note(ev, || {
+                // The provinces' names only for narration (not in bulk runs).
+                let names: Vec<String> = preset[s].iter().map(|&(p, a)| format!("{} {}", self.rules.province_name(ProvinceId::new(p)), a as u16)).collect();
                 format!(
                     "{} ({}) starts with {} war chests in {}",
                     self.rules.seat_name(Seat::new(s)),
@@ -854,10 +917,17 @@ impl Engine {
                         st.phase = Phase::Actions { card: 0, turn: 0 };
                         continue;
                     }
-                    let free = self.free_spaces(st);
-                    if free.len() == 1 {
+                    // The one space left, if only one is.
+                    let only = {
+                        let mut free = self.free_spaces(st);
+                        match (free.next(), free.next()) {
+                            (Some(k), None) => Some(k),
+                            _ => None,
+                        }
+                    };
+                    if let Some(k) = only {
                         let seat = st.choose_order[idx as usize];
-                        self.take_space(st, ev, seat, free[0]);
+                        self.take_space(st, ev, seat, k);
                         st.phase = Phase::ChooseSpace { idx: idx + 1 };
                         continue;
                     }

@@ -180,6 +180,11 @@ impl<'e> Driver<'e> {
     pub fn run(&mut self, until: Until, mut observe: impl FnMut(&Step, &[Player])) -> Result<Stop, EngineError> {
         let mark = Mark::of(&self.state);
         let mut steps = 0;
+        // One buffer for every decision's events, and one for the kind of
+        // question each answered (a copy: the decision takes the question
+        // off the state).
+        let mut events = Vec::new();
+        let mut asked = String::new();
         loop {
             if self.state.phase == Phase::GameOver {
                 return Ok(Stop::GameOver);
@@ -190,12 +195,17 @@ impl<'e> Driver<'e> {
             let Some(d) = next_decision(self.engine, &self.state, &mut self.players) else {
                 return Ok(if self.engine.actor(&self.state) == Actor::Terminal { Stop::GameOver } else { Stop::Human });
             };
-            let asked = self.state.ask.as_ref().map(|a| a.kind.clone());
+            asked.clear();
+            let answers = self.state.ask.as_ref().map(|a| asked.push_str(&a.kind)).is_some();
             self.engine.count_rule_use(self.count_rule_use);
-            let events = if self.atomic { self.engine.apply(&mut self.state, &d) } else { self.engine.apply_discarding_on_error(&mut self.state, &d) };
+            let applied = if self.atomic {
+                self.engine.apply_into(&mut self.state, &d, &mut events)
+            } else {
+                self.engine.apply_discarding_on_error_into(&mut self.state, &d, &mut events)
+            };
             self.engine.count_rule_use(false);
-            let events = events?;
-            observe(&Step { decision: &d, asked: asked.as_deref(), events: &events, after: &self.state }, &self.players);
+            applied?;
+            observe(&Step { decision: &d, asked: answers.then_some(asked.as_str()), events: &events, after: &self.state }, &self.players);
             steps += 1;
         }
     }

@@ -3,7 +3,6 @@
 //! the YAML gives checked against what the scripts registered, and the
 //! globals sealed. Every problem found is reported with its file and line.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::rc::Rc;
 
@@ -326,7 +325,7 @@ fn resolve_handlers(rules: &Rules, reg: &Registry, diags: &mut Diagnostics) -> O
     let (preload, bids, perform, standings) =
         (phase("preload", &h.preload), phase("bids", &h.bids), phase("perform", &h.perform), phase("standings", &h.standings));
     province_lost?;
-    let continuations: HashMap<String, Function> = reg.continuations.pairs::<String, Function>().filter_map(|kv| kv.ok()).collect();
+    let continuations: rustc_hash::FxHashMap<String, Function> = reg.continuations.pairs::<String, Function>().filter_map(|kv| kv.ok()).collect();
     Some(Handlers {
         continuations,
         winter: winter?,

@@ -485,7 +485,10 @@ impl Drop for Lend<'_> {
 
 /// The handlers the engine calls, resolved once at load.
 struct Handlers {
-    continuations: HashMap<String, Function>,
+    /// By name: looked up at every answer, so with a hash cheaper than
+    /// the default SipHash (the names are the pack's own, not hostile
+    /// keys; nothing iterates this map in an order anyone sees).
+    continuations: rustc_hash::FxHashMap<String, Function>,
     winter: Function,
     score: Function,
     year_end: Function,
