@@ -325,7 +325,7 @@ fn resolve_handlers(rules: &Rules, reg: &Registry, diags: &mut Diagnostics) -> O
     let (preload, bids, perform, standings) =
         (phase("preload", &h.preload), phase("bids", &h.bids), phase("perform", &h.perform), phase("standings", &h.standings));
     province_lost?;
-    let continuations: rustc_hash::FxHashMap<String, Function> = reg.continuations.pairs::<String, Function>().filter_map(|kv| kv.ok()).collect();
+    let continuations: std::collections::HashMap<String, Function> = reg.continuations.pairs::<String, Function>().filter_map(|kv| kv.ok()).collect();
     Some(Handlers {
         continuations,
         winter: winter?,

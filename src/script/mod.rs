@@ -485,10 +485,10 @@ impl Drop for Lend<'_> {
 
 /// The handlers the engine calls, resolved once at load.
 struct Handlers {
-    /// By name: looked up at every answer, so with a hash cheaper than
-    /// the default SipHash (the names are the pack's own, not hostile
-    /// keys; nothing iterates this map in an order anyone sees).
-    continuations: rustc_hash::FxHashMap<String, Function>,
+    /// By name, with the default (keyed) hash: the names are a pack's,
+    /// which may be a stranger's, and a hash anyone can invert would let
+    /// a pack make every lookup walk all of its names.
+    continuations: HashMap<String, Function>,
     winter: Function,
     score: Function,
     year_end: Function,
