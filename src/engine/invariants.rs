@@ -50,7 +50,7 @@ pub fn check(rules: &Rules, st: &GameState) -> Result<(), String> {
                 built[bits.trailing_zeros() as usize] += 1;
                 bits &= bits - 1;
             }
-            if p.buildings >> kinds != 0 {
+            if has_unknown_kind(p.buildings, kinds) {
                 return Err(format!("{name} holds a building of an unknown kind"));
             }
             if p.building_count() > on_map.spaces {
@@ -85,4 +85,25 @@ pub fn check(rules: &Rules, st: &GameState) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Whether `buildings` (a bit per kind) holds a kind at or past `kinds`.
+/// Shifted as a u32: with 8 kinds a u8 shift by 8 overflows (a panic in a
+/// debug build; in a release build the shift wrapped to 0 and every
+/// province with a building was "of an unknown kind").
+fn has_unknown_kind(buildings: u8, kinds: usize) -> bool {
+    u32::from(buildings) >> kinds.min(u8::BITS as usize) != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_unknown_kind;
+
+    #[test]
+    fn eight_building_kinds_have_no_unknown_kind() {
+        assert!(!has_unknown_kind(0b1000_0001, 8));
+        assert!(!has_unknown_kind(0b0000_0111, 3));
+        assert!(has_unknown_kind(0b0000_1000, 3));
+        assert!(has_unknown_kind(0b0000_0001, 0));
+    }
 }
