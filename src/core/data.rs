@@ -111,6 +111,54 @@ impl<'a> Items<'a> {
     }
 }
 
+/// A value without items: what a flat map holds (`AskData::flat_map`).
+#[derive(Clone, Copy, Debug)]
+pub enum Scalar<'a> {
+    Bool(bool),
+    Int(i64),
+    /// Finite (the caller refuses others).
+    Float(f64),
+    Str(&'a str),
+}
+
+impl AskData {
+    /// A map whose values are all scalars, made at once: the same value
+    /// `Builder` makes of these entries (`entries` in any order, their keys
+    /// distinct; put in byte order here). No entries: an empty list.
+    pub fn flat_map(entries: &mut [(&str, Scalar<'_>)]) -> AskData {
+        if entries.is_empty() {
+            return AskData { nodes: vec![Node::List { len: 0, size: 0 }], text: String::new() };
+        }
+        // Few entries (the common data has one to six): an insertion sort.
+        for i in 1..entries.len() {
+            let mut j = i;
+            while j > 0 && entries[j - 1].0.as_bytes() > entries[j].0.as_bytes() {
+                entries.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        let text_len = entries.iter().map(|(k, v)| k.len() + if let Scalar::Str(s) = v { s.len() } else { 0 }).sum();
+        let mut text = String::with_capacity(text_len);
+        let mut nodes = Vec::with_capacity(1 + 2 * entries.len());
+        nodes.push(Node::Map { len: entries.len() as u32, size: 2 * entries.len() as u32 });
+        for &(k, v) in entries.iter() {
+            nodes.push(Node::Str { at: text.len(), len: k.len() });
+            text.push_str(k);
+            nodes.push(match v {
+                Scalar::Bool(b) => Node::Bool(b),
+                Scalar::Int(i) => Node::Int(i),
+                Scalar::Float(f) => Node::Float(f),
+                Scalar::Str(s) => {
+                    let at = text.len();
+                    text.push_str(s);
+                    Node::Str { at, len: s.len() }
+                }
+            });
+        }
+        AskData { nodes, text }
+    }
+}
+
 impl AskData {
     /// The whole value.
     pub fn root(&self) -> DataRef<'_> {
