@@ -885,10 +885,10 @@ impl Runtime {
             }
         };
         let choice = match choice {
-            Choice::Province(p) => Value::Integer(p.number()),
-            Choice::Count(n) => Value::Integer(i64::from(n)),
-            Choice::Space(s) => Value::Integer(i64::from(s) + 1),
-            Choice::Pass | Choice::Deck | Choice::Redraw => Value::Nil,
+            Choice::Province(p) => Some(p.number()),
+            Choice::Count(n) => Some(i64::from(n)),
+            Choice::Space(s) => Some(i64::from(s) + 1),
+            Choice::Pass | Choice::Deck | Choice::Redraw => None,
         };
         self.in_context(ask.context, || self.invoke_with(state, events, f, || self.continue_with.call(f, ask.seat, choice, &ask.data, ask.context)))
     }

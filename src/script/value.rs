@@ -10,7 +10,7 @@
 use std::cell::RefCell;
 use std::ffi::c_int;
 
-use mlua::{Function, LightUserData, Lua, Value, ffi};
+use mlua::{Function, LightUserData, Lua, ffi};
 
 use super::api::{MAX_DATA_TEXT, MAX_DATA_VALUES};
 use crate::core::data::{AskData, Builder, NodeRef, Scalar};
@@ -578,13 +578,12 @@ impl Continue {
     /// Calls `f(seat, choice, data, province, action)`, the last two the
     /// action the question was asked in (nil outside one). Lua never sees
     /// this function or the pointer it passes: scripts cannot call it.
-    pub(super) fn call(&self, f: &Function, seat: Seat, choice: Value, data: &AskData, context: Option<ActionContext>) -> mlua::Result<()> {
-        let ptr = LightUserData(data as *const AskData as *mut std::ffi::c_void);
-        let (province, action) = match context {
-            Some(c) => (Some(c.province.number()), Some(c.action as i64 + 1)),
-            None => (None, None),
-        };
-        self.0.call::<()>((f, seat, choice, province, action, ptr)).map_err(|e| match e {
+    /// Only `f` and that pointer go through mlua; `continue_with` pushes
+    /// the rest itself (plain values: no allocation).
+    pub(super) fn call(&self, f: &Function, seat: Seat, choice: Option<i64>, data: &AskData, context: Option<ActionContext>) -> mlua::Result<()> {
+        let args = Args { seat: seat.number(), choice, province: context.map(|c| c.province.number()), action: context.map(|c| c.action as i64 + 1), data };
+        let ptr = LightUserData(&args as *const Args as *mut std::ffi::c_void);
+        self.0.call::<()>((f, ptr)).map_err(|e| match e {
             mlua::Error::RuntimeError(s) if s.ends_with(OWN_FRAME) => mlua::Error::RuntimeError(s[..s.len() - OWN_FRAME.len()].to_string()),
             mlua::Error::CallbackError { traceback, cause } if traceback.ends_with(OWN_FRAME) => {
                 mlua::Error::CallbackError { traceback: traceback[..traceback.len() - OWN_FRAME.len()].to_string(), cause }
@@ -594,27 +593,54 @@ impl Continue {
     }
 }
 
-/// Arguments: the continuation, the seat, the choice, the province and
-/// action card of the question's action (or nil) and a pointer to the data
-/// (valid for the call: `Continue::call` borrows it).
-unsafe extern "C-unwind" fn continue_with(state: *mut ffi::lua_State) -> c_int {
-    // SAFETY: the sixth argument is the pointer `Continue::call` passed,
-    // to the data it borrows for the call. Nothing in this frame or in
-    // `push`'s owns anything (references and plain values only), so an
-    // allocation error raised by the pushes (the memory limit) or an
-    // error of the continuation leaves by them without skipping a
-    // destructor; a stack that cannot grow is raised here, at the end.
+/// What `Continue::call` passes `continue_with` besides the continuation:
+/// plain values and a borrow of the data, for the length of the call.
+struct Args<'a> {
+    seat: i64,
+    choice: Option<i64>,
+    province: Option<i64>,
+    action: Option<i64>,
+    data: &'a AskData,
+}
+
+/// Pushes an integer, or nil (no allocation, nothing raised).
+///
+/// # Safety
+/// `state` is a running C function's state with a free slot.
+unsafe fn push_opt(state: *mut ffi::lua_State, v: Option<i64>) {
+    // SAFETY: the caller's contract.
     unsafe {
-        let data = &*(ffi::lua_touserdata(state, 6) as *const AskData);
-        ffi::lua_settop(state, 5);
-        if push(state, data, 0).is_none() {
+        match v {
+            Some(i) => ffi::lua_pushinteger(state, i),
+            None => ffi::lua_pushnil(state),
+        }
+    }
+}
+
+/// Arguments: the continuation and a pointer to its `Args` (valid for the
+/// call: `Continue::call` borrows them). Calls `f(seat, choice, data,
+/// province, action)`.
+unsafe extern "C-unwind" fn continue_with(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: the second argument is the pointer `Continue::call` passed,
+    // to the `Args` it borrows for the call. A C function starts with
+    // LUA_MINSTACK (20) free slots: room for f's four plain arguments
+    // (`push` asks for its own). Nothing in this frame or in `push`'s owns
+    // anything (references and plain values only), so an allocation error
+    // raised by the pushes (the memory limit) or an error of the
+    // continuation leaves by them without skipping a destructor; a stack
+    // that cannot grow is raised here, at the end.
+    unsafe {
+        let args = &*(ffi::lua_touserdata(state, 2) as *const Args);
+        ffi::lua_settop(state, 1);
+        ffi::lua_pushinteger(state, args.seat);
+        push_opt(state, args.choice);
+        if push(state, args.data, 0).is_none() {
             ffi::lua_settop(state, 0);
             ffi::lua_pushlstring(state, NO_STACK.as_ptr().cast(), NO_STACK.len());
             ffi::lua_error(state);
         }
-        // f, seat, choice, province, action, data -> f, seat, choice, data,
-        // province, action (lua_rotate raises nothing).
-        ffi::lua_rotate(state, 4, 1);
+        push_opt(state, args.province);
+        push_opt(state, args.action);
         ffi::lua_call(state, 5, 0);
     }
     0
@@ -727,6 +753,7 @@ unsafe fn push_scalar(state: *mut ffi::lua_State, node: NodeRef<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mlua::Value;
 
     /// What `f` (`read`) makes of the value a chunk returns;
     /// it must leave the stack as it found it.
