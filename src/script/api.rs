@@ -16,7 +16,7 @@ use super::raw::Many;
 
 use super::Shared;
 use super::lend::{Call, Host, Reads};
-use crate::core::{Event, GameState, ProvinceId, Seat};
+use crate::core::{Event, GameState, Name, ProvinceId, Seat};
 use crate::rules::Rules;
 
 mod board;
@@ -114,6 +114,22 @@ impl Shared {
         Ok(crate::files::sanitize(&String::from_utf8_lossy(bytes)))
     }
 
+    /// A question's kind (at most 64 bytes, as `text` makes it): the
+    /// `Name` kept for the same bytes, else a new one, kept when `text`
+    /// left the bytes as they were (so that bytes found again make the
+    /// same text) and fewer than `MAX_KINDS` are kept.
+    fn ask_kind(&self, what: &str, bytes: &[u8]) -> mlua::Result<Name> {
+        if let Some(k) = self.kinds.borrow().iter().find(|k| k.as_bytes() == bytes) {
+            return Ok(k.clone());
+        }
+        let kind = Name::from(self.text(what, bytes, 64)?);
+        let mut kinds = self.kinds.borrow_mut();
+        if kind.as_bytes() == bytes && kinds.len() < MAX_KINDS {
+            kinds.push(kind.clone());
+        }
+        Ok(kind)
+    }
+
     /// Records a script's own event (narration, statistics), at most
     /// MAX_SCRIPT_EVENTS per call.
     fn script_event(&self, what: &str, e: Event) -> mlua::Result<()> {
@@ -165,6 +181,10 @@ fn printable(w: u64) -> bool {
     let is_del = del.wrapping_sub(ONES) & !del;
     (w | below_space | is_del) & HIGH == 0
 }
+
+/// Question kinds a runtime keeps (`Shared::ask_kind`); a pack names a
+/// handful.
+const MAX_KINDS: usize = 32;
 
 fn reg<A, R, F>(lua: &Lua, t: &Table, sh: &Rc<Shared>, name: &'static str, f: F) -> mlua::Result<()>
 where
