@@ -3,8 +3,10 @@
 //! when it asks and handed to the continuation as a new table.
 //!
 //! Compact: one list of nodes in pre-order and one string holding every
-//! key and string, so a question's data costs two allocations to make,
-//! clone and drop, however many entries it has. A map's entries are kept
+//! key and string longer than `SHORT` bytes (shorter ones sit in their
+//! nodes), so a question's data costs at most two allocations to make,
+//! clone and drop, however many entries it has (one when its strings are
+//! short, as most keys are). A map's entries are kept
 //! in the order of their keys' bytes: the order they are printed and saved
 //! in (the JSON of a save is that of a map sorted by key) and handed to
 //! Lua in.
