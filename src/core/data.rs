@@ -3,8 +3,10 @@
 //! when it asks and handed to the continuation as a new table.
 //!
 //! Compact: one list of nodes in pre-order and one string holding every
-//! key and string, so a question's data costs two allocations to make,
-//! clone and drop, however many entries it has. A map's entries are kept
+//! key and string longer than `SHORT` bytes (shorter ones sit in their
+//! nodes), so a question's data costs at most two allocations to make,
+//! clone and drop, however many entries it has (one when its strings are
+//! short, as most keys are). A map's entries are kept
 //! in the order of their keys' bytes: the order they are printed and saved
 //! in (the JSON of a save is that of a map sorted by key) and handed to
 //! Lua in.
@@ -27,6 +29,12 @@ enum Node {
         at: usize,
         len: usize,
     },
+    /// A string of at most `SHORT` bytes, kept in the node itself (most
+    /// keys and names: data of such strings needs no `text`).
+    Short {
+        len: u8,
+        bytes: [u8; SHORT],
+    },
     /// `len` items follow, taking `size` nodes in all.
     List {
         len: u32,
@@ -38,6 +46,38 @@ enum Node {
         len: u32,
         size: u32,
     },
+}
+
+/// The longest string a node holds in place: what fits beside the tag
+/// in the size the other nodes take anyway.
+const SHORT: usize = 22;
+const _: () = assert!(std::mem::size_of::<Node>() == 24);
+
+/// The node of string `s`: in place when short, else its bytes added to
+/// `text`.
+fn string_node(text: &mut String, s: &str) -> Node {
+    if s.len() <= SHORT {
+        let mut bytes = [0u8; SHORT];
+        bytes[..s.len()].copy_from_slice(s.as_bytes());
+        return Node::Short { len: s.len() as u8, bytes };
+    }
+    let at = text.len();
+    text.push_str(s);
+    Node::Str { at, len: s.len() }
+}
+
+/// The string of node `at` ("" for a node that is not one).
+fn node_str<'a>(nodes: &'a [Node], text: &'a str, at: usize) -> &'a str {
+    match &nodes[at] {
+        Node::Str { at, len } => &text[*at..*at + *len],
+        Node::Short { len, bytes } => {
+            let bytes = &bytes[..usize::from(*len)];
+            // SAFETY: `string_node` made these bytes, the first `len`
+            // bytes of a `&str` whole: valid UTF-8.
+            unsafe { std::str::from_utf8_unchecked(bytes) }
+        }
+        _ => "",
+    }
 }
 
 /// A question's data (see the module). The default is nil.
@@ -111,6 +151,50 @@ impl<'a> Items<'a> {
     }
 }
 
+/// A value without items: what a flat map holds (`AskData::flat_map`).
+#[derive(Clone, Copy, Debug)]
+pub enum Scalar<'a> {
+    Bool(bool),
+    Int(i64),
+    /// Finite (the caller refuses others).
+    Float(f64),
+    Str(&'a str),
+}
+
+impl AskData {
+    /// A map whose values are all scalars, made at once: the same value
+    /// `Builder` makes of these entries (`entries` in any order, their keys
+    /// distinct; put in byte order here). No entries: an empty list.
+    pub fn flat_map(entries: &mut [(&str, Scalar<'_>)]) -> AskData {
+        if entries.is_empty() {
+            return AskData { nodes: vec![Node::List { len: 0, size: 0 }], text: String::new() };
+        }
+        // Few entries (the common data has one to six): an insertion sort.
+        for i in 1..entries.len() {
+            let mut j = i;
+            while j > 0 && entries[j - 1].0.as_bytes() > entries[j].0.as_bytes() {
+                entries.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        let long = |s: &str| if s.len() > SHORT { s.len() } else { 0 };
+        let text_len = entries.iter().map(|(k, v)| long(k) + if let Scalar::Str(s) = v { long(s) } else { 0 }).sum();
+        let mut text = String::with_capacity(text_len);
+        let mut nodes = Vec::with_capacity(1 + 2 * entries.len());
+        nodes.push(Node::Map { len: entries.len() as u32, size: 2 * entries.len() as u32 });
+        for &(k, v) in entries.iter() {
+            nodes.push(string_node(&mut text, k));
+            nodes.push(match v {
+                Scalar::Bool(b) => Node::Bool(b),
+                Scalar::Int(i) => Node::Int(i),
+                Scalar::Float(f) => Node::Float(f),
+                Scalar::Str(s) => string_node(&mut text, s),
+            });
+        }
+        AskData { nodes, text }
+    }
+}
+
 impl AskData {
     /// The whole value.
     pub fn root(&self) -> DataRef<'_> {
@@ -142,7 +226,7 @@ impl AskData {
             Node::Bool(b) => (NodeRef::Bool(b), at + 1),
             Node::Int(i) => (NodeRef::Int(i), at + 1),
             Node::Float(f) => (NodeRef::Float(f), at + 1),
-            Node::Str { .. } => (NodeRef::Str(self.str_at(at)), at + 1),
+            Node::Str { .. } | Node::Short { .. } => (NodeRef::Str(self.str_at(at)), at + 1),
             Node::List { len, size } => (NodeRef::List(len as usize), at + 1 + size as usize),
             Node::Map { len, size } => (NodeRef::Map(len as usize), at + 1 + size as usize),
         })
@@ -166,17 +250,14 @@ impl AskData {
             Node::Bool(b) => DataRef::Bool(b),
             Node::Int(i) => DataRef::Int(i),
             Node::Float(f) => DataRef::Float(f),
-            Node::Str { .. } => DataRef::Str(self.str_at(at)),
+            Node::Str { .. } | Node::Short { .. } => DataRef::Str(self.str_at(at)),
             Node::List { len, .. } => DataRef::List(Items { data: self, first: at + 1, len: len as usize, map: false }),
             Node::Map { len, .. } => DataRef::Map(Items { data: self, first: at + 1, len: len as usize, map: true }),
         }
     }
 
     fn str_at(&self, at: usize) -> &str {
-        match self.nodes[at] {
-            Node::Str { at, len } => &self.text[at..at + len],
-            _ => "",
-        }
+        node_str(&self.nodes, &self.text, at)
     }
 
     /// The nodes after `at` that belong to it.
@@ -205,7 +286,7 @@ impl PartialEq for AskData {
     fn eq(&self, other: &AskData) -> bool {
         self.nodes.len() == other.nodes.len()
             && self.nodes.iter().zip(&other.nodes).enumerate().all(|(i, (a, b))| match (a, b) {
-                (Node::Str { .. }, Node::Str { .. }) => self.str_at(i) == other.str_at(i),
+                (Node::Str { .. } | Node::Short { .. }, Node::Str { .. } | Node::Short { .. }) => self.str_at(i) == other.str_at(i),
                 _ => a == b,
             })
     }
@@ -271,8 +352,9 @@ pub struct Mark {
 #[derive(Clone, Copy, Debug)]
 struct Unit {
     start: usize,
-    /// A list item's index, or a key's place in `text` (start, length).
-    order: (usize, usize),
+    /// A list item's index (a map's entries are ordered by their key
+    /// node's string).
+    order: usize,
 }
 
 /// Makes an `AskData` top-down: a scalar with one call, a list or map with
@@ -309,9 +391,7 @@ impl Builder {
     }
 
     fn text_node(&mut self, s: &str) -> Node {
-        let at = self.text.len();
-        self.text.push_str(s);
-        Node::Str { at, len: s.len() }
+        string_node(&mut self.text, s)
     }
 
     /// Where the builder is now: `open_*`'s mark, or a place to roll back to.
@@ -333,15 +413,15 @@ impl Builder {
     }
     /// The next value is the list's item `i` (0-based).
     pub fn item(&mut self, i: usize) {
-        self.units.push(Unit { start: self.nodes.len(), order: (i, 0) });
+        self.units.push(Unit { start: self.nodes.len(), order: i });
     }
     /// The next value is the map's entry under `k`.
     pub fn key(&mut self, k: &str) {
         let start = self.nodes.len();
         let node = self.text_node(k);
-        let Node::Str { at, len } = node else { unreachable!() };
         self.nodes.push(node);
-        self.units.push(Unit { start, order: (at, len) });
+        // Ordered by the key node's string (`close`).
+        self.units.push(Unit { start, order: 0 });
     }
 
     /// Closes the list or map opened at `m`, its items in order. A map
@@ -356,19 +436,19 @@ impl Builder {
         };
         self.nodes[m.node] = head;
         if matches!(head, Node::Map { .. }) {
-            self.order(m, |text, a, b| text.as_bytes()[a.order.0..a.order.0 + a.order.1].cmp(&text.as_bytes()[b.order.0..b.order.0 + b.order.1]));
+            self.order(m, |nodes, text, a, b| node_str(nodes, text, a.start).as_bytes().cmp(node_str(nodes, text, b.start).as_bytes()));
         } else {
-            self.order(m, |_, a, b| a.order.0.cmp(&b.order.0));
+            self.order(m, |_, _, a, b| a.order.cmp(&b.order));
         }
         self.units.truncate(m.unit);
     }
 
     /// Puts the units opened since `m` in order of `by`, moving their
     /// nodes (the common case, already in order, moves nothing).
-    fn order(&mut self, m: Mark, cmp: impl Fn(&str, &Unit, &Unit) -> std::cmp::Ordering) {
-        let text = self.text.as_str();
+    fn order(&mut self, m: Mark, cmp: impl Fn(&[Node], &str, &Unit, &Unit) -> std::cmp::Ordering) {
+        let (nodes, text) = (self.nodes.as_slice(), self.text.as_str());
         let units = &self.units[m.unit..];
-        if units.windows(2).all(|w| cmp(text, &w[0], &w[1]).is_lt()) {
+        if units.windows(2).all(|w| cmp(nodes, text, &w[0], &w[1]).is_lt()) {
             return;
         }
         // Small tables (the common case) sort their places on the stack.
@@ -383,7 +463,7 @@ impl Builder {
         for (i, p) in perm.iter_mut().enumerate() {
             *p = i as u32;
         }
-        perm.sort_unstable_by(|&a, &b| cmp(text, &units[a as usize], &units[b as usize]));
+        perm.sort_unstable_by(|&a, &b| cmp(nodes, text, &units[a as usize], &units[b as usize]));
         let end = self.nodes.len();
         self.spare.clear();
         for &i in perm.iter() {
@@ -498,6 +578,43 @@ mod tests {
         assert_eq!(d.int("to"), Some(5));
         assert_eq!(d.int("a"), None);
         assert_ne!(d, AskData::from_json(&json!({"a": [], "b": ["s0", "s1", "s3"], "to": 5})));
+    }
+
+    /// Issue 25: strings up to `SHORT` bytes are kept in their nodes,
+    /// longer ones in `text`; keys of either kind are ordered by their
+    /// bytes alike, and a flat map made at once equals the builder's.
+    #[test]
+    fn short_and_long_strings_and_keys_keep_their_order_and_values() {
+        let long = "k".repeat(SHORT + 1);
+        let edge = "k".repeat(SHORT);
+        let j = json!({
+            long.clone(): "a value longer than twenty-two bytes",
+            edge.clone(): "x".repeat(SHORT),
+            "k": [long.clone(), "Ōmi", ""],
+            "": 1,
+        });
+        let d = AskData::from_json(&j);
+        assert_eq!(d.to_json(), j);
+        assert_eq!(serde_json::to_string(&d).unwrap(), serde_json::to_string(&j).unwrap());
+        // Entries given in reverse order are put in byte order.
+        let mut b = Builder::default();
+        let m = b.open_map();
+        for k in [long.as_str(), edge.as_str(), "kk", "k", ""] {
+            b.key(k);
+            b.string(k);
+        }
+        b.close(m);
+        let keys: Vec<String> = match b.finish().root() {
+            DataRef::Map(entries) => entries.iter().map(|(k, _)| k.unwrap().to_string()).collect(),
+            _ => panic!("a map"),
+        };
+        assert_eq!(keys, ["", "k", "kk", edge.as_str(), long.as_str()]);
+        let mut entries = [(long.as_str(), Scalar::Int(1)), ("b", Scalar::Str(&edge)), ("a", Scalar::Str(&long)), ("c", Scalar::Float(0.5))];
+        let flat = AskData::flat_map(&mut entries);
+        let j = json!({"a": long.clone(), "b": edge.clone(), "c": 0.5, long.clone(): 1});
+        assert_eq!(flat, AskData::from_json(&j));
+        assert_eq!(serde_json::to_string(&flat).unwrap(), serde_json::to_string(&j).unwrap());
+        assert_eq!(flat.int(&long), Some(1));
     }
 
     #[test]

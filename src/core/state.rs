@@ -180,16 +180,78 @@ pub enum Choice {
     Redraw,
 }
 
+/// A question's kind or continuation name, shared rather than copied:
+/// the runtime keeps one of each name it has seen and every question
+/// asked with it holds that one. Reads, compares, prints and saves as
+/// the string it is.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Name(std::sync::Arc<str>);
+
+impl std::ops::Deref for Name {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for Name {
+    fn from(s: &str) -> Name {
+        Name(s.into())
+    }
+}
+
+impl From<String> for Name {
+    fn from(s: String) -> Name {
+        Name(s.into())
+    }
+}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl Serialize for Name {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Name {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Name, D::Error> {
+        String::deserialize(d).map(Name::from)
+    }
+}
+
 /// A question a script (or the phase machine) put to a seat.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ask {
     pub seat: Seat,
     /// What is being chosen, for bots and people (e.g. `attack_target`).
-    pub kind: String,
+    pub kind: Name,
     pub prompt: String,
     pub options: Vec<Choice>,
     /// The Lua continuation that receives the choice.
-    pub cont: String,
+    pub cont: Name,
     /// Data the script passes to its continuation.
     pub data: AskData,
     /// Questions asked before this one in the same action (continuations
@@ -523,7 +585,7 @@ impl GameState {
             + self
                 .ask
                 .as_ref()
-                .map(|a| size_of::<Ask>() + a.options.capacity() * size_of::<Choice>() + a.prompt.capacity() + a.kind.capacity() + a.cont.capacity())
+                .map(|a| size_of::<Ask>() + a.options.capacity() * size_of::<Choice>() + a.prompt.capacity() + a.kind.len() + a.cont.len())
                 .unwrap_or(0)
     }
 }

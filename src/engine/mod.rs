@@ -338,7 +338,7 @@ impl Engine {
 
     pub fn legal(&self, st: &GameState) -> Legal {
         if let Some(ask) = &st.ask {
-            return Legal::Choose { seat: ask.seat, kind: ask.kind.clone(), prompt: ask.prompt.clone(), options: ask.options.clone() };
+            return Legal::Choose { seat: ask.seat, kind: ask.kind.to_string(), prompt: ask.prompt.clone(), options: ask.options.clone() };
         }
         if st.phase == Phase::Draft {
             return self.draft_legal(st);

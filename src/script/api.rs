@@ -16,7 +16,7 @@ use super::raw::Many;
 
 use super::Shared;
 use super::lend::{Call, Host, Reads};
-use crate::core::{Event, GameState, ProvinceId, Seat};
+use crate::core::{Event, GameState, Name, ProvinceId, Seat};
 use crate::rules::Rules;
 
 mod board;
@@ -106,13 +106,28 @@ impl Shared {
         }
         // Plain ASCII text (every prompt and kind the packs write) is
         // already what `sanitize` would make of it.
-        // (A fold, not `all`: no early exit, so it runs on whole words.)
-        if bytes.iter().fold(true, |plain, &b| plain & matches!(b, b' '..=b'~' | b'\n' | b'\t')) {
+        if plain(bytes) {
             // SAFETY: every byte is ASCII (checked just above), and ASCII
             // is valid UTF-8; no second walk over the text to learn it.
             return Ok(unsafe { String::from_utf8_unchecked(bytes.to_vec()) });
         }
         Ok(crate::files::sanitize(&String::from_utf8_lossy(bytes)))
+    }
+
+    /// A question's kind (at most 64 bytes, as `text` makes it): the
+    /// `Name` kept for the same bytes, else a new one, kept when `text`
+    /// left the bytes as they were (so that bytes found again make the
+    /// same text) and fewer than `MAX_KINDS` are kept.
+    fn ask_kind(&self, what: &str, bytes: &[u8]) -> mlua::Result<Name> {
+        if let Some(k) = self.kinds.borrow().iter().find(|k| k.as_bytes() == bytes) {
+            return Ok(k.clone());
+        }
+        let kind = Name::from(self.text(what, bytes, 64)?);
+        let mut kinds = self.kinds.borrow_mut();
+        if kind.as_bytes() == bytes && kinds.len() < MAX_KINDS {
+            kinds.push(kind.clone());
+        }
+        Ok(kind)
     }
 
     /// Records a script's own event (narration, statistics), at most
@@ -130,6 +145,47 @@ impl Shared {
         &self.rules.map.provinces[p].name
     }
 }
+/// Whether every byte is printable ASCII, a newline or a tab: eight
+/// bytes at a time (what `plain_byte` says of each), the text's last
+/// eight bytes as a last word (overlapping the one before it).
+fn plain(bytes: &[u8]) -> bool {
+    if bytes.len() < 8 {
+        return bytes.iter().fold(true, |plain, &b| plain & plain_byte(b));
+    }
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
+    let mut all = true;
+    for at in (0..bytes.len() - 8).step_by(8) {
+        all &= printable(word(at));
+    }
+    all &= printable(word(bytes.len() - 8));
+    // A newline or tab (or anything else) fails the quick word test: the
+    // bytes decide.
+    all || bytes.iter().fold(true, |plain, &b| plain & plain_byte(b))
+}
+
+/// The byte test `plain` stands for.
+fn plain_byte(b: u8) -> bool {
+    matches!(b, b' '..=b'~' | b'\n' | b'\t')
+}
+
+/// Whether all eight bytes of `w` are in ' '..='~'. No byte at or above
+/// 0x80 (its high bit); then none below 0x20 and none 0x7f, by the
+/// borrow tests of a byte less than a bound, which are exact as a whole:
+/// a borrow reaches a byte only from a byte below it that is below the
+/// bound itself.
+fn printable(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below_space = w.wrapping_sub(ONES * 0x20) & !w;
+    let del = w ^ (ONES * 0x7f);
+    let is_del = del.wrapping_sub(ONES) & !del;
+    (w | below_space | is_del) & HIGH == 0
+}
+
+/// Question kinds a runtime keeps (`Shared::ask_kind`); a pack names a
+/// handful.
+const MAX_KINDS: usize = 32;
+
 fn reg<A, R, F>(lua: &Lua, t: &Table, sh: &Rc<Shared>, name: &'static str, f: F) -> mlua::Result<()>
 where
     A: FromLuaMulti,
@@ -199,4 +255,32 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>, note_format: &mlua::Functio
     records::register(lua, &t, sh, note_format)?;
     super::raw::cache_effects(lua, &t, sh)?;
     Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 25: the word-at-a-time test of plain text says what the byte
+    /// test says, for every byte at every place of texts up to 24 bytes
+    /// (and so across every word boundary and the overlapping last word).
+    #[test]
+    fn plain_text_by_words_is_plain_text_by_bytes() {
+        for len in 0..=24usize {
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut text = vec![b'a'; len];
+                    text[at] = b;
+                    assert_eq!(plain(&text), text.iter().all(|&b| plain_byte(b)), "{text:?}");
+                    // With a second odd byte elsewhere too.
+                    if len > 1 {
+                        text[(at + 5) % len] = b'\n';
+                        assert_eq!(plain(&text), text.iter().all(|&b| plain_byte(b)), "{text:?}");
+                    }
+                }
+            }
+        }
+        assert!(plain(b"attack Musashi with 3: throw how many extra cubes from your supply (up to 2)?"));
+        assert!(!plain("Ōmi".as_bytes()));
+    }
 }

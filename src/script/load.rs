@@ -50,7 +50,7 @@ impl Runtime {
             diags.0.extend(warnings);
             return Err(diags);
         };
-        *shared.continuations.borrow_mut() = handlers.continuations.keys().cloned().collect();
+        *shared.continuations.borrow_mut() = handlers.continuations.keys().map(|k| crate::core::Name::from(k.as_str())).collect();
         let seal: Function = prelude.get("seal").expect("prelude seal");
         if let Err(e) = lock_helpers(&lua).and_then(|helpers| shared.guarded(|| seal.call::<()>(helpers))) {
             return Err(fatal(&rules.rules_path, format!("cannot seal the Lua globals: {e}")));

@@ -33,7 +33,7 @@ use std::rc::Rc;
 use mlua::chunk::ChunkMode;
 use mlua::{Function, IntoLuaMulti, Lua, LuaOptions, LuaSerdeExt, StdLib, Table, Value};
 
-use crate::core::{ActionContext, Ask, Choice, Event, GameRng, GameState, MAX_SEATS, Pile, ProvinceId, Seat};
+use crate::core::{ActionContext, Ask, Choice, Event, GameRng, GameState, MAX_SEATS, Name, Pile, ProvinceId, Seat};
 use crate::rules::Rules;
 use crate::tower::TowerModel;
 
@@ -182,7 +182,10 @@ pub(crate) struct Shared {
     lua_state: *mut mlua::ffi::lua_State,
     heap: *const heap::Heap,
     /// Names of registered continuations (checked when a script asks).
-    continuations: RefCell<Vec<String>>,
+    continuations: RefCell<Vec<Name>>,
+    /// The kinds questions were asked with (`ask_kind`), at most
+    /// `MAX_KINDS`: one `Name` each, shared by every question of the kind.
+    kinds: RefCell<Vec<Name>>,
     /// When set, host functions that change the state refuse (REPL queries).
     read_only: Cell<bool>,
     /// When false, scripts skip their narration (`NARRATE`).
@@ -261,6 +264,7 @@ impl Shared {
             // SAFETY: the pointer is read only while the VM lives (`heap`).
             heap: unsafe { heap::of(lua.state()) }.expect("the sandbox installs its allocator"),
             continuations: RefCell::new(Vec::new()),
+            kinds: RefCell::new(Vec::new()),
             read_only: Cell::new(false),
             narrate: Cell::new(true),
             busy: Cell::new(false),
@@ -876,7 +880,7 @@ impl Runtime {
     }
 
     pub fn call_continuation(&self, state: &mut GameState, events: &mut Vec<Event>, ask: &Ask, choice: Choice) -> Result<CallResult, ScriptError> {
-        let f = match self.handlers.continuations.get(&ask.cont) {
+        let f = match self.handlers.continuations.get(&*ask.cont) {
             Some(f) => f,
             None => {
                 return Err(ScriptError {
@@ -888,10 +892,10 @@ impl Runtime {
             }
         };
         let choice = match choice {
-            Choice::Province(p) => Value::Integer(p.number()),
-            Choice::Count(n) => Value::Integer(i64::from(n)),
-            Choice::Space(s) => Value::Integer(i64::from(s) + 1),
-            Choice::Pass | Choice::Deck | Choice::Redraw => Value::Nil,
+            Choice::Province(p) => Some(p.number()),
+            Choice::Count(n) => Some(i64::from(n)),
+            Choice::Space(s) => Some(i64::from(s) + 1),
+            Choice::Pass | Choice::Deck | Choice::Redraw => None,
         };
         self.in_context(ask.context, || self.invoke_with(state, events, f, || self.continue_with.call(f, ask.seat, choice, &ask.data, ask.context)))
     }

@@ -10,10 +10,10 @@
 use std::cell::RefCell;
 use std::ffi::c_int;
 
-use mlua::{Function, LightUserData, Lua, Value, ffi};
+use mlua::{Function, LightUserData, Lua, ffi};
 
 use super::api::{MAX_DATA_TEXT, MAX_DATA_VALUES};
-use crate::core::data::{AskData, Builder, NodeRef};
+use crate::core::data::{AskData, Builder, NodeRef, Scalar};
 use crate::core::{ActionContext, Seat};
 
 pub(super) const MAX_DEPTH: usize = 16;
@@ -91,6 +91,10 @@ thread_local! {
 /// `MAX_DATA_VALUES` values. Raises no Lua error and leaves the stack as
 /// it found it.
 pub(super) unsafe fn read(state: *mut ffi::lua_State, idx: c_int, depth: usize) -> mlua::Result<AskData> {
+    // SAFETY: the caller's index (see `flat`).
+    if let Some(data) = unsafe { flat(state, idx, depth) } {
+        return Ok(data);
+    }
     BUILDER
         .with(|b| match b.try_borrow_mut() {
             // SAFETY: the caller's index (see `walk`).
@@ -99,6 +103,93 @@ pub(super) unsafe fn read(state: *mut ffi::lua_State, idx: c_int, depth: usize) 
             Err(_) => unsafe { traverse(&mut Builder::default(), state, idx, depth) },
         })
         .map_err(Bad::error)
+}
+
+/// Entries a map may have to be read by `flat`.
+const FLAT_MAX: usize = 8;
+
+/// The common data read at once: nil, or a map of a few scalars
+/// (`{ to = 12 }`, `{ n = 2 }`), in one traversal without the builder.
+/// None, with the stack as it was, for anything else (nesting, lists,
+/// more entries, anything `walk` might refuse), which `traverse` reads
+/// and names the faults of: what this reads, `walk` reads alike and
+/// within every bound (at most 1 + `FLAT_MAX` visits and `FLAT_MAX` steps,
+/// the text counted here, a depth below `MAX_DEPTH`).
+unsafe fn flat(state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Option<AskData> {
+    if depth >= MAX_DEPTH {
+        return None;
+    }
+    // SAFETY: `idx` is a valid absolute index (the caller's); only reads
+    // and a raw traversal (lua_next on the table with its own keys), none
+    // of which allocates or raises; every push is popped. The strings
+    // borrowed are the table's keys and values: the table (at `idx`)
+    // holds them, nothing changes it, and nothing here can run the
+    // collector (no allocation), so they live until the data is made.
+    unsafe {
+        match ffi::lua_type(state, idx) {
+            ffi::LUA_TNIL => return Some(AskData::default()),
+            ffi::LUA_TTABLE => {}
+            _ => return None,
+        }
+        // `walk` asks the same room of a table (and says so when refused).
+        if ffi::lua_checkstack(state, 4) == 0 || ffi::lua_rawlen(state, idx) != 0 {
+            return None;
+        }
+        let mut entries = [("", Scalar::Bool(false)); FLAT_MAX];
+        let mut n = 0usize;
+        let mut text = 0usize;
+        ffi::lua_pushnil(state);
+        while ffi::lua_next(state, idx) != 0 {
+            let value = if n < FLAT_MAX && ffi::lua_type(state, -2) == ffi::LUA_TSTRING { flat_scalar(state, -1) } else { None };
+            let key = value.and_then(|_| flat_str(state, -2));
+            let (Some(k), Some(v)) = (key, value) else {
+                ffi::lua_settop(state, -3);
+                return None;
+            };
+            text = text.saturating_add(k.len()).saturating_add(if let Scalar::Str(s) = v { s.len() } else { 0 });
+            entries[n] = (k, v);
+            n += 1;
+            ffi::lua_settop(state, -2);
+        }
+        if text > MAX_DATA_TEXT {
+            return None;
+        }
+        Some(AskData::flat_map(&mut entries[..n]))
+    }
+}
+
+/// The scalar at `at` (a relative index of a traversal's value) as `walk`
+/// reads it, or None for what `flat` leaves to `walk`.
+///
+/// # Safety
+/// As `flat`: the value is held by the table traversed.
+unsafe fn flat_scalar<'a>(state: *mut ffi::lua_State, at: c_int) -> Option<Scalar<'a>> {
+    // SAFETY: the caller's slot; reads only.
+    unsafe {
+        match ffi::lua_type(state, at) {
+            ffi::LUA_TBOOLEAN => Some(Scalar::Bool(ffi::lua_toboolean(state, at) != 0)),
+            ffi::LUA_TNUMBER if ffi::lua_isinteger(state, at) != 0 => Some(Scalar::Int(ffi::lua_tointeger(state, at))),
+            ffi::LUA_TNUMBER => Some(ffi::lua_tonumber(state, at)).filter(|f| f.is_finite()).map(Scalar::Float),
+            ffi::LUA_TSTRING => flat_str(state, at).map(Scalar::Str),
+            _ => None,
+        }
+    }
+}
+
+/// The string at `at` as UTF-8, or None.
+///
+/// # Safety
+/// As `flat`: `at` holds a string the table traversed holds.
+unsafe fn flat_str<'a>(state: *mut ffi::lua_State, at: c_int) -> Option<&'a str> {
+    let mut len = 0usize;
+    // SAFETY: a string: lua_tolstring neither converts nor allocates, and
+    // its `len` bytes live as long as the table holds it.
+    let bytes = unsafe { std::slice::from_raw_parts(ffi::lua_tolstring(state, at, &mut len).cast::<u8>(), len) };
+    if bytes.is_ascii() {
+        // SAFETY: ASCII is UTF-8.
+        return Some(unsafe { std::str::from_utf8_unchecked(bytes) });
+    }
+    std::str::from_utf8(bytes).ok()
 }
 
 /// How a traversal goes: the values visited so far (a table named twice
@@ -487,13 +578,12 @@ impl Continue {
     /// Calls `f(seat, choice, data, province, action)`, the last two the
     /// action the question was asked in (nil outside one). Lua never sees
     /// this function or the pointer it passes: scripts cannot call it.
-    pub(super) fn call(&self, f: &Function, seat: Seat, choice: Value, data: &AskData, context: Option<ActionContext>) -> mlua::Result<()> {
-        let ptr = LightUserData(data as *const AskData as *mut std::ffi::c_void);
-        let (province, action) = match context {
-            Some(c) => (Some(c.province.number()), Some(c.action as i64 + 1)),
-            None => (None, None),
-        };
-        self.0.call::<()>((f, seat, choice, province, action, ptr)).map_err(|e| match e {
+    /// Only `f` and that pointer go through mlua; `continue_with` pushes
+    /// the rest itself (plain values: no allocation).
+    pub(super) fn call(&self, f: &Function, seat: Seat, choice: Option<i64>, data: &AskData, context: Option<ActionContext>) -> mlua::Result<()> {
+        let args = Args { seat: seat.number(), choice, province: context.map(|c| c.province.number()), action: context.map(|c| c.action as i64 + 1), data };
+        let ptr = LightUserData(&args as *const Args as *mut std::ffi::c_void);
+        self.0.call::<()>((f, ptr)).map_err(|e| match e {
             mlua::Error::RuntimeError(s) if s.ends_with(OWN_FRAME) => mlua::Error::RuntimeError(s[..s.len() - OWN_FRAME.len()].to_string()),
             mlua::Error::CallbackError { traceback, cause } if traceback.ends_with(OWN_FRAME) => {
                 mlua::Error::CallbackError { traceback: traceback[..traceback.len() - OWN_FRAME.len()].to_string(), cause }
@@ -503,27 +593,54 @@ impl Continue {
     }
 }
 
-/// Arguments: the continuation, the seat, the choice, the province and
-/// action card of the question's action (or nil) and a pointer to the data
-/// (valid for the call: `Continue::call` borrows it).
-unsafe extern "C-unwind" fn continue_with(state: *mut ffi::lua_State) -> c_int {
-    // SAFETY: the sixth argument is the pointer `Continue::call` passed,
-    // to the data it borrows for the call. Nothing in this frame or in
-    // `push`'s owns anything (references and plain values only), so an
-    // allocation error raised by the pushes (the memory limit) or an
-    // error of the continuation leaves by them without skipping a
-    // destructor; a stack that cannot grow is raised here, at the end.
+/// What `Continue::call` passes `continue_with` besides the continuation:
+/// plain values and a borrow of the data, for the length of the call.
+struct Args<'a> {
+    seat: i64,
+    choice: Option<i64>,
+    province: Option<i64>,
+    action: Option<i64>,
+    data: &'a AskData,
+}
+
+/// Pushes an integer, or nil (no allocation, nothing raised).
+///
+/// # Safety
+/// `state` is a running C function's state with a free slot.
+unsafe fn push_opt(state: *mut ffi::lua_State, v: Option<i64>) {
+    // SAFETY: the caller's contract.
     unsafe {
-        let data = &*(ffi::lua_touserdata(state, 6) as *const AskData);
-        ffi::lua_settop(state, 5);
-        if push(state, data, 0).is_none() {
+        match v {
+            Some(i) => ffi::lua_pushinteger(state, i),
+            None => ffi::lua_pushnil(state),
+        }
+    }
+}
+
+/// Arguments: the continuation and a pointer to its `Args` (valid for the
+/// call: `Continue::call` borrows them). Calls `f(seat, choice, data,
+/// province, action)`.
+unsafe extern "C-unwind" fn continue_with(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: the second argument is the pointer `Continue::call` passed,
+    // to the `Args` it borrows for the call. A C function starts with
+    // LUA_MINSTACK (20) free slots: room for f's four plain arguments
+    // (`push` asks for its own). Nothing in this frame or in `push`'s owns
+    // anything (references and plain values only), so an allocation error
+    // raised by the pushes (the memory limit) or an error of the
+    // continuation leaves by them without skipping a destructor; a stack
+    // that cannot grow is raised here, at the end.
+    unsafe {
+        let args = &*(ffi::lua_touserdata(state, 2) as *const Args);
+        ffi::lua_settop(state, 1);
+        ffi::lua_pushinteger(state, args.seat);
+        push_opt(state, args.choice);
+        if push(state, args.data, 0).is_none() {
             ffi::lua_settop(state, 0);
             ffi::lua_pushlstring(state, NO_STACK.as_ptr().cast(), NO_STACK.len());
             ffi::lua_error(state);
         }
-        // f, seat, choice, province, action, data -> f, seat, choice, data,
-        // province, action (lua_rotate raises nothing).
-        ffi::lua_rotate(state, 4, 1);
+        push_opt(state, args.province);
+        push_opt(state, args.action);
         ffi::lua_call(state, 5, 0);
     }
     0
@@ -537,33 +654,45 @@ unsafe extern "C-unwind" fn continue_with(state: *mut ffi::lua_State) -> c_int {
 /// `state` is a running C function's state.
 unsafe fn push(state: *mut ffi::lua_State, data: &AskData, at: usize) -> Option<usize> {
     // SAFETY: the caller's contract; lua_checkstack raises nothing and
-    // makes room for this value and one key; tables are built with raw
-    // sets.
+    // makes room for this value, one key and a scalar item or value
+    // (pushed in place, not by a call of its own); tables are built with
+    // raw sets.
     unsafe {
-        if ffi::lua_checkstack(state, 3) == 0 {
+        let node = data.node(at);
+        // The room the checks of one call per value asked for: 3 from
+        // each value's place (its table, key and value), so 3 for this
+        // value, 4 once a list's item is pushed, 5 once a map's key is.
+        let room = match node {
+            Some((NodeRef::Map(len), _)) if len > 0 => 5,
+            Some((NodeRef::List(len), _)) if len > 0 => 4,
+            _ => 3,
+        };
+        if ffi::lua_checkstack(state, room) == 0 {
             return None;
         }
-        let Some((node, after)) = data.node(at) else {
+        let Some((node, after)) = node else {
             ffi::lua_pushnil(state);
             return Some(at);
         };
         match node {
-            NodeRef::Nil => ffi::lua_pushnil(state),
-            NodeRef::Bool(b) => ffi::lua_pushboolean(state, c_int::from(b)),
-            NodeRef::Int(i) => ffi::lua_pushinteger(state, i),
-            NodeRef::Float(f) => ffi::lua_pushnumber(state, f),
-            NodeRef::Str(s) => {
-                ffi::lua_pushlstring(state, s.as_ptr().cast(), s.len());
+            NodeRef::Nil | NodeRef::Bool(_) | NodeRef::Int(_) | NodeRef::Float(_) | NodeRef::Str(_) => {
+                push_scalar(state, node);
             }
             NodeRef::List(len) => {
                 ffi::lua_createtable(state, len.min(c_int::MAX as usize) as c_int, 0);
                 let mut next = at + 1;
                 for i in 1..=len {
-                    let Some(n) = push(state, data, next) else {
-                        ffi::lua_settop(state, -2);
-                        return None;
+                    next = match data.node(next) {
+                        // A scalar goes in the room this call made.
+                        Some((item, n)) if push_scalar(state, item) => n,
+                        _ => {
+                            let Some(n) = push(state, data, next) else {
+                                ffi::lua_settop(state, -2);
+                                return None;
+                            };
+                            n
+                        }
                     };
-                    next = n;
                     ffi::lua_rawseti(state, -2, i as ffi::lua_Integer);
                 }
             }
@@ -578,11 +707,17 @@ unsafe fn push(state: *mut ffi::lua_State, data: &AskData, at: usize) -> Option<
                     };
                     ffi::lua_pushlstring(state, k.as_ptr().cast(), k.len());
                     next += 1;
-                    let Some(n) = push(state, data, next) else {
-                        ffi::lua_settop(state, -3);
-                        return None;
+                    next = match data.node(next) {
+                        // A scalar goes in the room this call made.
+                        Some((value, n)) if push_scalar(state, value) => n,
+                        _ => {
+                            let Some(n) = push(state, data, next) else {
+                                ffi::lua_settop(state, -3);
+                                return None;
+                            };
+                            n
+                        }
                     };
-                    next = n;
                     ffi::lua_rawset(state, -3);
                 }
             }
@@ -591,9 +726,34 @@ unsafe fn push(state: *mut ffi::lua_State, data: &AskData, at: usize) -> Option<
     }
 }
 
+/// Pushes `node` when it is a scalar (true), else pushes nothing (false).
+/// Holds no value with a destructor (see `continue_with`).
+///
+/// # Safety
+/// `state` is a running C function's state with a free slot.
+unsafe fn push_scalar(state: *mut ffi::lua_State, node: NodeRef<'_>) -> bool {
+    // SAFETY: the caller's contract (one free slot); a string's push may
+    // raise a memory error, which leaves by `continue_with` (nothing here
+    // owns anything).
+    unsafe {
+        match node {
+            NodeRef::Nil => ffi::lua_pushnil(state),
+            NodeRef::Bool(b) => ffi::lua_pushboolean(state, c_int::from(b)),
+            NodeRef::Int(i) => ffi::lua_pushinteger(state, i),
+            NodeRef::Float(f) => ffi::lua_pushnumber(state, f),
+            NodeRef::Str(s) => {
+                ffi::lua_pushlstring(state, s.as_ptr().cast(), s.len());
+            }
+            NodeRef::List(_) | NodeRef::Map(_) => return false,
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mlua::Value;
 
     /// What `f` (`read`) makes of the value a chunk returns;
     /// it must leave the stack as it found it.
@@ -616,6 +776,75 @@ mod tests {
     fn read_of(code: &str) -> Result<String, String> {
         // SAFETY: see `on_value`.
         on_value(code, |l, at| unsafe { read(l, at, 0) }).map(|d| d.to_json().to_string())
+    }
+
+    /// The general traversal alone (no `flat`), as JSON.
+    fn general_of(code: &str) -> Result<String, String> {
+        // SAFETY: see `on_value`.
+        on_value(code, |l, at| unsafe { traverse(&mut Builder::default(), l, at, 0) }.map_err(Bad::error)).map(|d| d.to_json().to_string())
+    }
+
+    /// What `flat` makes of the value, if it reads it.
+    fn flat_of(code: &str) -> Option<AskData> {
+        // SAFETY: see `on_value`; `flat` raises nothing.
+        on_value(code, |l, at| Ok(unsafe { flat(l, at, 0) })).unwrap()
+    }
+
+    /// Issue 25: the common data (nil, a map of a few scalars) is read at
+    /// once; what it reads is what the general traversal makes, and what
+    /// it leaves (anything else, every fault) gets the general answer.
+    #[test]
+    fn flat_data_reads_as_the_general_traversal_does() {
+        let read_at_once = [
+            "return nil",
+            "return {}",
+            "return { to = 12 }",
+            "return { n = 2 }",
+            "return { defender = 2, from = 7, to = 12, n = 3, action = 4 }",
+            "return { seat = 1, defender = 2, from = 7, to = 12, n = 3, xa = 0 }",
+            "return { ok = true, no = false, half = 0.5, big = -1e300, name = 'Ōmi', [''] = 'empty key' }",
+            "return { a = 1, b = 2, c = 3, d = 4, e = 5, f = 6, g = 7, h = 8 }",
+            "return { z = 1, y = 2, x = 3, w = 4, v = 5, u = 6, t = 7, s = 8 }",
+            "return { ab = 1, a = 2, abc = 3, b = 4, ['a\\0'] = 5 }",
+        ];
+        for code in read_at_once {
+            for _ in 0..10 {
+                let flat = flat_of(code).unwrap_or_else(|| panic!("{code} is read at once"));
+                let general = general_of(code).unwrap();
+                assert_eq!(flat.to_json().to_string(), general, "{code}");
+                assert_eq!(serde_json::to_string(&flat).unwrap(), general, "{code}");
+                assert_eq!(flat, AskData::from_json(&serde_json::from_str(&general).unwrap()), "{code}");
+                assert_eq!(read_of(code).unwrap(), general, "{code}");
+            }
+        }
+        let left_to_walk = [
+            "return 3",
+            "return 'x'",
+            "return true",
+            "return {1, 2}",
+            "return { a = {} }",
+            "return { a = { b = 1 } }",
+            "return { a = 1, b = 2, c = 3, d = 4, e = 5, f = 6, g = 7, h = 8, i = 9 }",
+            "return { a = 0/0 }",
+            "return { a = 1/0 }",
+            "return { a = function() end }",
+            "return { a = 1, [1.5] = 2 }",
+            "return { [true] = 1 }",
+            "return { a = '\\255' }",
+            "return { ['\\255'] = 1 }",
+            "return { a = coroutine and coroutine.create(function() end) or io }",
+        ];
+        for code in left_to_walk {
+            assert!(flat_of(code).is_none(), "{code} is left to the general traversal");
+            assert_eq!(read_of(code), general_of(code), "{code}");
+        }
+        // Text past the bound is left to the traversal, which names it.
+        let long = format!("return {{ a = string.rep('x', {MAX_DATA_TEXT}) }}");
+        assert!(flat_of(&long).is_none());
+        assert_eq!(read_of(&long).unwrap_err(), format!("runtime error: `data` holds more than {MAX_DATA_TEXT} bytes of text"));
+        let key = format!("return {{ [string.rep('k', {MAX_DATA_TEXT})] = 1, b = 'x' }}");
+        assert!(flat_of(&key).is_none());
+        assert!(read_of(&key).unwrap_err().ends_with("bytes of text"));
     }
 
     /// Issue 23 item 3: with two faults, the one reported is the first in

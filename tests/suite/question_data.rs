@@ -309,3 +309,39 @@ fn a_continuation_gets_the_action_its_question_was_asked_in() {
     let asked = engine.runtime().call_continuation(&mut st, &mut events, &first, Choice::Count(1)).unwrap().ask.expect("asked again");
     assert_eq!(asked.context, None);
 }
+
+/// Issue 25: the runtime keeps one copy of each question kind (and of
+/// each continuation's name) that its questions share; what a question
+/// holds is what it held before (control characters escaped, at most 64
+/// bytes, "choice" when none is given), however often the kind is asked.
+#[test]
+fn question_kinds_read_the_same_however_often_they_are_asked() {
+    let asks = [
+        ("game.ask_province(seat, 'probe', 'which?', 'probe_again', nil, true, 1, 2)", Ok("probe".to_string())),
+        ("game.ask_province(seat, 'pro\\1be', 'which?', 'probe_again', nil, true, 1, 2)", Ok(shogun_lab::files::sanitize("pro\u{1}be"))),
+        ("game.ask_count(seat, 'Ōmi', 'how many?', 'probe_again', { n = 1 }, 0, 2)", Ok("Ōmi".to_string())),
+        ("game.ask({ seat = seat, cont = 'probe_again', provinces = { 1, 2 } })", Ok("choice".to_string())),
+        ("game.ask({ seat = seat, kind = 'probe', cont = 'probe_again', pass = true })", Ok("probe".to_string())),
+        ("game.ask_province(seat, string.rep('k', 65), 'which?', 'probe_again', nil, true, 1)", Err("longer than the limit of 64")),
+    ];
+    for (i, (ask, expected)) in asks.into_iter().enumerate() {
+        let engine = probe_engine(&format!("kinds-{i}"), ask);
+        for _ in 0..3 {
+            let mut st = started(&engine, 4, 1);
+            let (a, p) = (action(&engine, "taxes"), province(&engine, "Settsu"));
+            let staged = shogun_lab::play::stage_action(&engine, &mut st, Seat::new(0), a, ProvinceId::new(p), None, None);
+            match &expected {
+                Ok(kind) => {
+                    staged.unwrap();
+                    let ask = st.ask.as_ref().expect("a question is pending");
+                    assert_eq!(&*ask.kind, kind.as_str(), "{ask:?}");
+                    assert_eq!(&*ask.cont, "probe_again");
+                    let saved = serde_json::to_value(ask).unwrap();
+                    assert_eq!(saved["kind"], json!(kind), "{saved}");
+                    assert_eq!(saved["cont"], json!("probe_again"), "{saved}");
+                }
+                Err(e) => assert!(staged.unwrap_err().to_string().contains(e), "{ask}"),
+            }
+        }
+    }
+}

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use mlua::{Lua, Table, ffi};
 
 use super::{MAX_TEXT, reg, rt};
-use crate::core::{Ask, AskData, Card, Choice, ProvinceId, Purpose, Seat};
+use crate::core::{Ask, AskData, Card, Choice, Name, ProvinceId, Purpose, Seat};
 use crate::script::Shared;
 use crate::script::raw::{Flag, Key, LStr, RawArgs, RestInts, SPEC_KEYS, Spec, fast, fast_with_keys, message};
 
@@ -37,27 +37,22 @@ impl RawArgs for Data {
     }
 }
 
-/// The name of a registered continuation.
-fn continuation<'a>(sh: &Shared, what: &str, cont: &'a LStr) -> mlua::Result<&'a str> {
-    if sh.continuations.borrow().iter().any(|c| c.as_bytes() == cont.as_bytes()) {
-        // SAFETY: the bytes equal a registered name, a `String`: valid
-        // UTF-8 (no second walk over them to learn it).
-        return Ok(unsafe { std::str::from_utf8_unchecked(cont.as_bytes()) });
+/// The name of a registered continuation (the runtime's own copy).
+fn continuation(sh: &Shared, what: &str, cont: &LStr) -> mlua::Result<Name> {
+    if let Some(c) = sh.continuations.borrow().iter().find(|c| c.as_bytes() == cont.as_bytes()) {
+        return Ok(c.clone());
     }
     let cont = cont.to_str()?;
     Err(rt(format!("game.{what}: no continuation `{cont}` is registered (shogun.continuation)")))
 }
 
 /// A question's kind and prompt, read only once the rest is checked.
-type Texts<'a> = &'a dyn Fn() -> mlua::Result<(String, String)>;
+type Texts<'a> = &'a dyn Fn() -> mlua::Result<(Name, String)>;
 
 /// The kind and prompt a script gave, bounded and safe to print (a
 /// missing kind is "choice", a missing prompt empty).
-fn texts(sh: &Shared, what: &str, kind: Option<&LStr>, prompt: Option<&LStr>) -> mlua::Result<(String, String)> {
-    let kind = match kind {
-        Some(s) => sh.text(what, s.as_bytes(), 64)?,
-        None => "choice".into(),
-    };
+fn texts(sh: &Shared, what: &str, kind: Option<&LStr>, prompt: Option<&LStr>) -> mlua::Result<(Name, String)> {
+    let kind = sh.ask_kind(what, kind.map_or(b"choice".as_slice(), LStr::as_bytes))?;
     let prompt = match prompt {
         Some(s) => sh.text(what, s.as_bytes(), MAX_TEXT)?,
         None => String::new(),
@@ -66,7 +61,7 @@ fn texts(sh: &Shared, what: &str, kind: Option<&LStr>, prompt: Option<&LStr>) ->
 }
 
 /// Sets the call's question, once its options and data are checked.
-fn pose(sh: &Shared, what: &str, seat: usize, cont: &str, options: Vec<Choice>, data: Data, texts: Texts<'_>) -> mlua::Result<()> {
+fn pose(sh: &Shared, what: &str, seat: usize, cont: Name, options: Vec<Choice>, data: Data, texts: Texts<'_>) -> mlua::Result<()> {
     let mut scratch = sh.scratch.borrow_mut();
     if scratch.ask.is_some() {
         return Err(rt(format!("game.{what}: only one question per call")));
@@ -74,7 +69,7 @@ fn pose(sh: &Shared, what: &str, seat: usize, cont: &str, options: Vec<Choice>, 
     let (kind, prompt) = texts()?;
     let data = data.0;
     let context = sh.context.get();
-    scratch.ask = Some(Ask { seat: Seat::new(seat), kind, prompt, options, cont: cont.to_string(), data, asked_before: 0, context });
+    scratch.ask = Some(Ask { seat: Seat::new(seat), kind, prompt, options, cont, data, asked_before: 0, context });
     Ok(())
 }
 
