@@ -351,7 +351,8 @@ pub fn from_str<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Diagn
         let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
         let mut message = e.to_string();
         // serde_yaml appends " at line X column Y"; we print it in front.
-        if let Some(i) = message.find(" at line ") {
+        // Its last occurrence: a key from the file may hold the words.
+        if let Some(i) = message.rfind(" at line ") {
             message.truncate(i);
         }
         // The message may quote the file (`invalid type: string "..."`),
@@ -372,13 +373,18 @@ fn unknown_name(message: &str) -> Option<String> {
     // a backtick).
     let (name, tail) = rest.rsplit_once("`, expected ").or_else(|| rest.rsplit_once("`, there are no "))?;
     let known: Vec<String> = tail.split('`').skip(1).step_by(2).map(str::to_string).collect();
-    if known.is_empty() {
+    // Only a list of field names is the type's own: anything else (a key
+    // that holds "`, expected " itself) is text from the file, said only
+    // as an excerpt.
+    let field_name = |k: &String| (1..=64).contains(&k.len()) && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if known.is_empty() || known.len() > 100 || !known.iter().all(field_name) {
         return None;
     }
     let list = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-    let hint = super::map::suggest(name, known.iter());
+    let hint = if name.len() <= 64 { super::map::suggest(name, known.iter()) } else { String::new() };
     let (prefix, name) = (crate::files::excerpt(&message[..at]), crate::files::excerpt(name));
-    Some(format!("{prefix}{what}{name}`{hint} (expected one of {list})"))
+    let expected = if known.len() == 1 { "expected" } else { "expected one of" };
+    Some(format!("{prefix}{what}{name}`{hint} ({expected} {list})"))
 }
 
 /// Parses `text` (read from `path`) into `T`, or reports where and why not.
@@ -584,6 +590,16 @@ mod tests {
         // Far from every name: no suggestion, the list all the same.
         let err = parse::<Outer>(Path::new("f.yaml"), "expect:\n  - zzzzzzzz: 1\n").err().unwrap();
         assert!(err.message.starts_with("expect[0]: unknown field `zzzzzzzz` (expected one of `province`, "), "{}", err.message);
+        // A key that holds serde's own words: the name is an excerpt with
+        // its escapes shown, and the list is the type's, never the file's
+        // text (the review of 2026-11-27: a terminal escape, an unbounded
+        // list and a suggestion measured against megabytes).
+        let sly = "\"x`, expected `\\e[2J` at line \"";
+        let err = parse::<Outer>(Path::new("f.yaml"), &format!("expect:\n  - {sly}: 1\n")).err().unwrap();
+        assert!(!err.message.contains('\u{1b}') && err.message.contains("(expected one of `province`, "), "{}", err.message);
+        let sly = format!("\"{}`, expected `{}\"", "a".repeat(3000), "b".repeat(3000));
+        let err = parse::<Outer>(Path::new("f.yaml"), &format!("expect:\n  - {sly}: 1\n")).err().unwrap();
+        assert!(err.message.contains("(expected one of `province`, ") && !err.message.contains("bbbb`"), "{}", err.message);
         // The name from the file is an excerpt.
         let long = "q".repeat(5000);
         let err = parse::<Outer>(Path::new("f.yaml"), &format!("expect:\n  - {long}: 1\n")).err().unwrap();

@@ -155,7 +155,7 @@ pub(super) fn run_files(lua: &Lua, rules: &Rules, shared: &Shared, prelude: &Tab
         if let Err(e) = shared.guarded(|| chunk.exec()) {
             let se = ScriptError::from_lua(&e);
             let file = if se.file.is_empty() { src.path.clone() } else { se.file.clone().into() };
-            return Err(fatal_at(&file, (se.line.max(1), 1), se.message));
+            return Err(fatal_at(&file, (se.line.max(1), 0), se.message));
         }
     }
     Ok(())

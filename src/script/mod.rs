@@ -759,7 +759,7 @@ impl Runtime {
                 severity: crate::rules::Severity::Warning,
                 file: src.path.clone(),
                 line,
-                column: 1,
+                column: 0,
                 message,
             };
             match chunk.into_function().map_err(|e| e.to_string()).and_then(|f| bytecode::loaded_table_writes(&f.dump(false))) {

@@ -487,7 +487,7 @@ impl RawRet for Many {
     unsafe fn push(self, l: *mut ffi::lua_State) -> Result<c_int, String> {
         let n = c_int::try_from(self.len).map_err(|_| "too many results".to_string())?;
         // LUA_MINSTACK (20) slots are free when a C function starts; a
-        // tuple of results puts at most 3 values beside these.
+        // tuple of results puts at most 4 values beside these (a 5-tuple).
         // SAFETY: lua_checkstack grows the stack or answers 0; it raises
         // nothing.
         if self.len > Many::INLINE && unsafe { ffi::lua_checkstack(l, n) } == 0 {

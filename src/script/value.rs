@@ -121,10 +121,13 @@ unsafe fn flat(state: *mut ffi::lua_State, idx: c_int, depth: usize) -> Option<A
     }
     // SAFETY: `idx` is a valid absolute index (the caller's); only reads
     // and a raw traversal (lua_next on the table with its own keys), none
-    // of which allocates or raises; every push is popped. The strings
-    // borrowed are the table's keys and values: the table (at `idx`)
-    // holds them, nothing changes it, and nothing here can run the
-    // collector (no allocation), so they live until the data is made.
+    // of which allocates or raises (lua_checkstack may allocate, before
+    // any string is borrowed); every push is popped. The strings borrowed
+    // are the table's keys and values: the table (at `idx`) holds them,
+    // nothing changes it, and nothing after the stack check can run the
+    // collector (no allocation), so they live until the data is made;
+    // their lifetime `'a` is this function's body, which copies them into
+    // the `AskData` before it returns.
     unsafe {
         match ffi::lua_type(state, idx) {
             ffi::LUA_TNIL => return Some(AskData::default()),
