@@ -597,7 +597,7 @@ mod tests {
         let sly = "\"x`, expected `\\e[2J` at line \"";
         let err = parse::<Outer>(Path::new("f.yaml"), &format!("expect:\n  - {sly}: 1\n")).err().unwrap();
         assert!(!err.message.contains('\u{1b}') && err.message.contains("(expected one of `province`, "), "{}", err.message);
-        let sly = format!("\"{}`, expected `{}\"", "a".repeat(3000), "b".repeat(3000));
+        let sly = format!("\"{}`, expected `{}\"", "a".repeat(400), "b".repeat(400));
         let err = parse::<Outer>(Path::new("f.yaml"), &format!("expect:\n  - {sly}: 1\n")).err().unwrap();
         assert!(err.message.contains("(expected one of `province`, ") && !err.message.contains("bbbb`"), "{}", err.message);
         // The name from the file is an excerpt.
