@@ -654,6 +654,31 @@ unsafe extern "C-unwind" fn continue_with(state: *mut ffi::lua_State) -> c_int {
 /// grow. Holds no value with a destructor (see `continue_with`).
 ///
 /// # Safety
+/// Pushes an item or a map's value, the node at `at`: a scalar in the room
+/// `push` made for it, anything else by `push` itself. Answers the node
+/// after it, or None when the stack cannot grow, having popped the
+/// caller's `pending` slots (its table, and a map's key) as `push` leaves
+/// nothing of its own then.
+///
+/// # Safety
+/// As `push`, inside the `push` that made the table (and key) on top.
+unsafe fn push_item(state: *mut ffi::lua_State, data: &AskData, at: usize, pending: c_int) -> Option<usize> {
+    // SAFETY: the caller's contract: room for a scalar was made; `push`
+    // checks its own; settop only pops.
+    unsafe {
+        if let Some((item, n)) = data.node(at)
+            && push_scalar(state, item)
+        {
+            return Some(n);
+        }
+        let pushed = push(state, data, at);
+        if pushed.is_none() {
+            ffi::lua_settop(state, -1 - pending);
+        }
+        pushed
+    }
+}
+
 /// `state` is a running C function's state.
 unsafe fn push(state: *mut ffi::lua_State, data: &AskData, at: usize) -> Option<usize> {
     // SAFETY: the caller's contract; lua_checkstack raises nothing and
@@ -685,17 +710,7 @@ unsafe fn push(state: *mut ffi::lua_State, data: &AskData, at: usize) -> Option<
                 ffi::lua_createtable(state, len.min(c_int::MAX as usize) as c_int, 0);
                 let mut next = at + 1;
                 for i in 1..=len {
-                    next = match data.node(next) {
-                        // A scalar goes in the room this call made.
-                        Some((item, n)) if push_scalar(state, item) => n,
-                        _ => {
-                            let Some(n) = push(state, data, next) else {
-                                ffi::lua_settop(state, -2);
-                                return None;
-                            };
-                            n
-                        }
-                    };
+                    next = push_item(state, data, next, 1)?;
                     ffi::lua_rawseti(state, -2, i as ffi::lua_Integer);
                 }
             }
@@ -709,18 +724,7 @@ unsafe fn push(state: *mut ffi::lua_State, data: &AskData, at: usize) -> Option<
                         _ => "",
                     };
                     ffi::lua_pushlstring(state, k.as_ptr().cast(), k.len());
-                    next += 1;
-                    next = match data.node(next) {
-                        // A scalar goes in the room this call made.
-                        Some((value, n)) if push_scalar(state, value) => n,
-                        _ => {
-                            let Some(n) = push(state, data, next) else {
-                                ffi::lua_settop(state, -3);
-                                return None;
-                            };
-                            n
-                        }
-                    };
+                    next = push_item(state, data, next + 1, 2)?;
                     ffi::lua_rawset(state, -3);
                 }
             }
