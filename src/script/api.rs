@@ -106,7 +106,8 @@ impl Shared {
         }
         // Plain ASCII text (every prompt and kind the packs write) is
         // already what `sanitize` would make of it.
-        if plain(bytes) {
+        // (A fold, not `all`: no early exit, so it runs on whole words.)
+        if bytes.iter().fold(true, |plain, &b| plain & matches!(b, b' '..=b'~' | b'\n' | b'\t')) {
             // SAFETY: every byte is ASCII (checked just above), and ASCII
             // is valid UTF-8; no second walk over the text to learn it.
             return Ok(unsafe { String::from_utf8_unchecked(bytes.to_vec()) });
@@ -145,43 +146,6 @@ impl Shared {
         &self.rules.map.provinces[p].name
     }
 }
-/// Whether every byte is printable ASCII, a newline or a tab: eight
-/// bytes at a time (what `plain_byte` says of each), the text's last
-/// eight bytes as a last word (overlapping the one before it).
-fn plain(bytes: &[u8]) -> bool {
-    if bytes.len() < 8 {
-        return bytes.iter().fold(true, |plain, &b| plain & plain_byte(b));
-    }
-    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
-    let mut all = true;
-    for at in (0..bytes.len() - 8).step_by(8) {
-        all &= printable(word(at));
-    }
-    all &= printable(word(bytes.len() - 8));
-    // A newline or tab (or anything else) fails the quick word test: the
-    // bytes decide.
-    all || bytes.iter().fold(true, |plain, &b| plain & plain_byte(b))
-}
-
-/// The byte test `plain` stands for.
-fn plain_byte(b: u8) -> bool {
-    matches!(b, b' '..=b'~' | b'\n' | b'\t')
-}
-
-/// Whether all eight bytes of `w` are in ' '..='~'. No byte at or above
-/// 0x80 (its high bit); then none below 0x20 and none 0x7f, by the
-/// borrow tests of a byte less than a bound, which are exact as a whole:
-/// a borrow reaches a byte only from a byte below it that is below the
-/// bound itself.
-fn printable(w: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let below_space = w.wrapping_sub(ONES * 0x20) & !w;
-    let del = w ^ (ONES * 0x7f);
-    let is_del = del.wrapping_sub(ONES) & !del;
-    (w | below_space | is_del) & HIGH == 0
-}
-
 /// Question kinds a runtime keeps (`Shared::ask_kind`); a pack names a
 /// handful.
 const MAX_KINDS: usize = 32;
@@ -255,32 +219,4 @@ pub(super) fn host_table(lua: &Lua, sh: &Rc<Shared>, note_format: &mlua::Functio
     records::register(lua, &t, sh, note_format)?;
     super::raw::cache_effects(lua, &t, sh)?;
     Ok(t)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Issue 25: the word-at-a-time test of plain text says what the byte
-    /// test says, for every byte at every place of texts up to 24 bytes
-    /// (and so across every word boundary and the overlapping last word).
-    #[test]
-    fn plain_text_by_words_is_plain_text_by_bytes() {
-        for len in 0..=24usize {
-            for at in 0..len {
-                for b in 0..=255u8 {
-                    let mut text = vec![b'a'; len];
-                    text[at] = b;
-                    assert_eq!(plain(&text), text.iter().all(|&b| plain_byte(b)), "{text:?}");
-                    // With a second odd byte elsewhere too.
-                    if len > 1 {
-                        text[(at + 5) % len] = b'\n';
-                        assert_eq!(plain(&text), text.iter().all(|&b| plain_byte(b)), "{text:?}");
-                    }
-                }
-            }
-        }
-        assert!(plain(b"attack Musashi with 3: throw how many extra cubes from your supply (up to 2)?"));
-        assert!(!plain("Ōmi".as_bytes()));
-    }
 }
