@@ -101,6 +101,8 @@ pub fn run(config: Config, keep_going: bool, colour: bool, odds_trials: u32) -> 
 fn script(repl: &mut Repl, keep_going: bool) -> Result<(), String> {
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
+    // The same opening as at a terminal: which game the commands play.
+    let _ = writeln!(out, "{}", banner(repl));
     let mut failed = 0;
     let mut pending = String::new();
     let mut input = stdin.lock();
