@@ -635,10 +635,8 @@ impl Engine {
         // Each call checks the decision's events as it ends (the runtime's
         // `invoke_with`); the few the engine adds itself between calls are
         // counted here, so no decision ends with more.
-        if ev.len() > MAX_EVENTS_PER_DECISION {
-            let message =
-                format!("one decision made {} events, more than the engine allows ({MAX_EVENTS_PER_DECISION}): a rule that repeats without end?", ev.len());
-            return Err(played(EngineError::Script(crate::script::ScriptError::from_lua(&mlua::Error::RuntimeError(message)))));
+        if let Some(e) = crate::script::too_many_events(ev.len()) {
+            return Err(played(EngineError::Script(e)));
         }
         if self.checks(st) {
             invariants::check(&self.rules, st).map_err(|e| played(EngineError::Broken(e)))?;

@@ -19,9 +19,24 @@ mod raw;
 mod value;
 mod values;
 
-/// The host API's cap on a seat's points, war chests and rice (its
-/// checks are in api/pieces.rs); the lab's `merge` bounds records by it.
+/// `MAX_AMOUNT`: the host API's cap on a seat's points, war chests and
+/// rice (its checks are in api/pieces.rs). `MAX_EVENTS_PER_DECISION`: the
+/// most events one decision may make (`too_many_events`). The lab's
+/// `merge` bounds records by both.
 pub use api::{MAX_AMOUNT, MAX_EVENTS_PER_DECISION};
+
+/// The error of a decision that made `n` events, more than
+/// `MAX_EVENTS_PER_DECISION`: the runtime checks at the end of each call,
+/// the engine once the decision has run (the few events it adds itself
+/// come between calls).
+pub fn too_many_events(n: usize) -> Option<ScriptError> {
+    (n > MAX_EVENTS_PER_DECISION).then(|| {
+        let message = format!(
+            "one decision made {n} events (battles, changes of hands, notes, tallies), more than the engine allows ({MAX_EVENTS_PER_DECISION}): a rule that repeats without end?"
+        );
+        ScriptError::from_lua(&mlua::Error::RuntimeError(message))
+    })
+}
 pub use api::{board_view, region_view};
 pub use lend::Reads;
 
@@ -815,13 +830,8 @@ impl Runtime {
         // A call makes at most MAX_EVENTS_PER_DECISION (`Shared::event`);
         // the calls of one decision (the events passed in) together too, so
         // a decision holds at most twice that, however many calls it makes.
-        if events.len() > api::MAX_EVENTS_PER_DECISION {
-            let message = format!(
-                "one decision made {} events (battles, changes of hands, notes, tallies), more than the engine allows ({}): a rule that repeats without end?",
-                events.len(),
-                api::MAX_EVENTS_PER_DECISION
-            );
-            return Err(ScriptError::from_lua(&mlua::Error::RuntimeError(message)).or_in(f));
+        if let Some(e) = too_many_events(events.len()) {
+            return Err(e.or_in(f));
         }
         Ok(CallResult { ask })
     }
