@@ -70,13 +70,7 @@ fn engine_diags(rules: rules::Rules, out: &mut Vec<Diagnostic>) {
 pub fn check(layout: &Layout, target: &Target) -> Vec<Diagnostic> {
     let base = layout.base_pack();
     let mut out = Vec::new();
-    let sun = match layout.default_map() {
-        Ok(sun) => sun,
-        Err(e) => {
-            out.push(Diagnostic { severity: Severity::Error, file: layout.root.clone(), line: 0, column: 0, message: e });
-            return out;
-        }
-    };
+    let sun = layout.default_map();
     match target {
         Target::Map(map) => match rules::load(&base, map) {
             Ok(r) => out.extend(r.warnings),

@@ -333,7 +333,7 @@ fn check(args: CheckArgs) -> Result<(), String> {
 
 fn map_view(args: MapArgs) -> Result<(), String> {
     let layout = args.data.layout();
-    let path = layout.map_path(&args.data.map)?;
+    let path = layout.map_path(&args.data.map);
     let rules = rules::load(&layout.base_pack(), &path).map_err(|d| d.to_string())?;
     let m = &rules.map;
     let out: Vec<usize> = args.players.and_then(|n| m.out_of_play.get(&n).cloned()).unwrap_or_default();

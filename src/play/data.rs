@@ -76,7 +76,7 @@ impl Layout {
 
     /// The map rules are checked with when none is named (`sun`), as
     /// `map_path` takes it.
-    pub fn default_map(&self) -> Result<PathBuf, String> {
+    pub fn default_map(&self) -> PathBuf {
         self.map_path(DEFAULT_MAP)
     }
 
@@ -97,11 +97,11 @@ impl Layout {
     /// in .yaml or with a `/`, taken as it is). What the user names is
     /// followed where it leads (a data folder may be made of links); a
     /// save's names and paths go through `saved_name` first.
-    pub fn map_path(&self, map: &str) -> Result<PathBuf, String> {
+    pub fn map_path(&self, map: &str) -> PathBuf {
         if is_path(map) {
-            return Ok(PathBuf::from(map));
+            return PathBuf::from(map);
         }
-        Ok(self.root.join(MAPS).join(format!("{map}.yaml")))
+        self.root.join(MAPS).join(format!("{map}.yaml"))
     }
 
     /// A map or variant a save names (`kind` says which), as the command
@@ -152,14 +152,15 @@ impl Layout {
         known
     }
 
-    /// A variant by name (in `variants/`, which it must stay inside,
-    /// symbolic links followed) or by path (anything with a `/`, taken as
-    /// it is).
-    pub fn variant_dir(&self, name: &str) -> Result<PathBuf, String> {
+    /// A variant by name (in `variants/`) or by path (anything with a
+    /// `/`, taken as it is). What the user names is followed where it
+    /// leads; a save's names go through `saved_name` first, which keeps
+    /// them inside the data folder.
+    pub fn variant_dir(&self, name: &str) -> PathBuf {
         if name.contains('/') {
-            return Ok(PathBuf::from(name));
+            return PathBuf::from(name);
         }
-        Ok(self.variants_dir().join(name))
+        self.variants_dir().join(name)
     }
 
     /// Everything in this data folder `shogun check` checks with nothing
@@ -189,7 +190,7 @@ impl Layout {
         let mut out = Vec::new();
         for v in args {
             let mut arg: VariantArg = v.parse().map_err(|e| format!("{what} {e}"))?;
-            let dir = self.variant_dir(&arg.name).map_err(|e| format!("{what}: {e}"))?;
+            let dir = self.variant_dir(&arg.name);
             if !is_variant(&dir) {
                 let known = self.known_variants();
                 return Err(format!(
@@ -246,7 +247,7 @@ impl GameSpec {
     }
 
     /// The map's file (a name resolved inside the data folder).
-    pub fn map_path(&self) -> Result<PathBuf, String> {
+    pub fn map_path(&self) -> PathBuf {
         self.layout().map_path(&self.map)
     }
 
@@ -322,11 +323,10 @@ impl GameSpec {
     /// with the maps there are; `None` when the file is there.
     pub fn map_problem(&self) -> Option<String> {
         let layout = self.layout();
-        let map = match layout.map_path(&self.map) {
-            Ok(map) if map.is_file() => return None,
-            Ok(map) => map,
-            Err(e) => return Some(e),
-        };
+        let map = layout.map_path(&self.map);
+        if map.is_file() {
+            return None;
+        }
         // Say what is missing: the data folder, its maps/, or the map.
         let whence = if self.data.is_some() {
             "--data"
@@ -356,7 +356,7 @@ impl GameSpec {
     /// `variants` resolved already; an unknown tower is said after
     /// `tower_place` (`--tower`, or a save's place).
     pub fn rules_resolved(&self, variants: &[(PathBuf, VariantArg)], tower_place: &str) -> Result<crate::rules::Rules, String> {
-        let rules = rules::load_with(&self.rules_dir(), &self.map_path()?, variants).map_err(|d| d.to_string())?;
+        let rules = rules::load_with(&self.rules_dir(), &self.map_path(), variants).map_err(|d| d.to_string())?;
         if let Some(t) = &self.tower
             && !rules.rules.towers.contains_key(t)
         {
