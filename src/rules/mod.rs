@@ -203,7 +203,7 @@ pub fn load(pack_dir: &Path, map_path: &Path) -> Result<Rules, Diagnostics> {
 }
 
 fn value_of(path: &Path, text: &str, diags: &mut Diagnostics) -> Option<serde_yaml::Value> {
-    yaml::parse_again::<serde_yaml::Value>(path, text).map(|f| f.value).map_err(|d| diags.push(d)).ok()
+    yaml::parse_again::<serde_yaml::Value>(path, text).map(|f| f.value).map_err(|d| diags.append(d)).ok()
 }
 
 /// Loads the pack and map with `variants` (folder, arguments) applied in
@@ -219,9 +219,9 @@ pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, Variant
         return Err(diags);
     };
     // Typed parses of the base give located errors and the position index.
-    let rules = yaml::parse_again::<RulesFile>(&rules_path, &rt).map_err(|d| diags.push(d)).ok();
-    let cards = yaml::parse_again::<CardsFile>(&cards_path, &ct).map_err(|d| diags.push(d)).ok();
-    let map_file = yaml::parse_again::<map::MapFile>(map_path, &mt).map_err(|d| diags.push(d)).ok();
+    let rules = yaml::parse_again::<RulesFile>(&rules_path, &rt).map_err(|d| diags.append(d)).ok();
+    let cards = yaml::parse_again::<CardsFile>(&cards_path, &ct).map_err(|d| diags.append(d)).ok();
+    let map_file = yaml::parse_again::<map::MapFile>(map_path, &mt).map_err(|d| diags.append(d)).ok();
     let (Some(mut rules), Some(mut cards), Some(mut map_file)) = (rules, cards, map_file) else {
         return Err(diags);
     };

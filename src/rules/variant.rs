@@ -613,7 +613,7 @@ pub fn read(dir: &Path, arg: &VariantArg, diags: &mut Diagnostics) -> Option<(Ya
     let file = match yaml::parse::<VariantFile>(&path, &text) {
         Ok(f) => f,
         Err(d) => {
-            diags.push(d);
+            diags.append(d);
             return None;
         }
     };

@@ -71,6 +71,10 @@ impl Diagnostics {
     pub fn push(&mut self, d: Diagnostic) {
         self.0.push(d);
     }
+    /// Every problem of `other`, after these.
+    pub fn append(&mut self, mut other: Diagnostics) {
+        self.0.append(&mut other.0);
+    }
     /// An error at `at` in `file`, or in the file `at` names (a value a
     /// variant's overlay put in is reported where the variant wrote it).
     pub fn error(&mut self, file: &Path, at: impl Into<Loc>, message: impl Into<String>) {
@@ -343,23 +347,94 @@ pub fn check_shape(path: &Path, text: &str) -> Result<(), Diagnostic> {
     Ok(())
 }
 
+/// The most unknown keys one file's read reports (`from_str`).
+const UNKNOWN_KEYS: usize = 20;
+
 /// Reads `text` (from `path`) as a `T`, or says where and why not; the
-/// message quotes at most an excerpt of the file.
-pub fn from_str<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Diagnostic> {
-    check_shape(path, text)?;
-    serde_yaml::from_str::<T>(text).map_err(|e| {
-        let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
-        let mut message = e.to_string();
-        // serde_yaml appends " at line X column Y"; we print it in front.
-        // Its last occurrence: a key from the file may hold the words.
-        if let Some(i) = message.rfind(" at line ") {
-            message.truncate(i);
+/// message quotes at most an excerpt of the file. serde stops at the
+/// first unknown key; so that a file with several misspelt keys shows
+/// them all at once, the read is tried again with each unknown key's
+/// entry blanked out (lines kept, so every place stays where it is), and
+/// each further unknown key is reported too, up to `UNKNOWN_KEYS`. Only
+/// unknown keys: another problem met after blanking may be the blanking's
+/// doing, so the first error is always the file's own.
+pub fn from_str<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Diagnostics> {
+    check_shape(path, text).map_err(|d| Diagnostics(vec![d]))?;
+    let mut e = match serde_yaml::from_str::<T>(text) {
+        Ok(v) => return Ok(v),
+        Err(e) => e,
+    };
+    let mut out = vec![read_error(path, &e)];
+    let mut text = text.to_string();
+    while out.len() < UNKNOWN_KEYS {
+        let Some(at) = e.location().filter(|_| unknown_field(&e)) else { break };
+        if !blank_entry(&mut text, at.line(), at.column()) {
+            break;
         }
-        // The message may quote the file (`invalid type: string "..."`),
-        // whatever file it is.
-        let message = unknown_name(&message).unwrap_or_else(|| crate::files::excerpt(&message));
-        Diagnostic { file: path.to_path_buf(), line, column, severity: Severity::Error, message }
-    })
+        e = match serde_yaml::from_str::<T>(&text) {
+            Ok(_) => break,
+            Err(next) if unknown_field(&next) && next.location().is_some_and(|l| l.line() > 0) => next,
+            Err(_) => break,
+        };
+        out.push(read_error(path, &e));
+    }
+    Err(Diagnostics(out))
+}
+
+/// Whether serde stopped at a key its type does not have (at the top,
+/// `unknown field ...`; deeper, `path.to.it: unknown field ...`).
+fn unknown_field(e: &serde_yaml::Error) -> bool {
+    let message = e.to_string();
+    message.starts_with("unknown field `") || message.contains(": unknown field `")
+}
+
+/// serde's error as a diagnostic, at its place.
+fn read_error(path: &Path, e: &serde_yaml::Error) -> Diagnostic {
+    let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
+    let mut message = e.to_string();
+    // serde_yaml appends " at line X column Y"; we print it in front.
+    // Its last occurrence: a key from the file may hold the words.
+    if let Some(i) = message.rfind(" at line ") {
+        message.truncate(i);
+    }
+    // The message may quote the file (`invalid type: string "..."`),
+    // whatever file it is.
+    let message = unknown_name(&message).unwrap_or_else(|| crate::files::excerpt(&message));
+    Diagnostic { file: path.to_path_buf(), line, column, severity: Severity::Error, message }
+}
+
+/// Blanks the block mapping entry whose key starts at `line`:`column`
+/// (1-based): its line and the lines of its value (more indented, or a
+/// list at the key's own indentation) become empty, so that no other
+/// line moves. False when the key does not start its line (a flow
+/// mapping, a list item's first key), which is not blanked.
+fn blank_entry(text: &mut String, line: usize, column: usize) -> bool {
+    let indent_of = |l: &str| l.len() - l.trim_start_matches(' ').len();
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    let Some(first) = line.checked_sub(1).and_then(|i| lines.get(i)) else { return false };
+    let indent = indent_of(first);
+    if column != indent + 1 || first.trim().is_empty() {
+        return false;
+    }
+    let mut end = line;
+    while let Some(next) = lines.get(end) {
+        let body = next.trim();
+        let inside =
+            body.is_empty() || body.starts_with('#') || indent_of(next) > indent || (indent_of(next) == indent && (body == "-" || body.starts_with("- ")));
+        if !inside {
+            break;
+        }
+        end += 1;
+    }
+    // Blank lines and comments after the value are left as they were.
+    while end > line && lines[end - 1].trim().is_empty() {
+        end -= 1;
+    }
+    for l in &mut lines[line - 1..end] {
+        *l = "";
+    }
+    *text = lines.join("\n");
+    true
 }
 
 /// serde's "unknown field `X`, expected one of `a`, `b`, ..." (or
@@ -388,7 +463,7 @@ fn unknown_name(message: &str) -> Option<String> {
 }
 
 /// Parses `text` (read from `path`) into `T`, or reports where and why not.
-pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<YamlFile<T>, Diagnostic> {
+pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<YamlFile<T>, Diagnostics> {
     let value = from_str(path, text)?;
     Ok(YamlFile { path: path.to_path_buf(), value, pos: Positions::build(text) })
 }
@@ -409,7 +484,7 @@ thread_local! {
 /// parses only the files whose text changed. The text is compared in
 /// full, so a hit is exactly what `parse` would return; failures are not
 /// kept. At most [`REMEMBERED`] files are kept per thread.
-pub fn parse_again<T: DeserializeOwned + Clone + 'static>(path: &Path, text: &str) -> Result<YamlFile<T>, Diagnostic> {
+pub fn parse_again<T: DeserializeOwned + Clone + 'static>(path: &Path, text: &str) -> Result<YamlFile<T>, Diagnostics> {
     let key = TypeId::of::<T>();
     let hit = PARSED
         .with_borrow(|kept| kept.iter().find(|(t, p, s, _)| *t == key && p == path && s == text).and_then(|(.., v)| v.downcast_ref::<YamlFile<T>>().cloned()));
@@ -483,8 +558,8 @@ mod tests {
         // Another type of the same text is parsed as that type.
         assert!(parse_again::<Vec<i64>>(path, "a: 2\n").is_err());
         let bad = "a: [1\n";
-        let e1 = parse_again::<serde_yaml::Value>(path, bad).unwrap_err();
-        let e2 = parse_again::<serde_yaml::Value>(path, bad).unwrap_err();
+        let e1 = parse_again::<serde_yaml::Value>(path, bad).unwrap_err().0.remove(0);
+        let e2 = parse_again::<serde_yaml::Value>(path, bad).unwrap_err().0.remove(0);
         assert_eq!(e1, e2);
         assert_eq!(parse_again::<serde_yaml::Value>(path, "a: 2\n").unwrap().value, changed.value);
     }
@@ -494,7 +569,7 @@ mod tests {
     /// before serde reads it (80,000 flow levels took it 13 s).
     #[test]
     fn deep_nesting_is_refused_with_its_line() {
-        let refused = |text: &str| from_str::<serde_yaml::Value>(Path::new("f.yaml"), text).unwrap_err();
+        let refused = |text: &str| from_str::<serde_yaml::Value>(Path::new("f.yaml"), text).unwrap_err().0.remove(0);
         let n = 80_000;
         for text in [
             format!("a: {}1{}\n", "[".repeat(n), "]".repeat(n)),
@@ -523,7 +598,7 @@ mod tests {
     /// "a billion laughs" is refused at the alias that passes the bound.
     #[test]
     fn alias_blow_up_is_refused_with_its_line() {
-        let refused = |text: &str| from_str::<serde_yaml::Value>(Path::new("f.yaml"), text).unwrap_err();
+        let refused = |text: &str| from_str::<serde_yaml::Value>(Path::new("f.yaml"), text).unwrap_err().0.remove(0);
         let list = vec!["1"; 20_000].join(",");
         let err = refused(&format!("a: &a [{list}]\nb: [{}]\n", vec!["*a"; 20_000].join(",")));
         assert!(err.message.contains("holds more than 1048576 values") && err.line == 2, "{err}");
@@ -542,7 +617,7 @@ mod tests {
     /// with its line and an excerpt of the message.
     #[test]
     fn syntax_errors_are_located() {
-        let err = from_str::<serde_yaml::Value>(Path::new("f.yaml"), "a: 1\nb: {c: \"d, e: f}\n").unwrap_err();
+        let err = from_str::<serde_yaml::Value>(Path::new("f.yaml"), "a: 1\nb: {c: \"d, e: f}\n").unwrap_err().0.remove(0);
         assert!(err.message.starts_with("YAML syntax: ") && err.line == 2, "{err}");
     }
 
@@ -554,7 +629,7 @@ mod tests {
         struct S {
             a: u32,
         }
-        let err = parse::<S>(Path::new("f.yaml"), "a: 1\nb: 2\n").err().unwrap();
+        let err = parse::<S>(Path::new("f.yaml"), "a: 1\nb: 2\n").err().unwrap().0.remove(0);
         assert_eq!(err.line, 2);
         assert!(err.message.contains("unknown field `b`"), "{}", err.message);
     }
@@ -583,26 +658,69 @@ mod tests {
         struct Outer {
             expect: Vec<Long>,
         }
-        let err = parse::<Outer>(Path::new("f.yaml"), "expect:\n  - winnner: 1\n").err().unwrap();
+        let err = parse::<Outer>(Path::new("f.yaml"), "expect:\n  - winnner: 1\n").err().unwrap().0.remove(0);
         assert!(err.message.starts_with("expect[0]: unknown field `winnner`, did you mean `winner`? (expected one of `province`, "), "{}", err.message);
         assert!(err.message.ends_with("`transcript_does_not_contain_this_line`)"), "{}", err.message);
         assert!(err.message.len() > crate::files::MAX_EXCERPT, "the list is not cut: {}", err.message);
         // Far from every name: no suggestion, the list all the same.
-        let err = parse::<Outer>(Path::new("f.yaml"), "expect:\n  - zzzzzzzz: 1\n").err().unwrap();
+        let err = parse::<Outer>(Path::new("f.yaml"), "expect:\n  - zzzzzzzz: 1\n").err().unwrap().0.remove(0);
         assert!(err.message.starts_with("expect[0]: unknown field `zzzzzzzz` (expected one of `province`, "), "{}", err.message);
         // A key that holds serde's own words: the name is an excerpt with
         // its escapes shown, and the list is the type's, never the file's
         // text (the review of 2026-11-27: a terminal escape, an unbounded
         // list and a suggestion measured against megabytes).
         let sly = "\"x`, expected `\\e[2J` at line \"";
-        let err = parse::<Outer>(Path::new("f.yaml"), &format!("expect:\n  - {sly}: 1\n")).err().unwrap();
+        let err = parse::<Outer>(Path::new("f.yaml"), &format!("expect:\n  - {sly}: 1\n")).err().unwrap().0.remove(0);
         assert!(!err.message.contains('\u{1b}') && err.message.contains("(expected one of `province`, "), "{}", err.message);
         let sly = format!("\"{}`, expected `{}\"", "a".repeat(400), "b".repeat(400));
-        let err = parse::<Outer>(Path::new("f.yaml"), &format!("expect:\n  - {sly}: 1\n")).err().unwrap();
+        let err = parse::<Outer>(Path::new("f.yaml"), &format!("expect:\n  - {sly}: 1\n")).err().unwrap().0.remove(0);
         assert!(err.message.contains("(expected one of `province`, ") && !err.message.contains("bbbb`"), "{}", err.message);
         // The name from the file is an excerpt.
         let long = "q".repeat(5000);
-        let err = parse::<Outer>(Path::new("f.yaml"), &format!("expect:\n  - {long}: 1\n")).err().unwrap();
+        let err = parse::<Outer>(Path::new("f.yaml"), &format!("expect:\n  - {long}: 1\n")).err().unwrap().0.remove(0);
         assert!(err.message.len() < 1200, "{}", err.message.len());
+    }
+
+    /// Every misspelt key of a file that does not read is named at once,
+    /// each at its own line: an entry is blanked with the lines of its
+    /// value (nested, or a list at the key's indentation), never moving
+    /// a line; a key that does not start its line (in a flow mapping) ends
+    /// the search, as does any other problem.
+    #[test]
+    fn every_misspelt_key_is_reported_at_its_line() {
+        #[derive(serde::Deserialize, Debug)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Inner {
+            min: Option<u32>,
+            max: Option<u32>,
+        }
+        #[derive(serde::Deserialize, Debug)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct S {
+            name: String,
+            options: Option<std::collections::BTreeMap<String, Inner>>,
+            list: Option<Vec<u32>>,
+        }
+        let text = "nmae: x\nsorce:\n- 1\n- 2\noptions:\n  loss:\n    mni: 0\n    max: 3\n    extra:\n      deep: 1\n\n      deeper: 2\nname: y\nlsit: [1]\n";
+        let err = parse::<S>(Path::new("f.yaml"), text).err().unwrap();
+        let got: Vec<(usize, usize, &str)> = err.0.iter().map(|d| (d.line, d.column, d.message.as_str())).collect();
+        assert_eq!(got.len(), 5, "{err}");
+        assert_eq!((got[0].0, got[0].1), (1, 1));
+        assert!(got[0].2.starts_with("unknown field `nmae`, did you mean `name`?"), "{err}");
+        assert_eq!((got[1].0, got[2].0, got[3].0, got[4].0), (2, 7, 9, 14), "{err}");
+        assert!(got[2].2.starts_with("options.loss: unknown field `mni`, did you mean `min`?"), "{err}");
+        assert!(got[3].2.contains("unknown field `extra`") && got[4].2.contains("unknown field `lsit`, did you mean `list`?"), "{err}");
+        // In a flow mapping the key does not start its line: one report.
+        let err = parse::<S>(Path::new("f.yaml"), "{nmae: x, lsit: [1]}\nsorce: 1\n").err().unwrap();
+        assert_eq!(err.0.len(), 1, "{err}");
+        // Another problem after the first unknown key is not reported (it
+        // may be the blanking's doing); the file's own first error is.
+        let err = parse::<S>(Path::new("f.yaml"), "sorce: 1\nname: [1]\n").err().unwrap();
+        assert_eq!(err.0.len(), 1, "{err}");
+        // At most 20.
+        let many: String = (0..40).map(|i| format!("k{i}: 1\n")).collect();
+        assert_eq!(parse::<S>(Path::new("f.yaml"), &many).err().unwrap().0.len(), UNKNOWN_KEYS);
     }
 }
