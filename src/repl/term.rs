@@ -74,7 +74,7 @@ pub fn banner(repl: &Repl) -> String {
     format!(
         "shogun-lab — {} players on the {} map, seed {}, rules {}; invariants checked {}\nyou play {}. `help` lists the commands; `next` moves the game on.",
         repl.config.players,
-        e.rules.map.name,
+        crate::files::excerpt(&e.rules.map.name),
         repl.config.seed,
         e.rules.ruleset_name(),
         e.check_mode().describe(),

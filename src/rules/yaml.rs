@@ -248,6 +248,11 @@ impl Positions {
         }
     }
 
+    /// Where the document has a mapping key: (line, column) of each.
+    pub fn key_places(&self) -> std::collections::HashSet<(usize, usize)> {
+        self.at.iter().filter(|(path, l)| path.ends_with("@key") && l.file.is_none()).map(|(_, l)| (l.line, l.column)).collect()
+    }
+
     /// Position of a mapping key (falls back to its value, then upwards).
     pub fn key(&self, path: &str) -> Loc {
         self.at.get(&format!("{path}@key")).cloned().unwrap_or_else(|| self.of(path))
@@ -355,9 +360,12 @@ const UNKNOWN_KEYS: usize = 20;
 /// first unknown key; so that a file with several misspelt keys shows
 /// them all at once, the read is tried again with each unknown key's
 /// entry blanked out (lines kept, so every place stays where it is), and
-/// each further unknown key is reported too, up to `UNKNOWN_KEYS`. Only
-/// unknown keys: another problem met after blanking may be the blanking's
-/// doing, so the first error is always the file's own.
+/// each further unknown key is reported too, up to `UNKNOWN_KEYS`. The
+/// first error is always the file's own; a later one is reported only if
+/// it is an unknown key at a place where the file itself has a key (so
+/// not one that blanking made, such as the second line of a quoted text
+/// read as a key), and every blanked text passes `check_shape` before
+/// serde reads it, as the file did.
 pub fn from_str<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Diagnostics> {
     check_shape(path, text).map_err(|d| Diagnostics(vec![d]))?;
     let mut e = match serde_yaml::from_str::<T>(text) {
@@ -365,27 +373,47 @@ pub fn from_str<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Diagn
         Err(e) => e,
     };
     let mut out = vec![read_error(path, &e)];
+    if !unknown_field(&e) || odd_line_breaks(text) {
+        return Err(Diagnostics(out));
+    }
+    let keys = Positions::build(text).key_places();
+    let mut seen = std::collections::HashSet::new();
     let mut text = text.to_string();
     while out.len() < UNKNOWN_KEYS {
         let Some(at) = e.location().filter(|_| unknown_field(&e)) else { break };
-        if !blank_entry(&mut text, at.line(), at.column()) {
+        if !seen.insert((at.line(), at.column())) || !blank_entry(&mut text, at.line(), at.column()) || check_shape(path, &text).is_err() {
             break;
         }
         e = match serde_yaml::from_str::<T>(&text) {
             Ok(_) => break,
-            Err(next) if unknown_field(&next) && next.location().is_some_and(|l| l.line() > 0) => next,
-            Err(_) => break,
+            Err(next) => next,
         };
-        out.push(read_error(path, &e));
+        match e.location() {
+            Some(l) if unknown_field(&e) && keys.contains(&(l.line(), l.column())) && !seen.contains(&(l.line(), l.column())) => out.push(read_error(path, &e)),
+            _ => break,
+        }
     }
     Err(Diagnostics(out))
 }
 
+/// Whether the text breaks lines other than by `\n` (a lone `\r`, NEL,
+/// LS, PS), where the YAML reader's line numbers and `blank_entry`'s
+/// would differ: no key is blanked in such a file.
+fn odd_line_breaks(text: &str) -> bool {
+    text.chars().any(|c| matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}')) || text.split("\r\n").any(|part| part.contains('\r'))
+}
+
 /// Whether serde stopped at a key its type does not have (at the top,
-/// `unknown field ...`; deeper, `path.to.it: unknown field ...`).
+/// `unknown field ...`; deeper, `path.to.it: unknown field ...`, where
+/// the path holds no space or quote: a message quoting the file's text,
+/// such as a string holding those words, is not taken for one).
 fn unknown_field(e: &serde_yaml::Error) -> bool {
     let message = e.to_string();
-    message.starts_with("unknown field `") || message.contains(": unknown field `")
+    match message.split_once("unknown field `") {
+        Some(("", _)) => true,
+        Some((path, _)) => path.strip_suffix(": ").is_some_and(|p| !p.is_empty() && !p.contains([' ', '"', '\''])),
+        None => false,
+    }
 }
 
 /// serde's error as a diagnostic, at its place.
@@ -426,7 +454,8 @@ fn blank_entry(text: &mut String, line: usize, column: usize) -> bool {
         }
         end += 1;
     }
-    // Blank lines and comments after the value are left as they were.
+    // Blank lines after the value are left as they were (comments among
+    // and after its lines are blanked with it).
     while end > line && lines[end - 1].trim().is_empty() {
         end -= 1;
     }
@@ -722,5 +751,26 @@ mod tests {
         // At most 20.
         let many: String = (0..40).map(|i| format!("k{i}: 1\n")).collect();
         assert_eq!(parse::<S>(Path::new("f.yaml"), &many).err().unwrap().0.len(), UNKNOWN_KEYS);
+        // The review of 2026-11-27. Blanking a key may turn the rest of a
+        // quoted text into keys: they are not the file's, so not reported.
+        let err = parse::<S>(Path::new("f.yaml"), "name: x\nnmae: \"a long text\nthat wraps: here\"\n").err().unwrap();
+        assert_eq!(err.0.len(), 1, "{err}");
+        // ... or into a structure nested past the reader's bound: the
+        // blanked text is checked as the file was, and the search ends.
+        let deep = format!("name: x\nk0: \"\nk1: 1\nlist: {}{}\n# \"\n", "[".repeat(100), "]".repeat(100));
+        let err = parse::<S>(Path::new("f.yaml"), &deep).err().unwrap();
+        assert_eq!(err.0.len(), 1, "{err}");
+        // Lines broken by a lone CR, NEL, LS or PS: the reader counts them,
+        // `blank_entry` would not, so only the first error is reported.
+        for text in ["nmae: 1\rlsit: [1]\nsorce: 2\n", "name: \"a\u{2028}b\"\nnmae: 1\nlsit: [1]\n"] {
+            let err = parse::<S>(Path::new("f.yaml"), text).err().unwrap();
+            assert_eq!(err.0.len(), 1, "{text:?}: {err}");
+        }
+        // CRLF lines are blanked as lines.
+        let err = parse::<S>(Path::new("f.yaml"), "nmae: x\r\nname: y\r\nlsit: [1]\r\n").err().unwrap();
+        assert_eq!(err.0.iter().map(|d| d.line).collect::<Vec<_>>(), [1, 3], "{err}");
+        // A string that quotes serde's words is not taken for a key.
+        let err = parse::<S>(Path::new("f.yaml"), "name: x\nlist: [\": unknown field `\"]\nlsit: 1\n").err().unwrap();
+        assert_eq!(err.0.len(), 1, "{err}");
     }
 }

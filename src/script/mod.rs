@@ -25,18 +25,6 @@ mod values;
 /// `merge` bounds records by both.
 pub use api::{MAX_AMOUNT, MAX_EVENTS_PER_DECISION};
 
-/// The error of a decision that made `n` events, more than
-/// `MAX_EVENTS_PER_DECISION`: the runtime checks at the end of each call,
-/// the engine once the decision has run (the few events it adds itself
-/// come between calls).
-pub fn too_many_events(n: usize) -> Option<ScriptError> {
-    (n > MAX_EVENTS_PER_DECISION).then(|| {
-        let message = format!(
-            "one decision made {n} events (battles, changes of hands, notes, tallies), more than the engine allows ({MAX_EVENTS_PER_DECISION}): a rule that repeats without end?"
-        );
-        ScriptError::from_lua(&mlua::Error::RuntimeError(message))
-    })
-}
 pub use api::{board_view, region_view};
 pub use lend::Reads;
 
@@ -51,6 +39,19 @@ use mlua::{Function, IntoLuaMulti, Lua, LuaOptions, LuaSerdeExt, StdLib, Table, 
 use crate::core::{ActionContext, Ask, Choice, Event, GameRng, GameState, MAX_SEATS, Name, Pile, ProvinceId, Seat};
 use crate::rules::Rules;
 use crate::tower::TowerModel;
+
+/// The error of a decision that made `n` events, more than
+/// `MAX_EVENTS_PER_DECISION`: the runtime checks at the end of each call,
+/// the engine once the decision has run (the few events it adds itself
+/// come between calls).
+pub fn too_many_events(n: usize) -> Option<ScriptError> {
+    (n > MAX_EVENTS_PER_DECISION).then(|| {
+        let message = format!(
+            "one decision made {n} events (battles, changes of hands, notes, tallies), more than the engine allows ({MAX_EVENTS_PER_DECISION}): a rule that repeats without end?"
+        );
+        ScriptError::from_lua(&mlua::Error::RuntimeError(message))
+    })
+}
 
 /// Bounds on what one script call may use.
 #[derive(Clone, Copy, Debug)]
