@@ -377,21 +377,21 @@ pub fn from_str<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Diagn
         return Err(Diagnostics(out));
     }
     let keys = Positions::build(text).key_places();
-    let mut seen = std::collections::HashSet::new();
+    let place = |e: &serde_yaml::Error| e.location().map(|l| (l.line(), l.column()));
+    // `at`: the unknown key last reported (each is reported once).
+    let Some(mut at) = place(&e) else { return Err(Diagnostics(out)) };
+    let mut seen = std::collections::HashSet::from([at]);
     let mut text = text.to_string();
-    while out.len() < UNKNOWN_KEYS {
-        let Some(at) = e.location().filter(|_| unknown_field(&e)) else { break };
-        if !seen.insert((at.line(), at.column())) || !blank_entry(&mut text, at.line(), at.column()) || check_shape(path, &text).is_err() {
-            break;
-        }
+    while out.len() < UNKNOWN_KEYS && blank_entry(&mut text, at.0, at.1) && check_shape(path, &text).is_ok() {
         e = match serde_yaml::from_str::<T>(&text) {
             Ok(_) => break,
             Err(next) => next,
         };
-        match e.location() {
-            Some(l) if unknown_field(&e) && keys.contains(&(l.line(), l.column())) && !seen.contains(&(l.line(), l.column())) => out.push(read_error(path, &e)),
+        match place(&e) {
+            Some(next) if unknown_field(&e) && keys.contains(&next) && seen.insert(next) => at = next,
             _ => break,
         }
+        out.push(read_error(path, &e));
     }
     Err(Diagnostics(out))
 }
@@ -446,9 +446,8 @@ fn blank_entry(text: &mut String, line: usize, column: usize) -> bool {
     }
     let mut end = line;
     while let Some(next) = lines.get(end) {
-        let body = next.trim();
-        let inside =
-            body.is_empty() || body.starts_with('#') || indent_of(next) > indent || (indent_of(next) == indent && (body == "-" || body.starts_with("- ")));
+        let (body, at) = (next.trim(), indent_of(next));
+        let inside = body.is_empty() || body.starts_with('#') || at > indent || (at == indent && (body == "-" || body.starts_with("- ")));
         if !inside {
             break;
         }
