@@ -8,7 +8,7 @@ pub mod state;
 pub mod view;
 
 pub use data::AskData;
-pub use rng::{GameRng, Purpose, Stage, Streams};
+pub use rng::{Chance, GameRng, Purpose, Stage, Streams};
 pub use state::*;
 pub use view::{SeatView, may_read};
 

@@ -85,18 +85,20 @@ impl GameRng {
 
     /// True with probability `p` (clamped to `[0, 1]`).
     pub fn chance(&mut self, p: f64) -> bool {
-        if p >= 1.0 {
-            return true;
-        }
-        if p <= 0.0 {
-            return false;
-        }
-        self.unit() < p
+        self.draw(Chance::new(p))
+    }
+
+    /// True with the probability `c` was made with: `chance` with the
+    /// comparison prepared once, for a loop that draws with the same `p`.
+    #[inline]
+    pub fn draw(&mut self, c: Chance) -> bool {
+        if c.draws { self.0.next_u64() >> 11 < c.below } else { c.below != 0 }
     }
 
     /// How many of `n` independent trials succeed with probability `p`.
     pub fn binomial(&mut self, n: u32, p: f64) -> u32 {
-        (0..n).filter(|_| self.chance(p)).count() as u32
+        let c = Chance::new(p);
+        (0..n).filter(|_| self.draw(c)).count() as u32
     }
 
     /// Fisher–Yates shuffle.
@@ -116,6 +118,33 @@ impl GameRng {
     /// streams: `Streams::reseed`).
     pub fn next_seed(&mut self) -> u64 {
         self.0.next_u64()
+    }
+}
+
+/// A probability made ready for `GameRng::draw`, which gives what
+/// `unit() < p` gives (the same draws, the same answers) with an integer
+/// comparison: `unit()` is k / 2^53 for the 53 bits k of a draw, so it is
+/// below p exactly when k is below ⌈p · 2^53⌉ (both products are exact:
+/// scaling by a power of two). A p of 1 or more is true and a p of 0 or
+/// less false without a draw, as `chance` always was; a NaN draws and is
+/// false.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chance {
+    draws: bool,
+    below: u64,
+}
+
+impl Chance {
+    pub fn new(p: f64) -> Chance {
+        if p >= 1.0 {
+            Chance { draws: false, below: 1 }
+        } else if p <= 0.0 {
+            Chance { draws: false, below: 0 }
+        } else if p.is_nan() {
+            Chance { draws: true, below: 0 }
+        } else {
+            Chance { draws: true, below: (p * (1u64 << 53) as f64).ceil() as u64 }
+        }
     }
 }
 
@@ -283,6 +312,37 @@ mod tests {
         unique.sort_unstable();
         unique.dedup();
         assert_eq!(unique.len(), seen.len(), "{seen:?}");
+    }
+
+    #[test]
+    fn a_prepared_chance_draws_and_answers_as_the_comparison_of_unit() {
+        // Every p on both sides of the 53-bit grid, the ends, and the
+        // values that draw nothing.
+        let mut ps = vec![0.0, -0.5, 1.0, 1.5, f64::NAN, f64::MIN_POSITIVE, 1e-300, 0.5, 0.25, 1.0 - f64::EPSILON / 2.0];
+        let mut r = GameRng::seeded(5);
+        for _ in 0..2000 {
+            let u = r.unit();
+            ps.extend([u, f64::from_bits(u.to_bits() + 1), f64::from_bits(u.to_bits().saturating_sub(1))]);
+        }
+        for p in ps {
+            let (mut a, mut b) = (GameRng::seeded(9), GameRng::seeded(9));
+            for _ in 0..50 {
+                let old = if p >= 1.0 {
+                    true
+                } else if p <= 0.0 {
+                    false
+                } else {
+                    a.unit() < p
+                };
+                assert_eq!(old, b.draw(Chance::new(p)), "p = {p:e}");
+            }
+            assert_eq!(a, b, "p = {p:e} drew a different number of times");
+        }
+        // A draw at exactly a grid point: k / 2^53 < p fails at k = p·2^53.
+        let mut g = GameRng::seeded(2);
+        let k = g.clone().next_seed() >> 11;
+        assert!(!g.clone().draw(Chance::new(k as f64 / (1u64 << 53) as f64)));
+        assert!(g.draw(Chance::new((k + 1) as f64 / (1u64 << 53) as f64)));
     }
 
     #[test]

@@ -2,7 +2,7 @@ use std::collections::BTreeMap;
 
 use super::law::{ln_add, ln_binomial, ln_chance, ln_factorials};
 use super::{TowerModel, params, probability};
-use crate::core::{GameRng, MAX_SEATS, Pile};
+use crate::core::{Chance, GameRng, MAX_SEATS, Pile};
 
 /// A tower of `levels` ledges, followed cube by cube. The thrown cubes fall
 /// in a random order. A cube reaching a ledge first gives each cube stuck
@@ -41,11 +41,11 @@ fn cubes(pile: &Pile, out: &mut Vec<u8>) {
 /// A cube reaching a ledge shakes it: each cube stuck there, in order,
 /// comes loose with probability `loosen` (one draw each, in that order)
 /// and falls on to `below`; the others stay, in their order.
-fn shake(stuck: &mut Vec<u8>, below: &mut Vec<u8>, loosen: f64, rng: &mut GameRng) {
+fn shake(stuck: &mut Vec<u8>, below: &mut Vec<u8>, loosen: Chance, rng: &mut GameRng) {
     let mut kept = 0;
     for i in 0..stuck.len() {
         let s = stuck[i];
-        if rng.chance(loosen) {
+        if rng.draw(loosen) {
             below.push(s);
         } else {
             stuck[kept] = s;
@@ -105,6 +105,7 @@ impl TowerModel for Cascade {
         Some(laws)
     }
     fn throw(&self, inside: &mut [Pile], input: Pile, rng: &mut GameRng) -> Result<Pile, String> {
+        let (pass, loosen) = (Chance::new(self.pass), Chance::new(self.loosen));
         let mut falling = Vec::with_capacity(input.total() as usize);
         cubes(&input, &mut falling);
         rng.shuffle(&mut falling);
@@ -120,9 +121,9 @@ impl TowerModel for Cascade {
             below.clear();
             for &cube in &falling {
                 if self.loosen > 0.0 {
-                    shake(&mut stuck, &mut below, self.loosen, rng);
+                    shake(&mut stuck, &mut below, loosen, rng);
                 }
-                if rng.chance(self.pass) {
+                if rng.draw(pass) {
                     below.push(cube);
                 } else {
                     stuck.push(cube);
