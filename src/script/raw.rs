@@ -520,15 +520,13 @@ tuple_ret!(A a, B b, C c, D d, E e);
 /// An error on its way out of a C function: the message copied out of its
 /// `String` (cut to `MAX_ERROR` bytes), so that nothing with a destructor
 /// is alive when `lua_error` jumps.
-pub(super) struct ErrorText {
+struct ErrorText {
     buf: [u8; MAX_ERROR],
     len: usize,
 }
 
 impl ErrorText {
-    #[cold]
-    #[inline(never)]
-    pub(super) fn new(text: String) -> ErrorText {
+    fn new(text: String) -> ErrorText {
         let mut n = text.len().min(MAX_ERROR);
         while !text.is_char_boundary(n) {
             n -= 1;
@@ -537,31 +535,34 @@ impl ErrorText {
         out.buf[..n].copy_from_slice(&text.as_bytes()[..n]);
         out
     }
+}
 
-    /// What a host function's body came to, panics included (the payload
-    /// is dropped here).
-    #[inline]
-    // The error is plain bytes on the stack on purpose (see the type).
-    #[allow(clippy::result_large_err)]
-    pub(super) fn of<T>(outcome: std::thread::Result<Result<T, String>>) -> Result<T, ErrorText> {
-        match outcome {
-            Ok(Ok(n)) => Ok(n),
-            Ok(Err(msg)) => Err(ErrorText::new(msg)),
-            Err(_) => Err(ErrorText::new("a host function panicked".to_string())),
-        }
+/// What a host function's body came to, panics included (the payload
+/// is dropped here): its value, or its message for `raise`. The
+/// message stays a `String` until `raise` copies it out, so that the
+/// common outcome, a value, is never carried in a `MAX_ERROR`-byte
+/// result (this runs on every host call).
+#[inline(always)]
+pub(super) fn outcome<T>(outcome: std::thread::Result<Result<T, String>>) -> Result<T, String> {
+    match outcome {
+        Ok(result) => result,
+        Err(_) => Err("a host function panicked".to_string()),
     }
 }
 
-/// Raises `e` as a Lua error (a string). The one place a host function's
-/// error leaves Rust: called last by a C function, with nothing but plain
-/// values alive in its frame.
+/// Raises `message` as a Lua error (a string). The one place a host
+/// function's error leaves Rust: called last by a C function, with nothing
+/// but plain values alive in its frame. The message is copied out of its
+/// `String` (into an `ErrorText`, dropping the `String`) before the jump,
+/// so nothing with a destructor is alive when `lua_error` jumps.
 ///
 /// # Safety
 /// `l` is the state of the running C function, which calls this as its
 /// last act: no frame between it and Lua holds a value with a destructor.
 #[cold]
 #[inline(never)]
-pub(super) unsafe fn raise(l: *mut ffi::lua_State, e: &ErrorText) -> ! {
+pub(super) unsafe fn raise(l: *mut ffi::lua_State, message: String) -> ! {
+    let e = ErrorText::new(message);
     // SAFETY: the caller's contract; pushing a string may itself raise a
     // memory error, which leaves by the same way.
     unsafe {
@@ -573,7 +574,8 @@ pub(super) unsafe fn raise(l: *mut ffi::lua_State, e: &ErrorText) -> ! {
 /// Every raw host function enters here: upvalue 1 is its `Body`. The body
 /// runs in a Rust frame of its own and returns its error as a value; every
 /// Rust value it made is dropped before that frame returns, and `raise`
-/// runs here, last, with only the plain `ErrorText` alive.
+/// runs here, last, with the error's message moved into it (it copies the
+/// text out and drops the `String` before the jump).
 unsafe extern "C-unwind" fn trampoline<A, R, F>(l: *mut ffi::lua_State) -> c_int
 where
     A: RawArgs,
@@ -584,10 +586,10 @@ where
     // trampoline and points to a `Body<A, R, F>` owned by the `Shared` it
     // names, which outlives the VM (see there); lua_touserdata only reads.
     let body = unsafe { &*(ffi::lua_touserdata(l, ffi::lua_upvalueindex(1)) as *const Body<A, R, F>) };
-    match ErrorText::of(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body.run(l)))) {
+    match outcome(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body.run(l)))) {
         Ok(n) => n,
         // SAFETY: the trampoline's boundary: the body's frame is gone.
-        Err(e) => unsafe { raise(l, &e) },
+        Err(e) => unsafe { raise(l, e) },
     }
 }
 
@@ -791,7 +793,7 @@ unsafe extern "C-unwind" fn effects_entry(l: *mut ffi::lua_State) -> c_int {
     // SAFETY: upvalue 1 is the `Shared` (see `cache_effects`), which
     // outlives the VM; lua_touserdata only reads.
     let sh = unsafe { &*(ffi::lua_touserdata(l, ffi::lua_upvalueindex(1)) as *const Shared) };
-    let found = ErrorText::of(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| effects_found(sh, l))));
+    let found = outcome(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| effects_found(sh, l))));
     // SAFETY: the C function's own stack (three arguments at most, one
     // result); the registry references were made by `cache_effects`
     // and `effects_miss`. Every Rust value of the lookup is gone.
@@ -802,7 +804,7 @@ unsafe extern "C-unwind" fn effects_entry(l: *mut ffi::lua_State) -> c_int {
                 ffi::lua_rawgeti(l, ffi::LUA_REGISTRYINDEX, ffi::lua_Integer::from(known));
             }
             Ok(Found::Miss { slot, fallback }) => effects_miss(sh, l, slot, fallback),
-            Err(e) => raise(l, &e),
+            Err(e) => raise(l, e),
         }
     }
     1

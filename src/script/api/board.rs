@@ -27,7 +27,7 @@ use crate::core::{GameState, MAX_SEATS};
 use crate::rules::Rules;
 use crate::script::Shared;
 use crate::script::lend::Call;
-use crate::script::raw::{ErrorText, message, over_shared, raise};
+use crate::script::raw::{message, outcome, over_shared, raise};
 
 /// What `game.board()` works with between its calls (host memory only).
 #[derive(Default)]
@@ -170,12 +170,12 @@ unsafe extern "C-unwind" fn board_entry(l: *mut ffi::lua_State) -> c_int {
     let sh = unsafe { &*(ffi::lua_touserdata(l, ffi::lua_upvalueindex(1)) as *const Shared) };
     // SAFETY: reads the size of this C function's own stack.
     let args = unsafe { ffi::lua_gettop(l) };
-    match ErrorText::of(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read(sh, args)))) {
+    match outcome(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read(sh, args)))) {
         // SAFETY: this C function's own stack; every Rust value of the read
         // is gone, `held` is plain data.
         Ok(held) => unsafe { refresh(sh, l, held) },
         // SAFETY: as above: the boundary, with only the plain error alive.
-        Err(e) => unsafe { raise(l, &e) },
+        Err(e) => unsafe { raise(l, e) },
     }
 }
 

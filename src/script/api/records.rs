@@ -9,7 +9,7 @@ use super::{MAX_TEXT, rt};
 use crate::core::{Event, ProvinceId, Seat};
 use crate::script::Shared;
 use crate::script::lend::Call;
-use crate::script::raw::{ErrorText, LStr, fast, message, raise};
+use crate::script::raw::{LStr, fast, message, outcome, raise};
 
 /// Logs the text on top of the stack as a line of narration (`game.note`,
 /// once its formatter has run), as `game.log` does.
@@ -54,11 +54,11 @@ unsafe extern "C-unwind" fn note_entry(l: *mut ffi::lua_State) -> c_int {
             ffi::lua_error(l);
         }
     }
-    let logged = ErrorText::of(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| log_top(sh, l))));
+    let logged = outcome(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| log_top(sh, l))));
     match logged {
         Ok(()) => 0,
         // SAFETY: the boundary: `log_top`'s frame is gone.
-        Err(e) => unsafe { raise(l, &e) },
+        Err(e) => unsafe { raise(l, e) },
     }
 }
 
