@@ -50,7 +50,7 @@ impl Runtime {
             diags.0.extend(warnings);
             return Err(diags);
         };
-        *shared.continuations.borrow_mut() = handlers.continuations.keys().map(|k| crate::core::Name::from(k.as_str())).collect();
+        *shared.continuations.borrow_mut() = handlers.continuations.iter().map(|(k, _)| crate::core::Name::from(k.as_str())).collect();
         let seal: Function = prelude.get("seal").expect("prelude seal");
         if let Err(e) = lock_helpers(&lua).and_then(|helpers| shared.guarded(|| seal.call::<()>(helpers))) {
             return Err(fatal(&rules.rules_path, format!("cannot seal the Lua globals: {e}")));
@@ -325,7 +325,8 @@ fn resolve_handlers(rules: &Rules, reg: &Registry, diags: &mut Diagnostics) -> O
     let (preload, bids, perform, standings) =
         (phase("preload", &h.preload), phase("bids", &h.bids), phase("perform", &h.perform), phase("standings", &h.standings));
     province_lost?;
-    let continuations: std::collections::HashMap<String, Function> = reg.continuations.pairs::<String, Function>().filter_map(|kv| kv.ok()).collect();
+    let mut continuations: Vec<(String, Function)> = reg.continuations.pairs::<String, Function>().filter_map(|kv| kv.ok()).collect();
+    continuations.sort_by(|a, b| a.0.cmp(&b.0));
     Some(Handlers {
         continuations,
         winter: winter?,

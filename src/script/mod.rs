@@ -505,10 +505,12 @@ impl Drop for Lend<'_> {
 
 /// The handlers the engine calls, resolved once at load.
 struct Handlers {
-    /// By name, with the default (keyed) hash: the names are a pack's,
-    /// which may be a stranger's, and a hash anyone can invert would let
-    /// a pack make every lookup walk all of its names.
-    continuations: HashMap<String, Function>,
+    /// Sorted by name, found by binary search: every answer looks one up,
+    /// and a keyed hash of the name cost more than the few comparisons of
+    /// a pack's handful of names. (No hash anyone can invert either: the
+    /// names are a pack's, which may be a stranger's, and a search takes
+    /// log2 of their number whatever they are.)
+    continuations: Vec<(String, Function)>,
     winter: Function,
     score: Function,
     year_end: Function,
@@ -891,9 +893,9 @@ impl Runtime {
     }
 
     pub fn call_continuation(&self, state: &mut GameState, events: &mut Vec<Event>, ask: &Ask, choice: Choice) -> Result<CallResult, ScriptError> {
-        let f = match self.handlers.continuations.get(&*ask.cont) {
-            Some(f) => f,
-            None => {
+        let f = match self.handlers.continuations.binary_search_by(|(name, _)| name.as_str().cmp(&ask.cont)) {
+            Ok(i) => &self.handlers.continuations[i].1,
+            Err(_) => {
                 return Err(ScriptError {
                     file: String::new(),
                     line: 0,
