@@ -236,6 +236,20 @@ impl Collector {
     }
 }
 
+/// `parts` joined by dots, made in one allocation (a game's records are
+/// flattened into a few hundred of these: `format!` cost more than the
+/// rest of the lab's bookkeeping).
+fn dotted(parts: &[&str]) -> String {
+    let mut key = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            key.push('.');
+        }
+        key.push_str(p);
+    }
+    key
+}
+
 /// A record as named numbers (the lab's metrics): per seat `win.A`,
 /// `points.A`, ...; per game `margin`, `battles`, ...; and every tally,
 /// per seat and in total. Win is the seat's share of first place (1/k when
@@ -245,14 +259,14 @@ pub fn flatten(rec: &GameRecord, seat_names: &[String]) -> BTreeMap<String, f64>
     let share = if rec.winners.is_empty() { 0.0 } else { 1.0 / rec.winners.len() as f64 };
     for (s, name) in seat_names.iter().enumerate() {
         let won = if rec.winners.contains(name) { share } else { 0.0 };
-        m.insert(format!("win.{name}"), won);
-        m.insert(format!("rank.{name}"), f64::from(*rec.ranks.get(s).unwrap_or(&0)));
-        m.insert(format!("points.{name}"), *rec.points.get(s).unwrap_or(&0) as f64);
-        m.insert(format!("chests.{name}"), *rec.chests.get(s).unwrap_or(&0) as f64);
-        m.insert(format!("provinces.{name}"), f64::from(*rec.provinces.get(s).unwrap_or(&0)));
-        m.insert(format!("buildings.{name}"), f64::from(*rec.buildings.get(s).unwrap_or(&0)));
-        m.insert(format!("bid_chests.{name}"), *rec.bid_chests.get(s).unwrap_or(&0) as f64);
-        m.insert(format!("bid_provinces.{name}"), f64::from(*rec.bid_provinces.get(s).unwrap_or(&0)));
+        m.insert(dotted(&["win", name]), won);
+        m.insert(dotted(&["rank", name]), f64::from(*rec.ranks.get(s).unwrap_or(&0)));
+        m.insert(dotted(&["points", name]), *rec.points.get(s).unwrap_or(&0) as f64);
+        m.insert(dotted(&["chests", name]), *rec.chests.get(s).unwrap_or(&0) as f64);
+        m.insert(dotted(&["provinces", name]), f64::from(*rec.provinces.get(s).unwrap_or(&0)));
+        m.insert(dotted(&["buildings", name]), f64::from(*rec.buildings.get(s).unwrap_or(&0)));
+        m.insert(dotted(&["bid_chests", name]), *rec.bid_chests.get(s).unwrap_or(&0) as f64);
+        m.insert(dotted(&["bid_provinces", name]), f64::from(*rec.bid_provinces.get(s).unwrap_or(&0)));
     }
     m.insert("margin".into(), rec.margin as f64);
     m.insert("tiebreak".into(), if rec.tiebreak { 1.0 } else { 0.0 });
@@ -261,28 +275,28 @@ pub fn flatten(rec: &GameRecord, seat_names: &[String]) -> BTreeMap<String, f64>
     // neither wrap nor panic (issue 23: `game.tally(.., math.maxinteger)`).
     m.insert("battles".into(), rec.battles.values().map(|&v| u128::from(v)).sum::<u128>() as f64);
     for (k, v) in &rec.battles {
-        m.insert(format!("battles.{k}"), *v as f64);
+        m.insert(dotted(&["battles", k]), *v as f64);
     }
     m.insert("owner_changes".into(), rec.owner_changes as f64);
     m.insert("tower_stuck".into(), f64::from(rec.tower_stuck));
     m.insert("lead_changes".into(), f64::from(rec.lead_changes));
     for (prefix, table) in [("actions", &rec.actions), ("built", &rec.built)] {
         for (k, v) in table {
-            m.insert(format!("{prefix}.{k}"), v.iter().map(|&x| f64::from(x)).sum());
+            m.insert(dotted(&[prefix, k]), v.iter().map(|&x| f64::from(x)).sum());
             for (s, name) in seat_names.iter().enumerate() {
-                m.insert(format!("{prefix}.{k}.{name}"), f64::from(*v.get(s).unwrap_or(&0)));
+                m.insert(dotted(&[prefix, k, name]), f64::from(*v.get(s).unwrap_or(&0)));
             }
         }
     }
     for (k, v) in &rec.tallies {
         let total: i128 = v.iter().map(|&x| i128::from(x)).sum::<i128>() + i128::from(rec.game_tallies.get(k).copied().unwrap_or(0));
-        m.insert(format!("tally.{k}"), total as f64);
+        m.insert(dotted(&["tally", k]), total as f64);
         for (s, name) in seat_names.iter().enumerate() {
-            m.insert(format!("tally.{k}.{name}"), *v.get(s).unwrap_or(&0) as f64);
+            m.insert(dotted(&["tally", k, name]), *v.get(s).unwrap_or(&0) as f64);
         }
     }
     for (k, v) in &rec.game_tallies {
-        m.entry(format!("tally.{k}")).or_insert(*v as f64);
+        m.entry(dotted(&["tally", k])).or_insert(*v as f64);
     }
     m
 }

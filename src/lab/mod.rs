@@ -447,6 +447,15 @@ pub struct CondSums {
 
 pub const HISTOGRAMS: &[&str] = &["margin", "battles", "decisions"];
 
+/// Adds `v` to the sums of `key`, copying the key only when it is new
+/// (a game adds a few hundred metrics, nearly all of them met before).
+fn add_to(sums: &mut BTreeMap<String, Sums>, key: &str, v: f64) {
+    match sums.get_mut(key) {
+        Some(s) => s.add(v),
+        None => sums.entry(key.to_string()).or_default().add(v),
+    }
+}
+
 /// The statistics so far, folded in game order.
 pub struct Aggregate {
     pub header: Header,
@@ -487,22 +496,47 @@ impl Aggregate {
         }
         for (arm, m) in cond.arms.iter_mut().zip(&flat) {
             for (key, v) in m {
-                arm.metrics.entry(key.clone()).or_default().add(*v);
+                add_to(&mut arm.metrics, key, *v);
             }
             for h in HISTOGRAMS {
                 let v = m.get(*h).copied().unwrap_or(0.0) as i64;
-                *arm.hist.entry((*h).to_string()).or_default().entry(v).or_insert(0) += 1;
+                let hist = match arm.hist.get_mut(*h) {
+                    Some(hist) => hist,
+                    None => arm.hist.entry((*h).to_string()).or_default(),
+                };
+                *hist.entry(v).or_insert(0) += 1;
             }
         }
         for pair in cond.pairs.iter_mut() {
-            let (ma, mb) = (&flat[pair.a], &flat[pair.b]);
+            // Both maps in key order at once: every key of either, a
+            // missing value counting 0.
+            let (mut ia, mut ib) = (flat[pair.a].iter().peekable(), flat[pair.b].iter().peekable());
             let mut same = true;
-            for key in ma.keys().chain(mb.keys().filter(|k| !ma.contains_key(*k))) {
-                let d = ma.get(key).copied().unwrap_or(0.0) - mb.get(key).copied().unwrap_or(0.0);
+            loop {
+                let (key, d) = match (ia.peek(), ib.peek()) {
+                    (None, None) => break,
+                    (Some(&(ka, &va)), Some(&(kb, &vb))) if ka == kb => {
+                        ia.next();
+                        ib.next();
+                        (ka, va - vb)
+                    }
+                    (Some(&(ka, &va)), Some(&(kb, _))) if ka < kb => {
+                        ia.next();
+                        (ka, va - 0.0)
+                    }
+                    (Some(&(ka, &va)), None) => {
+                        ia.next();
+                        (ka, va - 0.0)
+                    }
+                    (_, Some(&(kb, &vb))) => {
+                        ib.next();
+                        (kb, 0.0 - vb)
+                    }
+                };
                 if d != 0.0 {
                     same = false;
                 }
-                pair.diffs.entry(key.clone()).or_default().add(d);
+                add_to(&mut pair.diffs, key, d);
             }
             if same {
                 pair.identical += 1;
