@@ -16,10 +16,16 @@ shift 3
 command -v valgrind > /dev/null || { echo "icount-lab.sh: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
 [ "$games" -gt 50 ] || { echo "icount-lab.sh: GAMES must be more than 50" >&2; exit 2; }
 count() {
-  local n=$1
+  local n=$1 out
   shift
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" lab --data "$data" --games "$n" --jobs 1 "$@" 2>&1 > /dev/null |
-    sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+  # The program's own failure is reported with its last words (valgrind
+  # counts the instructions of a program that failed too).
+  if ! out=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" lab --data "$data" --games "$n" --jobs 1 "$@" 2>&1 > /dev/null); then
+    echo "icount-lab.sh: \`$bin lab --data $data --games $n --jobs 1 $*\` failed:" >&2
+    printf '%s\n' "$out" | grep -v '^==' | tail -n 5 >&2
+    exit 1
+  fi
+  printf '%s\n' "$out" | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 a=$(count 50 "$@")
 b=$(count "$games" "$@")

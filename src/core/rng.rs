@@ -338,6 +338,25 @@ mod tests {
             }
             assert_eq!(a, b, "p = {p:e} drew a different number of times");
         }
+        // At each draw's own edge: p exactly k / 2^53 (false: k < k fails),
+        // the floats just below and above it, and the same at (k + 1) / 2^53.
+        let grid = |k: u64| k as f64 / (1u64 << 53) as f64;
+        let (below, above) = (|p: f64| f64::from_bits(p.to_bits().saturating_sub(1)), |p: f64| f64::from_bits(p.to_bits() + 1));
+        let mut src = GameRng::seeded(13);
+        for _ in 0..5000 {
+            let k = src.clone().next_seed() >> 11;
+            for p in [grid(k), below(grid(k)), above(grid(k)), grid(k + 1), below(grid(k + 1)), above(grid(k + 1))] {
+                let old = if p >= 1.0 {
+                    true
+                } else if p <= 0.0 {
+                    false
+                } else {
+                    src.clone().unit() < p
+                };
+                assert_eq!(old, src.clone().draw(Chance::new(p)), "k = {k}, p = {p:e}");
+            }
+            src.next_seed();
+        }
         // A draw at exactly a grid point: k / 2^53 < p fails at k = p·2^53.
         let mut g = GameRng::seeded(2);
         let k = g.clone().next_seed() >> 11;

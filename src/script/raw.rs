@@ -793,18 +793,25 @@ unsafe extern "C-unwind" fn effects_entry(l: *mut ffi::lua_State) -> c_int {
     // SAFETY: upvalue 1 is the `Shared` (see `cache_effects`), which
     // outlives the VM; lua_touserdata only reads.
     let sh = unsafe { &*(ffi::lua_touserdata(l, ffi::lua_upvalueindex(1)) as *const Shared) };
-    let found = outcome(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| effects_found(sh, l))));
+    // The error is raised before anything else, so that what follows
+    // holds only the plain `Found`: `effects_miss` may raise too, and no
+    // value with a destructor (the error's `String`) may be in scope then.
+    let found = match outcome(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| effects_found(sh, l)))) {
+        Ok(found) => found,
+        // SAFETY: the boundary: the lookup's frame is gone, and the
+        // message is moved into `raise`.
+        Err(e) => unsafe { raise(l, e) },
+    };
     // SAFETY: the C function's own stack (three arguments at most, one
     // result); the registry references were made by `cache_effects`
     // and `effects_miss`. Every Rust value of the lookup is gone.
     unsafe {
         match found {
-            Ok(Found::Nil) => ffi::lua_pushnil(l),
-            Ok(Found::Kept(known)) => {
+            Found::Nil => ffi::lua_pushnil(l),
+            Found::Kept(known) => {
                 ffi::lua_rawgeti(l, ffi::LUA_REGISTRYINDEX, ffi::lua_Integer::from(known));
             }
-            Ok(Found::Miss { slot, fallback }) => effects_miss(sh, l, slot, fallback),
-            Err(e) => raise(l, e),
+            Found::Miss { slot, fallback } => effects_miss(sh, l, slot, fallback),
         }
     }
     1
