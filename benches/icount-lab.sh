@@ -15,17 +15,12 @@ games=$1 bin=$2 data=$3
 shift 3
 command -v valgrind > /dev/null || { echo "icount-lab.sh: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
 [ "$games" -gt 50 ] || { echo "icount-lab.sh: GAMES must be more than 50" >&2; exit 2; }
+# shellcheck source=benches/common/callgrind.sh
+. "$(dirname "$0")/common/callgrind.sh"
 count() {
-  local n=$1 out
+  local n=$1
   shift
-  # The program's own failure is reported with its last words (valgrind
-  # counts the instructions of a program that failed too).
-  if ! out=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" lab --data "$data" --games "$n" --jobs 1 "$@" 2>&1 > /dev/null); then
-    echo "icount-lab.sh: \`$bin lab --data $data --games $n --jobs 1 $*\` failed:" >&2
-    printf '%s\n' "$out" | grep -v '^==' | tail -n 5 >&2
-    exit 1
-  fi
-  printf '%s\n' "$out" | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+  callgrind_count icount-lab.sh "$bin" lab --data "$data" --games "$n" --jobs 1 "$@"
 }
 a=$(count 50 "$@")
 b=$(count "$games" "$@")

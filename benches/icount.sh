@@ -16,17 +16,12 @@ games=$1 bots=$2 bin=$3 data=$4
 shift 4
 command -v valgrind > /dev/null || { echo "icount.sh: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
 [ "$games" -gt 10 ] || { echo "icount.sh: GAMES must be more than 10" >&2; exit 2; }
+# shellcheck source=benches/common/callgrind.sh
+. "$(dirname "$0")/common/callgrind.sh"
 count() {
-  local n=$1 out
+  local n=$1
   shift
-  # The program's own failure is reported with its last words (valgrind
-  # counts the instructions of a program that failed too).
-  if ! out=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" bench --data "$data" --games "$n" --bots "$bots" "$@" 2>&1 > /dev/null); then
-    echo "icount.sh: \`$bin bench --data $data --games $n --bots $bots $*\` failed:" >&2
-    printf '%s\n' "$out" | grep -v '^==' | tail -n 5 >&2
-    exit 1
-  fi
-  printf '%s\n' "$out" | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+  callgrind_count icount.sh "$bin" bench --data "$data" --games "$n" --bots "$bots" "$@"
 }
 a=$(count 10 "$@")
 b=$(count "$games" "$@")
