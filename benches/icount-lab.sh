@@ -13,16 +13,7 @@ if [ $# -lt 3 ]; then
 fi
 games=$1 bin=$2 data=$3
 shift 3
-command -v valgrind > /dev/null || { echo "icount-lab.sh: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
-[ "$games" -gt 50 ] || { echo "icount-lab.sh: GAMES must be more than 50" >&2; exit 2; }
 # shellcheck source=benches/common/callgrind.sh
 . "$(dirname "$0")/common/callgrind.sh"
-count() {
-  local n=$1
-  shift
-  callgrind_count icount-lab.sh "$bin" lab --data "$data" --games "$n" --jobs 1 "$@"
-}
-a=$(count 50 "$@")
-b=$(count "$games" "$@")
-[ -n "$a" ] && [ -n "$b" ] || { echo "icount-lab.sh: callgrind gave no count (does \`$bin lab --data $data $*\` run?)" >&2; exit 1; }
-echo "lab $*: $(((b - a) / (games - 50))) instructions/game, every arm ($games games)"
+n=$(callgrind_per_game icount-lab.sh 50 "$games" "$bin" lab --data "$data" --jobs 1 "$@")
+echo "lab $*: $n instructions/game, every arm ($games games)"

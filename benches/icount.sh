@@ -14,16 +14,7 @@ if [ $# -lt 4 ]; then
 fi
 games=$1 bots=$2 bin=$3 data=$4
 shift 4
-command -v valgrind > /dev/null || { echo "icount.sh: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
-[ "$games" -gt 10 ] || { echo "icount.sh: GAMES must be more than 10" >&2; exit 2; }
 # shellcheck source=benches/common/callgrind.sh
 . "$(dirname "$0")/common/callgrind.sh"
-count() {
-  local n=$1
-  shift
-  callgrind_count icount.sh "$bin" bench --data "$data" --games "$n" --bots "$bots" "$@"
-}
-a=$(count 10 "$@")
-b=$(count "$games" "$@")
-[ -n "$a" ] && [ -n "$b" ] || { echo "icount.sh: callgrind gave no count (does \`$bin bench --data $data\` run?)" >&2; exit 1; }
-echo "$bots: $(((b - a) / (games - 10))) instructions/game ($games games)"
+n=$(callgrind_per_game icount.sh 10 "$games" "$bin" bench --data "$data" --bots "$bots" "$@")
+echo "$bots: $n instructions/game ($games games)"
