@@ -316,6 +316,16 @@ mod tests {
 
     #[test]
     fn a_prepared_chance_draws_and_answers_as_the_comparison_of_unit() {
+        // What `chance` was before `Chance`.
+        fn old(r: &mut GameRng, p: f64) -> bool {
+            if p >= 1.0 {
+                true
+            } else if p <= 0.0 {
+                false
+            } else {
+                r.unit() < p
+            }
+        }
         // Every p on both sides of the 53-bit grid, the ends, and the
         // values that draw nothing.
         let mut ps = vec![0.0, -0.5, 1.0, 1.5, f64::NAN, f64::MIN_POSITIVE, 1e-300, 0.5, 0.25, 1.0 - f64::EPSILON / 2.0];
@@ -327,14 +337,7 @@ mod tests {
         for p in ps {
             let (mut a, mut b) = (GameRng::seeded(9), GameRng::seeded(9));
             for _ in 0..50 {
-                let old = if p >= 1.0 {
-                    true
-                } else if p <= 0.0 {
-                    false
-                } else {
-                    a.unit() < p
-                };
-                assert_eq!(old, b.draw(Chance::new(p)), "p = {p:e}");
+                assert_eq!(old(&mut a, p), b.draw(Chance::new(p)), "p = {p:e}");
             }
             assert_eq!(a, b, "p = {p:e} drew a different number of times");
         }
@@ -346,14 +349,7 @@ mod tests {
         for _ in 0..5000 {
             let k = src.clone().next_seed() >> 11;
             for p in [grid(k), below(grid(k)), above(grid(k)), grid(k + 1), below(grid(k + 1)), above(grid(k + 1))] {
-                let old = if p >= 1.0 {
-                    true
-                } else if p <= 0.0 {
-                    false
-                } else {
-                    src.clone().unit() < p
-                };
-                assert_eq!(old, src.clone().draw(Chance::new(p)), "k = {k}, p = {p:e}");
+                assert_eq!(old(&mut src.clone(), p), src.clone().draw(Chance::new(p)), "k = {k}, p = {p:e}");
             }
             src.next_seed();
         }
