@@ -121,7 +121,7 @@ impl Collector {
                     self.carried_out();
                     self.turned = Some((*seat, *action));
                 }
-                Event::Battle { kind, .. } => *self.rec.battles.entry(kind.clone()).or_insert(0) += 1,
+                Event::Battle { kind, .. } => bump(&mut self.rec.battles, kind, || 0, |n| *n += 1),
                 Event::OwnerChange { .. } => self.rec.owner_changes += 1,
                 Event::Tally { key, seat, amount } => match seat {
                     Some(s) => {
@@ -129,14 +129,20 @@ impl Collector {
                         if key.starts_with("skipped.") && self.turned.is_some_and(|(t, _)| t == *s) {
                             self.turned = None;
                         }
-                        let v = self.rec.tallies.entry(key.clone()).or_insert_with(|| vec![0; self.seats]);
-                        if let Some(x) = v.get_mut(s.index()) {
-                            *x = x.saturating_add(*amount);
-                        }
+                        let seats = self.seats;
+                        bump(
+                            &mut self.rec.tallies,
+                            key,
+                            || vec![0; seats],
+                            |v| {
+                                if let Some(x) = v.get_mut(s.index()) {
+                                    *x = x.saturating_add(*amount);
+                                }
+                            },
+                        );
                     }
                     None => {
-                        let x = self.rec.game_tallies.entry(key.clone()).or_insert(0);
-                        *x = x.saturating_add(*amount);
+                        bump(&mut self.rec.game_tallies, key, || 0, |x| *x = x.saturating_add(*amount));
                     }
                 },
                 Event::Heading(_) | Event::Note(_) | Event::Secret { .. } | Event::Throw { .. } => {}
@@ -192,6 +198,10 @@ impl Collector {
             self.last_buildings = after.provinces.iter().map(|p| p.buildings).collect();
             return;
         }
+        // Most decisions change no building: a look before any write.
+        if self.last_buildings.iter().zip(&after.provinces).all(|(&was, p)| was == p.buildings) {
+            return;
+        }
         for (was, p) in self.last_buildings.iter_mut().zip(&after.provinces) {
             let new = p.buildings & !*was;
             *was = p.buildings;
@@ -236,67 +246,232 @@ impl Collector {
     }
 }
 
-/// `parts` joined by dots, made in one allocation (a game's records are
-/// flattened into a few hundred of these: `format!` cost more than the
-/// rest of the lab's bookkeeping).
-fn dotted(parts: &[&str]) -> String {
-    let mut key = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
-    for (i, p) in parts.iter().enumerate() {
-        if i > 0 {
-            key.push('.');
-        }
-        key.push_str(p);
+/// Applies `f` to the count of `key` in `map`, made by `zero` if the key
+/// is new (the key is copied only then: a game counts a few hundred events,
+/// nearly all of them under keys met before).
+fn bump<V>(map: &mut BTreeMap<String, V>, key: &str, zero: impl FnOnce() -> V, f: impl FnOnce(&mut V)) {
+    match map.get_mut(key) {
+        Some(v) => f(v),
+        None => f(map.entry(key.to_string()).or_insert_with(zero)),
     }
-    key
 }
 
-/// A record as named numbers (the lab's metrics): per seat `win.A`,
-/// `points.A`, ...; per game `margin`, `battles`, ...; and every tally,
-/// per seat and in total. Win is the seat's share of first place (1/k when
-/// k seats tie).
-pub fn flatten(rec: &GameRecord, seat_names: &[String]) -> BTreeMap<String, f64> {
-    let mut m = BTreeMap::new();
-    let share = if rec.winners.is_empty() { 0.0 } else { 1.0 / rec.winners.len() as f64 };
-    for (s, name) in seat_names.iter().enumerate() {
-        let won = if rec.winners.contains(name) { share } else { 0.0 };
-        m.insert(dotted(&["win", name]), won);
-        m.insert(dotted(&["rank", name]), f64::from(*rec.ranks.get(s).unwrap_or(&0)));
-        m.insert(dotted(&["points", name]), *rec.points.get(s).unwrap_or(&0) as f64);
-        m.insert(dotted(&["chests", name]), *rec.chests.get(s).unwrap_or(&0) as f64);
-        m.insert(dotted(&["provinces", name]), f64::from(*rec.provinces.get(s).unwrap_or(&0)));
-        m.insert(dotted(&["buildings", name]), f64::from(*rec.buildings.get(s).unwrap_or(&0)));
-        m.insert(dotted(&["bid_chests", name]), *rec.bid_chests.get(s).unwrap_or(&0) as f64);
-        m.insert(dotted(&["bid_provinces", name]), f64::from(*rec.bid_provinces.get(s).unwrap_or(&0)));
+/// `parts` joined by dots.
+fn dotted(parts: &[&str]) -> String {
+    parts.join(".")
+}
+
+/// The per-seat metrics, in the order a record is flattened.
+const SEAT_FIELDS: [&str; 8] = ["win", "rank", "points", "chests", "provinces", "buildings", "bid_chests", "bid_provinces"];
+/// The per-game metrics that are not keyed by the rules' names.
+const GAME_FIELDS: [&str; 7] = ["margin", "tiebreak", "decisions", "battles", "owner_changes", "tower_stuck", "lead_changes"];
+/// The metrics keyed by the rules' names, per key a total and one per
+/// seat: `actions.K`, `actions.K.A`, ...
+const KEYED: [&str; 3] = ["actions", "built", "tally"];
+
+/// A keyed metric's indices: its total and each seat's.
+#[derive(Clone, Debug)]
+struct Keyed {
+    total: u32,
+    seats: Vec<u32>,
+}
+
+/// The lab's metric names, each with an index: the sums are kept by index,
+/// so a game's few hundred numbers are added without building, comparing or
+/// copying their names (only a name met for the first time is built). Two
+/// ways of writing the same name (a tally `a.B` and seat B's tally `a`) are
+/// one metric, as they are one name.
+#[derive(Clone, Debug)]
+pub struct Names {
+    list: Vec<String>,
+    index: BTreeMap<String, u32>,
+    seats: Vec<String>,
+    /// Per seat, the index of each of `SEAT_FIELDS`.
+    seat_fields: Vec<[u32; SEAT_FIELDS.len()]>,
+    game_fields: [u32; GAME_FIELDS.len()],
+    /// `battles.K` by K.
+    battles: BTreeMap<String, u32>,
+    /// Per `KEYED` prefix, K -> its indices.
+    keyed: [BTreeMap<String, Keyed>; KEYED.len()],
+}
+
+impl Names {
+    pub fn new(seats: &[String]) -> Names {
+        let mut n = Names {
+            list: Vec::new(),
+            index: BTreeMap::new(),
+            seats: seats.to_vec(),
+            seat_fields: Vec::new(),
+            game_fields: [0; GAME_FIELDS.len()],
+            battles: BTreeMap::new(),
+            keyed: Default::default(),
+        };
+        for seat in seats {
+            let ids = SEAT_FIELDS.map(|f| n.intern(dotted(&[f, seat])));
+            n.seat_fields.push(ids);
+        }
+        n.game_fields = GAME_FIELDS.map(|f| n.intern(f.to_string()));
+        n
     }
-    m.insert("margin".into(), rec.margin as f64);
-    m.insert("tiebreak".into(), if rec.tiebreak { 1.0 } else { 0.0 });
-    m.insert("decisions".into(), rec.decisions as f64);
-    // Sums of numbers a script or a record gave are taken wide: they
-    // neither wrap nor panic (issue 23: `game.tally(.., math.maxinteger)`).
-    m.insert("battles".into(), rec.battles.values().map(|&v| u128::from(v)).sum::<u128>() as f64);
-    for (k, v) in &rec.battles {
-        m.insert(dotted(&["battles", k]), *v as f64);
+
+    fn intern(&mut self, name: String) -> u32 {
+        if let Some(&i) = self.index.get(&name) {
+            return i;
+        }
+        let i = self.list.len() as u32;
+        self.list.push(name.clone());
+        self.index.insert(name, i);
+        i
     }
-    m.insert("owner_changes".into(), rec.owner_changes as f64);
-    m.insert("tower_stuck".into(), f64::from(rec.tower_stuck));
-    m.insert("lead_changes".into(), f64::from(rec.lead_changes));
-    for (prefix, table) in [("actions", &rec.actions), ("built", &rec.built)] {
-        for (k, v) in table {
-            m.insert(dotted(&[prefix, k]), v.iter().map(|&x| f64::from(x)).sum());
-            for (s, name) in seat_names.iter().enumerate() {
-                m.insert(dotted(&[prefix, k, name]), f64::from(*v.get(s).unwrap_or(&0)));
+
+    /// The name of metric `i`.
+    pub fn name(&self, i: u32) -> &str {
+        &self.list[i as usize]
+    }
+
+    /// The index of a name met so far.
+    pub fn get(&self, name: &str) -> Option<u32> {
+        self.index.get(name).copied()
+    }
+
+    /// The index of seat `s`'s win share (`win.A`).
+    pub fn win(&self, s: usize) -> u32 {
+        self.seat_fields[s][0]
+    }
+
+    fn battle(&mut self, kind: &str) -> u32 {
+        match self.battles.get(kind) {
+            Some(&i) => i,
+            None => {
+                let i = self.intern(dotted(&["battles", kind]));
+                self.battles.insert(kind.to_string(), i);
+                i
             }
         }
     }
-    for (k, v) in &rec.tallies {
-        let total: i128 = v.iter().map(|&x| i128::from(x)).sum::<i128>() + i128::from(rec.game_tallies.get(k).copied().unwrap_or(0));
-        m.insert(dotted(&["tally", k]), total as f64);
-        for (s, name) in seat_names.iter().enumerate() {
-            m.insert(dotted(&["tally", k, name]), *v.get(s).unwrap_or(&0) as f64);
+
+    fn keyed(&mut self, family: usize, key: &str) -> &Keyed {
+        if !self.keyed[family].contains_key(key) {
+            let prefix = KEYED[family];
+            let total = self.intern(dotted(&[prefix, key]));
+            let names = self.seats.clone();
+            let seats = names.iter().map(|seat| self.intern(dotted(&[prefix, key, seat]))).collect();
+            self.keyed[family].insert(key.to_string(), Keyed { total, seats });
+        }
+        &self.keyed[family][key]
+    }
+
+    /// A record as numbers by metric (the lab's metrics): per seat
+    /// `win.A`, `points.A`, ...; per game `margin`, `battles`, ...; and
+    /// every tally, per seat and in total. Win is the seat's share of first
+    /// place (1/k when k seats tie). Written into `out`, which is cleared
+    /// first.
+    pub fn flatten_into(&mut self, rec: &GameRecord, out: &mut Flat) {
+        out.clear();
+        let share = if rec.winners.is_empty() { 0.0 } else { 1.0 / rec.winners.len() as f64 };
+        for s in 0..self.seats.len() {
+            let won = if rec.winners.contains(&self.seats[s]) { share } else { 0.0 };
+            let values = [
+                won,
+                f64::from(*rec.ranks.get(s).unwrap_or(&0)),
+                *rec.points.get(s).unwrap_or(&0) as f64,
+                *rec.chests.get(s).unwrap_or(&0) as f64,
+                f64::from(*rec.provinces.get(s).unwrap_or(&0)),
+                f64::from(*rec.buildings.get(s).unwrap_or(&0)),
+                *rec.bid_chests.get(s).unwrap_or(&0) as f64,
+                f64::from(*rec.bid_provinces.get(s).unwrap_or(&0)),
+            ];
+            for (&i, v) in self.seat_fields[s].iter().zip(values) {
+                out.set(i, v);
+            }
+        }
+        let [margin, tiebreak, decisions, battles, owner_changes, tower_stuck, lead_changes] = self.game_fields;
+        out.set(margin, rec.margin as f64);
+        out.set(tiebreak, if rec.tiebreak { 1.0 } else { 0.0 });
+        out.set(decisions, rec.decisions as f64);
+        // Sums of numbers a script or a record gave are taken wide: they
+        // neither wrap nor panic (issue 23: `game.tally(.., math.maxinteger)`).
+        out.set(battles, rec.battles.values().map(|&v| u128::from(v)).sum::<u128>() as f64);
+        for (k, v) in &rec.battles {
+            out.set(self.battle(k), *v as f64);
+        }
+        out.set(owner_changes, rec.owner_changes as f64);
+        out.set(tower_stuck, f64::from(rec.tower_stuck));
+        out.set(lead_changes, f64::from(rec.lead_changes));
+        for (family, table) in [&rec.actions, &rec.built].into_iter().enumerate() {
+            for (k, v) in table {
+                let ids = self.keyed(family, k);
+                out.set(ids.total, v.iter().map(|&x| f64::from(x)).sum());
+                for (s, &i) in ids.seats.iter().enumerate() {
+                    out.set(i, f64::from(*v.get(s).unwrap_or(&0)));
+                }
+            }
+        }
+        for (k, v) in &rec.tallies {
+            let total: i128 = v.iter().map(|&x| i128::from(x)).sum::<i128>() + i128::from(rec.game_tallies.get(k).copied().unwrap_or(0));
+            let ids = self.keyed(2, k);
+            out.set(ids.total, total as f64);
+            for (s, &i) in ids.seats.iter().enumerate() {
+                out.set(i, *v.get(s).unwrap_or(&0) as f64);
+            }
+        }
+        for (k, v) in &rec.game_tallies {
+            let i = self.keyed(2, k).total;
+            if !out.has(i) {
+                out.set(i, *v as f64);
+            }
         }
     }
-    for (k, v) in &rec.game_tallies {
-        m.entry(dotted(&["tally", k])).or_insert(*v as f64);
+
+    /// A flattened record by name (tests and tools; the lab keeps indices).
+    pub fn named(&self, flat: &Flat) -> BTreeMap<String, f64> {
+        flat.present.iter().map(|&i| (self.name(i).to_string(), flat.value(i))).collect()
     }
-    m
+}
+
+/// One record's metrics by index (`Names::flatten_into`): the value of each
+/// metric the record has, and which those are, in the order first set.
+#[derive(Clone, Debug, Default)]
+pub struct Flat {
+    values: Vec<f64>,
+    has: Vec<bool>,
+    present: Vec<u32>,
+}
+
+impl Flat {
+    /// Sets metric `i` (a later value replaces an earlier one).
+    fn set(&mut self, i: u32, v: f64) {
+        let at = i as usize;
+        if at >= self.has.len() {
+            self.has.resize(at + 1, false);
+            self.values.resize(at + 1, 0.0);
+        }
+        if !self.has[at] {
+            self.has[at] = true;
+            self.present.push(i);
+        }
+        self.values[at] = v;
+    }
+
+    fn clear(&mut self) {
+        for &i in &self.present {
+            self.has[i as usize] = false;
+        }
+        self.present.clear();
+    }
+
+    /// The record has metric `i`.
+    pub fn has(&self, i: u32) -> bool {
+        self.has.get(i as usize).copied().unwrap_or(false)
+    }
+
+    /// Metric `i`'s value, 0 where the record does not have it.
+    pub fn value(&self, i: u32) -> f64 {
+        if self.has(i) { self.values[i as usize] } else { 0.0 }
+    }
+
+    /// The metrics the record has, in the order first set.
+    pub fn present(&self) -> &[u32] {
+        &self.present
+    }
 }

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-pub use metrics::{Collector, GameRecord};
+pub use metrics::{Collector, Flat, GameRecord, Names};
 pub use report::Report;
 use stats::Sums;
 
@@ -447,27 +447,80 @@ pub struct CondSums {
 
 pub const HISTOGRAMS: &[&str] = &["margin", "battles", "decisions"];
 
-/// Adds `v` to the sums of `key`, copying the key only when it is new
-/// (a game adds a few hundred metrics, nearly all of them met before).
-fn add_to(sums: &mut BTreeMap<String, Sums>, key: &str, v: f64) {
-    match sums.get_mut(key) {
-        Some(s) => s.add(v),
-        None => sums.entry(key.to_string()).or_default().add(v),
+/// Sums by metric index (`metrics::Names`), with which metrics were added.
+#[derive(Clone, Debug, Default)]
+struct Acc {
+    sums: Vec<Sums>,
+    seen: Vec<bool>,
+}
+
+impl Acc {
+    fn add(&mut self, i: u32, v: f64) {
+        let at = i as usize;
+        if at >= self.sums.len() {
+            self.sums.resize(at + 1, Sums::default());
+            self.seen.resize(at + 1, false);
+        }
+        self.seen[at] = true;
+        self.sums[at].add(v);
     }
+
+    fn get(&self, i: u32) -> Option<&Sums> {
+        self.seen.get(i as usize).copied().unwrap_or(false).then(|| &self.sums[i as usize])
+    }
+
+    /// The sums by name.
+    fn named(&self, names: &Names) -> BTreeMap<String, Sums> {
+        self.sums.iter().zip(&self.seen).enumerate().filter(|(_, (_, seen))| **seen).map(|(i, (s, _))| (names.name(i as u32).to_string(), *s)).collect()
+    }
+}
+
+/// One arm's sums while folding (`ArmSums` by metric index).
+#[derive(Clone, Debug, Default)]
+struct ArmAcc {
+    metrics: Acc,
+    /// Per `HISTOGRAMS` entry: value -> games.
+    hist: Vec<BTreeMap<i64, u64>>,
+    rule_calls: Vec<(u64, u64)>,
+    rule_games: u64,
+}
+
+/// One pair's sums while folding (`PairSums` by metric index).
+#[derive(Clone, Debug, Default)]
+struct PairAcc {
+    a: usize,
+    b: usize,
+    diffs: Acc,
+    identical: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+struct CondAcc {
+    games: u64,
+    arms: Vec<ArmAcc>,
+    pairs: Vec<PairAcc>,
 }
 
 /// The statistics so far, folded in game order.
 pub struct Aggregate {
     pub header: Header,
-    pub conds: Vec<CondSums>,
+    names: Names,
+    conds: Vec<CondAcc>,
+    /// The records of the game being added, flattened (kept for their
+    /// buffers).
+    flat: Vec<Flat>,
+    /// `HISTOGRAMS` by metric index.
+    hist: Vec<u32>,
 }
 
 impl Aggregate {
     pub fn new(header: Header) -> Aggregate {
         let k = header.arms.len();
-        let pairs: Vec<PairSums> = (0..k).flat_map(|a| (a + 1..k).map(move |b| PairSums { a, b, ..PairSums::default() })).collect();
-        let conds = header.conditions.iter().map(|_| CondSums { games: 0, arms: vec![ArmSums::default(); k], pairs: pairs.clone() }).collect();
-        Aggregate { header, conds }
+        let pairs: Vec<PairAcc> = (0..k).flat_map(|a| (a + 1..k).map(move |b| PairAcc { a, b, ..PairAcc::default() })).collect();
+        let conds = header.conditions.iter().map(|_| CondAcc { games: 0, arms: vec![ArmAcc::default(); k], pairs: pairs.clone() }).collect();
+        let names = Names::new(&header.seats);
+        let hist = HISTOGRAMS.iter().map(|h| names.get(h).expect("every histogram is a metric of every game")).collect();
+        Aggregate { header, names, conds, flat: vec![Flat::default(); k], hist }
     }
 
     /// Adds one game: its record under every arm, in arm order.
@@ -484,59 +537,42 @@ impl Aggregate {
             }
         }
         let cond = self.conds.get_mut(c).ok_or_else(|| LabError::Merge(format!("condition {c} is not in the header")))?;
-        let flat: Vec<BTreeMap<String, f64>> = records.iter().map(|r| metrics::flatten(r, &self.header.seats)).collect();
+        for (f, r) in self.flat.iter_mut().zip(records) {
+            self.names.flatten_into(r, f);
+        }
+        let flat = &self.flat;
         cond.games += 1;
-        for (arm, r) in cond.arms.iter_mut().zip(records) {
+        for ((arm, r), f) in cond.arms.iter_mut().zip(records).zip(flat) {
             arm.rule_calls.resize(r.rule_use.len().max(arm.rule_calls.len()), (0, 0));
             for (sum, &calls) in arm.rule_calls.iter_mut().zip(&r.rule_use) {
                 sum.0 = sum.0.saturating_add(calls);
                 sum.1 += u64::from(calls > 0);
             }
             arm.rule_games += u64::from(r.rule_use.iter().any(|&c| c > 0));
-        }
-        for (arm, m) in cond.arms.iter_mut().zip(&flat) {
-            for (key, v) in m {
-                add_to(&mut arm.metrics, key, *v);
+            for &i in f.present() {
+                arm.metrics.add(i, f.value(i));
             }
-            for h in HISTOGRAMS {
-                let v = m.get(*h).copied().unwrap_or(0.0) as i64;
-                let hist = match arm.hist.get_mut(*h) {
-                    Some(hist) => hist,
-                    None => arm.hist.entry((*h).to_string()).or_default(),
-                };
-                *hist.entry(v).or_insert(0) += 1;
+            arm.hist.resize(self.hist.len(), BTreeMap::new());
+            for (hist, &i) in arm.hist.iter_mut().zip(&self.hist) {
+                *hist.entry(f.value(i) as i64).or_insert(0) += 1;
             }
         }
         for pair in cond.pairs.iter_mut() {
-            // Both maps in key order at once: every key of either, a
-            // missing value counting 0.
-            let (mut ia, mut ib) = (flat[pair.a].iter().peekable(), flat[pair.b].iter().peekable());
+            // Every metric of either record, a missing value counting 0.
+            let (fa, fb) = (&flat[pair.a], &flat[pair.b]);
             let mut same = true;
-            loop {
-                let (key, d) = match (ia.peek(), ib.peek()) {
-                    (None, None) => break,
-                    (Some(&(ka, &va)), Some(&(kb, &vb))) if ka == kb => {
-                        ia.next();
-                        ib.next();
-                        (ka, va - vb)
-                    }
-                    (Some(&(ka, &va)), Some(&(kb, _))) if ka < kb => {
-                        ia.next();
-                        (ka, va - 0.0)
-                    }
-                    (Some(&(ka, &va)), None) => {
-                        ia.next();
-                        (ka, va - 0.0)
-                    }
-                    (_, Some(&(kb, &vb))) => {
-                        ib.next();
-                        (kb, 0.0 - vb)
-                    }
-                };
+            let mut add = |i: u32, d: f64| {
                 if d != 0.0 {
                     same = false;
                 }
-                add_to(&mut pair.diffs, key, d);
+                pair.diffs.add(i, d);
+            };
+            for &i in fa.present() {
+                let d = if fb.has(i) { fa.value(i) - fb.value(i) } else { fa.value(i) - 0.0 };
+                add(i, d);
+            }
+            for &i in fb.present().iter().filter(|&&i| !fa.has(i)) {
+                add(i, 0.0 - fb.value(i));
             }
             if same {
                 pair.identical += 1;
@@ -545,22 +581,44 @@ impl Aggregate {
         Ok(())
     }
 
+    /// The sums of every condition, by metric name.
+    pub fn conds(&self) -> Vec<CondSums> {
+        let names = &self.names;
+        self.conds
+            .iter()
+            .map(|c| CondSums {
+                games: c.games,
+                arms: c
+                    .arms
+                    .iter()
+                    .map(|a| ArmSums {
+                        metrics: a.metrics.named(names),
+                        hist: HISTOGRAMS.iter().zip(&a.hist).map(|(h, m)| (h.to_string(), m.clone())).collect(),
+                        rule_calls: a.rule_calls.clone(),
+                        rule_games: a.rule_games,
+                    })
+                    .collect(),
+                pairs: c.pairs.iter().map(|p| PairSums { a: p.a, b: p.b, diffs: p.diffs.named(names), identical: p.identical }).collect(),
+            })
+            .collect()
+    }
+
     /// The widest interval among the headlines (seat win rates, or their
     /// paired differences when there are two arms or more), in percentage
     /// points.
     pub fn headline_width(&self) -> f64 {
         let mut widest: f64 = 0.0;
         for cond in &self.conds {
-            for seat in &self.header.seats {
-                let key = format!("win.{seat}");
+            for s in 0..self.header.seats.len() {
+                let i = self.names.win(s);
                 if cond.pairs.is_empty() {
                     for arm in &cond.arms {
-                        let wins = arm.metrics.get(&key).map(|s| s.sum).unwrap_or(0.0);
+                        let wins = arm.metrics.get(i).map(|s| s.sum).unwrap_or(0.0);
                         widest = widest.max(stats::wilson(wins, cond.games).width() * 100.0);
                     }
                 }
                 for pair in &cond.pairs {
-                    let w = pair.diffs.get(&key).copied().unwrap_or_default().mean(cond.games).width();
+                    let w = pair.diffs.get(i).copied().unwrap_or_default().mean(cond.games).width();
                     widest = widest.max(w * 100.0);
                 }
             }

@@ -282,9 +282,9 @@ fn pair_report(h: &Header, cs: &super::CondSums, p: &super::PairSums, arms: &[Ar
 impl Report {
     pub fn build(agg: &Aggregate) -> Report {
         let h = &agg.header;
-        let family = headlines(h).len() * agg.conds.len();
-        let mut conditions: Vec<ConditionReport> = agg
-            .conds
+        let conds = agg.conds();
+        let family = headlines(h).len() * conds.len();
+        let mut conditions: Vec<ConditionReport> = conds
             .iter()
             .enumerate()
             .map(|(c, cs)| {

@@ -375,3 +375,77 @@ fn a_scoring_variant_changes_what_the_rule_aware_player_builds() {
         "the points by seat and by source: {last}"
     );
 }
+
+/// A record as the lab's metrics: one name per number, the later of two
+/// ways of writing a name winning (a tally `a.B` and seat B's tally `a`),
+/// a game tally added to its per-seat total or standing alone.
+#[test]
+fn a_record_flattens_into_named_metrics() {
+    use std::collections::BTreeMap;
+    let seats: Vec<String> = vec!["A".into(), "B".into()];
+    let rec = GameRecord {
+        winners: vec!["A".into(), "B".into()],
+        ranks: vec![1, 1],
+        points: vec![7, 7],
+        margin: 0,
+        decisions: 12,
+        battles: BTreeMap::from([("attack".into(), 3), ("revolt".into(), 2)]),
+        actions: BTreeMap::from([("taxes".into(), vec![2, 1])]),
+        tallies: BTreeMap::from([("a".into(), vec![1, 2]), ("a.B".into(), vec![5, 6])]),
+        game_tallies: BTreeMap::from([("a".into(), 10), ("g".into(), 4)]),
+        ..GameRecord::default()
+    };
+    let mut names = lab::Names::new(&seats);
+    let mut flat = lab::Flat::default();
+    names.flatten_into(&rec, &mut flat);
+    let m = names.named(&flat);
+    assert_eq!(m["win.A"], 0.5);
+    assert_eq!(m["win.B"], 0.5);
+    assert_eq!(m["points.B"], 7.0);
+    assert_eq!(m["battles"], 5.0);
+    assert_eq!(m["battles.revolt"], 2.0);
+    assert_eq!(m["actions.taxes"], 3.0);
+    assert_eq!(m["actions.taxes.B"], 1.0);
+    // Per seat plus the game's own: 1 + 2 + 10.
+    assert_eq!(m["tally.a"], 13.0);
+    assert_eq!(m["tally.a.A"], 1.0);
+    // Seat B's `a` and the total of `a.B` share a name: the later, the total.
+    assert_eq!(m["tally.a.B"], 11.0);
+    assert_eq!(m["tally.a.B.A"], 5.0);
+    assert_eq!(m["tally.g"], 4.0);
+    assert!(!m.contains_key("tally.g.A"), "a game tally has no seats: {m:?}");
+    // Seats, game, battle kinds, actions, the five names of `a` and `a.B`, `g`.
+    assert_eq!(m.len(), 2 * 8 + 7 + 2 + 3 + 5 + 1, "{m:?}");
+    // Flattened again, the buffer holds only the new record's metrics.
+    let bare = GameRecord { winners: vec!["B".into()], ..GameRecord::default() };
+    names.flatten_into(&bare, &mut flat);
+    let m = names.named(&flat);
+    assert_eq!((m["win.A"], m["win.B"]), (0.0, 1.0));
+    assert_eq!(m.len(), 2 * 8 + 7, "{m:?}");
+}
+
+/// A metric only one arm's records have is summed for that arm alone and
+/// compared against 0 for the other.
+#[test]
+fn a_metric_of_one_arm_is_paired_against_zero() {
+    let (_, records) = run(&["--games", "2", "--against", "base", "--jobs", "1", "--bots", "random"]);
+    let header = {
+        let lab = build(&parse(&["--games", "2", "--against", "base", "--jobs", "1", "--bots", "random"]).unwrap(), &|_| None).unwrap();
+        lab.header.clone()
+    };
+    let mut agg = lab::Aggregate::new(header);
+    for (g, pair) in records.chunks(2).enumerate() {
+        let mut pair = pair.to_vec();
+        pair[0].tallies.insert("only.here".into(), vec![g as i64 + 1, 0, 0, 0]);
+        agg.add(&pair).unwrap();
+    }
+    let conds = agg.conds();
+    let c = &conds[0];
+    assert_eq!(c.arms[0].metrics["tally.only.here"].sum, 3.0);
+    assert!(!c.arms[1].metrics.contains_key("tally.only.here"));
+    let d = &c.pairs[0].diffs;
+    assert_eq!((d["tally.only.here"].sum, d["tally.only.here.A"].sum, d["tally.only.here.B"].sum), (3.0, 3.0, 0.0));
+    assert_eq!(c.pairs[0].identical, 0);
+    assert_eq!(c.arms[0].hist.keys().collect::<Vec<_>>(), ["battles", "decisions", "margin"]);
+    assert_eq!(c.arms[1].hist["margin"].values().sum::<u64>(), 2);
+}
