@@ -324,8 +324,8 @@ impl Names {
         i
     }
 
-    /// The name of metric `i`.
-    pub fn name(&self, i: u32) -> &str {
+    /// The name of metric `i` (an index this `Names` gave).
+    pub(crate) fn name(&self, i: u32) -> &str {
         &self.list[i as usize]
     }
 
@@ -334,8 +334,9 @@ impl Names {
         self.index.get(name).copied()
     }
 
-    /// The index of seat `s`'s win share (`win.A`).
-    pub fn win(&self, s: usize) -> u32 {
+    /// The index of seat `s`'s win share (`win.A`; `s` one of the seats
+    /// this `Names` was made for).
+    pub(crate) fn win(&self, s: usize) -> u32 {
         self.seat_fields[s][0]
     }
 

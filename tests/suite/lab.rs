@@ -392,7 +392,7 @@ fn a_record_flattens_into_named_metrics() {
         battles: BTreeMap::from([("attack".into(), 3), ("revolt".into(), 2)]),
         actions: BTreeMap::from([("taxes".into(), vec![2, 1])]),
         tallies: BTreeMap::from([("a".into(), vec![1, 2]), ("a.B".into(), vec![5, 6])]),
-        game_tallies: BTreeMap::from([("a".into(), 10), ("g".into(), 4)]),
+        game_tallies: BTreeMap::from([("a".into(), 10), ("g".into(), 4), ("a.A".into(), 20)]),
         ..GameRecord::default()
     };
     let mut names = lab::Names::new(&seats);
@@ -413,6 +413,9 @@ fn a_record_flattens_into_named_metrics() {
     assert_eq!(m["tally.a.B"], 11.0);
     assert_eq!(m["tally.a.B.A"], 5.0);
     assert_eq!(m["tally.g"], 4.0);
+    // A game tally never replaces a name the record already has: `a.A`
+    // stays seat A's tally `a`.
+    assert_eq!(m["tally.a.A"], 1.0);
     assert!(!m.contains_key("tally.g.A"), "a game tally has no seats: {m:?}");
     // Seats, game, battle kinds, actions, the five names of `a` and `a.B`, `g`.
     assert_eq!(m.len(), 2 * 8 + 7 + 2 + 3 + 5 + 1, "{m:?}");
@@ -437,14 +440,20 @@ fn a_metric_of_one_arm_is_paired_against_zero() {
     for (g, pair) in records.chunks(2).enumerate() {
         let mut pair = pair.to_vec();
         pair[0].tallies.insert("only.here".into(), vec![g as i64 + 1, 0, 0, 0]);
+        pair[1].game_tallies.insert("only.there".into(), 5);
         agg.add(&pair).unwrap();
     }
     let conds = agg.conds();
     let c = &conds[0];
     assert_eq!(c.arms[0].metrics["tally.only.here"].sum, 3.0);
     assert!(!c.arms[1].metrics.contains_key("tally.only.here"));
+    assert_eq!(c.arms[1].metrics["tally.only.there"].sum, 10.0);
+    assert!(!c.arms[0].metrics.contains_key("tally.only.there"));
     let d = &c.pairs[0].diffs;
     assert_eq!((d["tally.only.here"].sum, d["tally.only.here.A"].sum, d["tally.only.here.B"].sum), (3.0, 3.0, 0.0));
+    // The first arm minus the second: what only the second has counts negative.
+    assert_eq!((d["tally.only.there"].sum, d["tally.only.there"].nonzero), (-10.0, 2));
+    assert!(!d.contains_key("tally.only.there.A"), "a game tally has no seats");
     assert_eq!(c.pairs[0].identical, 0);
     assert_eq!(c.arms[0].hist.keys().collect::<Vec<_>>(), ["battles", "decisions", "margin"]);
     assert_eq!(c.arms[1].hist["margin"].values().sum::<u64>(), 2);
