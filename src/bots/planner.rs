@@ -127,7 +127,8 @@ fn candidates(engine: &Engine, view: &SeatView, seat: Seat, a: usize, kind: Acti
     if matches!(kind, ActionKind::Taxes | ActionKind::Rice) {
         c.retain(|&p| view.province(p).unrest == 0);
     }
-    c.sort_by_key(|&p| (std::cmp::Reverse(key(p)), p));
+    // Each key once: pressure sums the odds of every enemy neighbour.
+    c.sort_by_cached_key(|&p| (std::cmp::Reverse(key(p)), p));
     c
 }
 
