@@ -11,6 +11,8 @@
 //! chance (the rules' tower and battle rule, `odds`) times what taking the
 //! province is worth by the scoring. See docs/bots.md.
 
+use std::cell::RefCell;
+
 use super::greedy::{defence, enemy_pressure, left_behind, move_data};
 use super::mcts::Quiet;
 use super::odds::win_table;
@@ -44,6 +46,16 @@ const TRIED: usize = 2;
 /// Attacks valued per plan (the likeliest to win; each from the chance
 /// `Weights::chance` up).
 const ATTACKS_TRIED: usize = 4;
+
+thread_local! {
+    /// Positions of earlier plans' lookaheads, kept for their lists: a
+    /// lookahead's position is copied into one of them (`clone_from`, which
+    /// reuses every list) instead of into a new clone (which allocates each
+    /// anew). What a plan decides does not depend on them.
+    static SPARE: RefCell<Vec<GameState>> = const { RefCell::new(Vec::new()) };
+}
+/// At most this many are kept (a plan looks at about fifteen).
+const SPARE_MAX: usize = 64;
 
 /// One action the plan may take.
 #[derive(Clone, Copy, Debug)]
@@ -253,7 +265,14 @@ impl Planner {
             let gain = look.value(engine, val, &look.scratch, seat) - look.v0;
             let chests = look.scratch.players[me].chests - look.base.players[me].chests;
             out.list.push(Option_ { gain, action: a, province: p, target: None, chests, after: Some(out.after.len()), rank, reads: look.reads });
-            out.after.push(look.scratch.clone());
+            let kept = match SPARE.with_borrow_mut(Vec::pop) {
+                Some(mut spare) => {
+                    spare.clone_from(&look.scratch);
+                    spare
+                }
+                None => look.scratch.clone(),
+            };
+            out.after.push(kept);
         }
         to > from
     }
@@ -468,6 +487,10 @@ impl Planner {
         let mut rest: Vec<&Option_> = opts.list.iter().filter(|o| o.gain > 1e-9 && plan.slots[o.action] != Some(Card::Province(o.province))).collect();
         rest.sort_by(|x, y| y.gain.total_cmp(&x.gain).then(x.rank.cmp(&y.rank)));
         let rest = rest.into_iter().map(|o| (o.action, o.province)).collect();
+        SPARE.with_borrow_mut(|spare| {
+            let room = SPARE_MAX.saturating_sub(spare.len());
+            spare.extend(opts.after.drain(..).take(room));
+        });
         (plan, rest)
     }
     /// The space whose special card is worth most to the round's plan
