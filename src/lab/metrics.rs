@@ -430,45 +430,83 @@ impl Names {
     }
 }
 
+/// Values by metric index (`Names`), with which indices hold one: what
+/// a record has (`Flat`) and what the lab has summed (its sums per arm
+/// and pair).
+#[derive(Clone, Debug, Default)]
+pub struct ByIndex<T> {
+    values: Vec<T>,
+    has: Vec<bool>,
+}
+
+impl<T: Clone + Default> ByIndex<T> {
+    /// The value at `i` (made with `T::default()` where there was none),
+    /// and whether it was made now.
+    pub fn slot(&mut self, i: u32) -> (&mut T, bool) {
+        let at = i as usize;
+        if at >= self.has.len() {
+            self.has.resize(at + 1, false);
+            self.values.resize(at + 1, T::default());
+        }
+        let new = !self.has[at];
+        if new {
+            self.has[at] = true;
+            self.values[at] = T::default();
+        }
+        (&mut self.values[at], new)
+    }
+
+    /// The value at `i`, if there is one.
+    pub fn get(&self, i: u32) -> Option<&T> {
+        self.has.get(i as usize).copied().unwrap_or(false).then(|| &self.values[i as usize])
+    }
+
+    /// Forgets the value at `i` (its room is kept).
+    fn unset(&mut self, i: u32) {
+        if let Some(h) = self.has.get_mut(i as usize) {
+            *h = false;
+        }
+    }
+
+    /// The values with their indices, in index order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &T)> {
+        self.values.iter().zip(&self.has).enumerate().filter(|(_, (_, has))| **has).map(|(i, (v, _))| (i as u32, v))
+    }
+}
+
 /// One record's metrics by index (`Names::flatten_into`): the value of each
 /// metric the record has, and which those are, in the order first set.
 #[derive(Clone, Debug, Default)]
 pub struct Flat {
-    values: Vec<f64>,
-    has: Vec<bool>,
+    values: ByIndex<f64>,
     present: Vec<u32>,
 }
 
 impl Flat {
     /// Sets metric `i` (a later value replaces an earlier one).
     fn set(&mut self, i: u32, v: f64) {
-        let at = i as usize;
-        if at >= self.has.len() {
-            self.has.resize(at + 1, false);
-            self.values.resize(at + 1, 0.0);
-        }
-        if !self.has[at] {
-            self.has[at] = true;
+        let (value, new) = self.values.slot(i);
+        *value = v;
+        if new {
             self.present.push(i);
         }
-        self.values[at] = v;
     }
 
     fn clear(&mut self) {
         for &i in &self.present {
-            self.has[i as usize] = false;
+            self.values.unset(i);
         }
         self.present.clear();
     }
 
     /// The record has metric `i`.
     pub fn has(&self, i: u32) -> bool {
-        self.has.get(i as usize).copied().unwrap_or(false)
+        self.values.get(i).is_some()
     }
 
     /// Metric `i`'s value, 0 where the record does not have it.
     pub fn value(&self, i: u32) -> f64 {
-        if self.has(i) { self.values[i as usize] } else { 0.0 }
+        self.values.get(i).copied().unwrap_or(0.0)
     }
 
     /// The metrics the record has, in the order first set.

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-pub use metrics::{Collector, Flat, GameRecord, Names};
+pub use metrics::{ByIndex, Collector, Flat, GameRecord, Names};
 pub use report::Report;
 use stats::Sums;
 
@@ -447,32 +447,17 @@ pub struct CondSums {
 
 pub const HISTOGRAMS: &[&str] = &["margin", "battles", "decisions"];
 
-/// Sums by metric index (`metrics::Names`), with which metrics were added.
-#[derive(Clone, Debug, Default)]
-struct Acc {
-    sums: Vec<Sums>,
-    seen: Vec<bool>,
+/// Sums by metric index (`metrics::Names`), of the metrics added.
+type Acc = ByIndex<Sums>;
+
+/// Adds `v` to the sums of metric `i`.
+fn add_to(acc: &mut Acc, i: u32, v: f64) {
+    acc.slot(i).0.add(v);
 }
 
-impl Acc {
-    fn add(&mut self, i: u32, v: f64) {
-        let at = i as usize;
-        if at >= self.sums.len() {
-            self.sums.resize(at + 1, Sums::default());
-            self.seen.resize(at + 1, false);
-        }
-        self.seen[at] = true;
-        self.sums[at].add(v);
-    }
-
-    fn get(&self, i: u32) -> Option<&Sums> {
-        self.seen.get(i as usize).copied().unwrap_or(false).then(|| &self.sums[i as usize])
-    }
-
-    /// The sums by name.
-    fn named(&self, names: &Names) -> BTreeMap<String, Sums> {
-        self.sums.iter().zip(&self.seen).enumerate().filter(|(_, (_, seen))| **seen).map(|(i, (s, _))| (names.name(i as u32).to_string(), *s)).collect()
-    }
+/// The sums by name.
+fn named(acc: &Acc, names: &Names) -> BTreeMap<String, Sums> {
+    acc.iter().map(|(i, s)| (names.name(i).to_string(), *s)).collect()
 }
 
 /// One arm's sums while folding (`ArmSums` by metric index).
@@ -550,7 +535,7 @@ impl Aggregate {
             }
             arm.rule_games += u64::from(r.rule_use.iter().any(|&c| c > 0));
             for &i in f.present() {
-                arm.metrics.add(i, f.value(i));
+                add_to(&mut arm.metrics, i, f.value(i));
             }
             arm.hist.resize(self.hist.len(), BTreeMap::new());
             for (hist, &i) in arm.hist.iter_mut().zip(&self.hist) {
@@ -565,7 +550,7 @@ impl Aggregate {
                 if d != 0.0 {
                     same = false;
                 }
-                pair.diffs.add(i, d);
+                add_to(&mut pair.diffs, i, d);
             };
             for &i in fa.present() {
                 let d = if fb.has(i) { fa.value(i) - fb.value(i) } else { fa.value(i) - 0.0 };
@@ -592,13 +577,13 @@ impl Aggregate {
                     .arms
                     .iter()
                     .map(|a| ArmSums {
-                        metrics: a.metrics.named(names),
+                        metrics: named(&a.metrics, names),
                         hist: HISTOGRAMS.iter().zip(&a.hist).map(|(h, m)| (h.to_string(), m.clone())).collect(),
                         rule_calls: a.rule_calls.clone(),
                         rule_games: a.rule_games,
                     })
                     .collect(),
-                pairs: c.pairs.iter().map(|p| PairSums { a: p.a, b: p.b, diffs: p.diffs.named(names), identical: p.identical }).collect(),
+                pairs: c.pairs.iter().map(|p| PairSums { a: p.a, b: p.b, diffs: named(&p.diffs, names), identical: p.identical }).collect(),
             })
             .collect()
     }

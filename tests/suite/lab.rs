@@ -399,23 +399,27 @@ fn a_record_flattens_into_named_metrics() {
     let mut flat = lab::Flat::default();
     names.flatten_into(&rec, &mut flat);
     let m = names.named(&flat);
-    assert_eq!(m["win.A"], 0.5);
-    assert_eq!(m["win.B"], 0.5);
-    assert_eq!(m["points.B"], 7.0);
-    assert_eq!(m["battles"], 5.0);
-    assert_eq!(m["battles.revolt"], 2.0);
-    assert_eq!(m["actions.taxes"], 3.0);
-    assert_eq!(m["actions.taxes.B"], 1.0);
-    // Per seat plus the game's own: 1 + 2 + 10.
-    assert_eq!(m["tally.a"], 13.0);
-    assert_eq!(m["tally.a.A"], 1.0);
-    // Seat B's `a` and the total of `a.B` share a name: the later, the total.
-    assert_eq!(m["tally.a.B"], 11.0);
-    assert_eq!(m["tally.a.B.A"], 5.0);
-    assert_eq!(m["tally.g"], 4.0);
-    // A game tally never replaces a name the record already has: `a.A`
-    // stays seat A's tally `a`.
-    assert_eq!(m["tally.a.A"], 1.0);
+    let want = [
+        ("win.A", 0.5),
+        ("win.B", 0.5),
+        ("points.B", 7.0),
+        ("battles", 5.0),
+        ("battles.revolt", 2.0),
+        ("actions.taxes", 3.0),
+        ("actions.taxes.B", 1.0),
+        // Per seat plus the game's own: 1 + 2 + 10.
+        ("tally.a", 13.0),
+        // A game tally never replaces a name the record already has: the
+        // game's `a.A` leaves seat A's tally `a`.
+        ("tally.a.A", 1.0),
+        // Seat B's `a` and the total of `a.B` share a name: the later, the total.
+        ("tally.a.B", 11.0),
+        ("tally.a.B.A", 5.0),
+        ("tally.g", 4.0),
+    ];
+    for (name, value) in want {
+        assert_eq!(m.get(name), Some(&value), "{name}: {m:?}");
+    }
     assert!(!m.contains_key("tally.g.A"), "a game tally has no seats: {m:?}");
     // Seats, game, battle kinds, actions, the five names of `a` and `a.B`, `g`.
     assert_eq!(m.len(), 2 * 8 + 7 + 2 + 3 + 5 + 1, "{m:?}");
