@@ -38,9 +38,14 @@ pub enum Target {
     Repl,
     /// A Lua snippet run by the REPL's read-only `lua`.
     Lua,
+    /// A lab shard (JSONL), merged as `shogun lab merge` merges it and its
+    /// report made as text, JSON and HTML (first byte odd: the file given
+    /// twice).
+    Merge,
 }
 
-pub const TARGETS: [Target; 8] = [Target::Map, Target::Pack, Target::Variant, Target::Save, Target::Scenario, Target::Throws, Target::Repl, Target::Lua];
+pub const TARGETS: [Target; 9] =
+    [Target::Map, Target::Pack, Target::Variant, Target::Save, Target::Scenario, Target::Throws, Target::Repl, Target::Lua, Target::Merge];
 
 impl Target {
     pub fn name(self) -> &'static str {
@@ -53,6 +58,7 @@ impl Target {
             Target::Throws => "throws",
             Target::Repl => "repl",
             Target::Lua => "lua",
+            Target::Merge => "merge",
         }
     }
 
@@ -286,6 +292,17 @@ impl Fuzzer {
                     return Err(format!("`lua` changed the game ({out:?})"));
                 }
             }
+            Target::Merge => {
+                let path = self.scratch.join("fuzz-shard.jsonl");
+                let files = vec![path.clone(); 1 + usize::from(first % 2 == 1)];
+                with_file(&path, rest, || {
+                    if let Ok(report) = crate::cli::lab::merged(&files) {
+                        let _ = report.text();
+                        let _ = serde_json::to_string(&report);
+                        let _ = crate::lab::html::page(&report);
+                    }
+                });
+            }
         }
         Ok(())
     }
@@ -413,6 +430,28 @@ impl Fuzzer {
                 out.extend(hostile_lua());
                 out.sort();
                 out.dedup();
+                out
+            }
+            Target::Merge => {
+                // Shards the program writes: two arms, one arm's half of
+                // its games, two towers.
+                let labs: [&[&str]; 3] = [
+                    &["--variant", "hard-winter", "--against", "base", "--games", "5", "--bots", "random"],
+                    &["--games", "6", "--shard", "1/2", "--bots", "greedy,random"],
+                    &["--games", "3", "--towers", "two-level,two-level-batch", "--bots", "random"],
+                ];
+                let mut out = Vec::new();
+                for args in labs {
+                    let mut words: Vec<String> = ["shogun", "lab", "--data"].map(String::from).to_vec();
+                    words.push(self.scratch.display().to_string());
+                    words.extend(args.iter().map(|w| w.to_string()));
+                    // A shard is refused without a file to go to (`build` only names it).
+                    words.extend(["--jsonl".to_string(), self.scratch.join("seed-shard.jsonl").display().to_string()]);
+                    let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(crate::cli::lab::arm_words(words)).map_err(|e| e.to_string())?;
+                    let Some(crate::cli::Command::Lab(cmd)) = cli.command else { return Err(format!("{args:?}: not a lab command")) };
+                    let lab = crate::cli::lab::build(&cmd.args, &|_| None)?;
+                    out.push(prefixed(0, crate::cli::lab::jsonl_of(&lab)?.into_bytes()));
+                }
                 out
             }
         })

@@ -512,13 +512,19 @@ fn records_of(path: PathBuf, mut r: BufReader<std::fs::File>) -> impl Iterator<I
 
 fn merge(args: MergeArgs) -> Result<(), String> {
     let report_file = open_report(&args.out)?;
+    output(&merged(&args.files)?, &args.out, report_file)
+}
+
+/// The report of shards merged (`shogun lab merge FILES`): every file's
+/// header first, then their records one at a time.
+pub fn merged(files: &[PathBuf]) -> Result<Report, String> {
     let mut headers = Vec::new();
-    for p in &args.files {
+    for p in files {
         headers.push((p.display().to_string(), read_header(p, &mut open_jsonl(p)?)?));
     }
     let expected: Vec<Header> = headers.iter().map(|(_, h)| h.clone()).collect();
     let mut open = |i: usize| -> Result<lab::Records<'static>, String> {
-        let p = &args.files[i];
+        let p = &files[i];
         let mut r = open_jsonl(p)?;
         if read_header(p, &mut r)? != expected[i] {
             return Err(format!("{}: the file changed while it was merged", p.display()));
@@ -526,7 +532,20 @@ fn merge(args: MergeArgs) -> Result<(), String> {
         Ok(Box::new(records_of(p.clone(), r)))
     };
     let agg = lab::merge(headers, &mut open).map_err(|e| e.to_string())?;
-    output(&Report::build(&agg), &args.out, report_file)
+    Ok(Report::build(&agg))
+}
+
+/// A lab's games as the JSONL `--jsonl` writes (its header line, then a
+/// record per game and arm), played in memory: the `merge` fuzz target's
+/// seeds.
+pub fn jsonl_of(lab: &Lab) -> Result<String, String> {
+    let mut lines = vec![header_line(&lab.header, 0)];
+    let mut sink = |r: &GameRecord| -> Result<(), LabError> {
+        lines.push(serde_json::to_string(r).map_err(|e| LabError::Output(e.to_string()))?);
+        Ok(())
+    };
+    lab::run(lab, &mut sink, &|_| {}).map_err(|e| e.to_string())?;
+    Ok(lines.join("\n") + "\n")
 }
 
 #[cfg(test)]

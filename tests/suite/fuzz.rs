@@ -117,11 +117,20 @@ fn fuzz_lua() {
 }
 
 #[test]
+fn fuzz_merge() {
+    fuzz(Target::Merge);
+}
+
+#[test]
 fn every_target_has_a_test_and_a_name() {
+    let tests = std::fs::read_to_string(crate::common::root().join("tests/suite/fuzz.rs")).unwrap();
+    let cargo_fuzz = std::fs::read_to_string(crate::common::root().join("fuzz/Cargo.toml")).unwrap();
     for t in TARGETS {
         assert_eq!(Target::by_name(t.name()), Some(t));
+        assert!(tests.contains(&format!("fuzz(Target::{t:?});")), "{t:?} has no short run here");
+        assert!(cargo_fuzz.contains(&format!("name = \"{}\"", t.name())), "{t:?} has no cargo-fuzz target");
     }
-    assert_eq!(TARGETS.len(), 8);
+    assert_eq!(TARGETS.len(), 9);
 }
 
 /// Issue 23 item 1: a seed played on an engine that has played other
