@@ -38,9 +38,9 @@ pub enum Target {
     Repl,
     /// A Lua snippet run by the REPL's read-only `lua`.
     Lua,
-    /// A lab shard (JSONL), merged as `shogun lab merge` merges it and its
-    /// report made as text, JSON and HTML (first byte odd: the file given
-    /// twice).
+    /// Lab shards (JSONL), merged as `shogun lab merge` merges them and
+    /// their report made as text, JSON and HTML (first byte odd: two
+    /// files, split at the first NUL byte).
     Merge,
 }
 
@@ -98,6 +98,10 @@ fn names_a_costly_search(line: &str) -> bool {
         budget.and_then(|b| b.parse::<u32>().ok()).is_none_or(|n| n > MAX_SEARCH)
     })
 }
+
+/// The longest input the fuzz runs make (`-max_len`, the short run's
+/// `MAX_INPUT`): a longer seed would be cut inside a record.
+const MAX_SEED: usize = 16 << 10;
 
 /// How many of `hostile_lua`'s shapes the `repl` target's seeds run.
 const CHEAP_LUA: usize = 3;
@@ -293,15 +297,18 @@ impl Fuzzer {
                 }
             }
             Target::Merge => {
-                let path = self.scratch.join("fuzz-shard.jsonl");
-                let files = vec![path.clone(); 1 + usize::from(first % 2 == 1)];
-                with_file(&path, rest, || {
-                    if let Ok(report) = crate::cli::lab::merged(&files) {
+                let (one, two) = (self.scratch.join("fuzz-shard-1.jsonl"), self.scratch.join("fuzz-shard-2.jsonl"));
+                let merge = |files: &[PathBuf]| {
+                    if let Ok(report) = crate::cli::lab::merged(files) {
                         let _ = report.text();
                         let _ = serde_json::to_string(&report);
                         let _ = crate::lab::html::page(&report);
                     }
-                });
+                };
+                match rest.iter().position(|&b| b == 0).filter(|_| first % 2 == 1) {
+                    Some(at) => with_file(&one, &rest[..at], || with_file(&two, &rest[at + 1..], || merge(&[one.clone(), two.clone()]))),
+                    None => with_file(&one, rest, || merge(std::slice::from_ref(&one))),
+                }
             }
         }
         Ok(())
@@ -433,24 +440,23 @@ impl Fuzzer {
                 out
             }
             Target::Merge => {
-                // Shards the program writes: two arms, one arm's half of
-                // its games, two towers.
-                let labs: [&[&str]; 3] = [
-                    &["--variant", "hard-winter", "--against", "base", "--games", "5", "--bots", "random"],
-                    &["--games", "6", "--shard", "1/2", "--bots", "greedy,random"],
-                    &["--games", "3", "--towers", "two-level,two-level-batch", "--bots", "random"],
-                ];
-                let mut out = Vec::new();
-                for args in labs {
-                    let mut words: Vec<String> = ["shogun", "lab", "--data"].map(String::from).to_vec();
-                    words.push(self.scratch.display().to_string());
+                // Labs the program writes: two arms, two towers (one file
+                // each), and a lab's two shards (first byte 1: two files).
+                let lab = |args: &[&str]| {
+                    let mut words = vec!["--data".to_string(), self.scratch.display().to_string()];
                     words.extend(args.iter().map(|w| w.to_string()));
-                    // A shard is refused without a file to go to (`build` only names it).
+                    // A shard is refused without a file to go to (it is only named).
                     words.extend(["--jsonl".to_string(), self.scratch.join("seed-shard.jsonl").display().to_string()]);
-                    let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(crate::cli::lab::arm_words(words)).map_err(|e| e.to_string())?;
-                    let Some(crate::cli::Command::Lab(cmd)) = cli.command else { return Err(format!("{args:?}: not a lab command")) };
-                    let lab = crate::cli::lab::build(&cmd.args, &|_| None)?;
-                    out.push(prefixed(0, crate::cli::lab::jsonl_of(&lab)?.into_bytes()));
+                    crate::cli::lab::jsonl_of_words(&words).map(String::into_bytes)
+                };
+                let half = |k: &str| lab(&["--games", "4", "--shard", k, "--bots", "greedy,random"]);
+                let out = vec![
+                    prefixed(0, lab(&["--variant", "hard-winter", "--against", "base", "--games", "3", "--bots", "random"])?),
+                    prefixed(0, lab(&["--games", "3", "--towers", "two-level,two-level-batch", "--bots", "random"])?),
+                    prefixed(1, [half("1/2")?, vec![0], half("2/2")?].concat()),
+                ];
+                if let Some(big) = out.iter().find(|s| s.len() > MAX_SEED) {
+                    return Err(format!("a merge seed of {} bytes, more than the {MAX_SEED} a fuzzed input may have", big.len()));
                 }
                 out
             }

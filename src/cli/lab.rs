@@ -535,10 +535,19 @@ pub fn merged(files: &[PathBuf]) -> Result<Report, String> {
     Ok(Report::build(&agg))
 }
 
+/// The JSONL `shogun lab WORDS... --jsonl FILE` would write (`WORDS`
+/// without the program's name and `lab`), played in memory: the `merge`
+/// fuzz target's seeds.
+pub fn jsonl_of_words(words: &[String]) -> Result<String, String> {
+    let all = ["shogun", "lab"].iter().map(|w| w.to_string()).chain(words.iter().cloned()).collect();
+    let cli = <super::Cli as clap::Parser>::try_parse_from(arm_words(all)).map_err(|e| e.to_string())?;
+    let Some(super::Command::Lab(cmd)) = cli.command else { return Err(format!("{words:?}: not a lab command")) };
+    jsonl_of(&build(&cmd.args, &|_| None)?)
+}
+
 /// A lab's games as the JSONL `--jsonl` writes (its header line, then a
-/// record per game and arm), played in memory: the `merge` fuzz target's
-/// seeds.
-pub fn jsonl_of(lab: &Lab) -> Result<String, String> {
+/// record per game and arm), played in memory.
+fn jsonl_of(lab: &Lab) -> Result<String, String> {
     let mut lines = vec![header_line(&lab.header, 0)];
     let mut sink = |r: &GameRecord| -> Result<(), LabError> {
         lines.push(serde_json::to_string(r).map_err(|e| LabError::Output(e.to_string()))?);

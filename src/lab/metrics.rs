@@ -434,7 +434,7 @@ impl Names {
 /// a record has (`Flat`) and what the lab has summed (its sums per arm
 /// and pair).
 #[derive(Clone, Debug, Default)]
-pub struct ByIndex<T> {
+pub(crate) struct ByIndex<T> {
     values: Vec<T>,
     has: Vec<bool>,
 }

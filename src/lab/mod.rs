@@ -26,7 +26,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-pub use metrics::{ByIndex, Collector, Flat, GameRecord, Names};
+use metrics::ByIndex;
+pub use metrics::{Collector, Flat, GameRecord, Names};
 pub use report::Report;
 use stats::Sums;
 
