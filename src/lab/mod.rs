@@ -671,6 +671,12 @@ pub type Records<'a> = Box<dyn Iterator<Item = Result<(usize, GameRecord), Strin
 
 /// Whether `b` is the same lab run as `a` (all but the range and the games
 /// played); the reason when it is not.
+/// A hash's first 12 characters, for a message (a file's header is
+/// anybody's text: characters, not bytes, so that no cut falls inside one).
+fn short(hash: &str) -> String {
+    hash.chars().take(12).collect()
+}
+
 fn same_run(a: &Header, b: &Header) -> Result<(), String> {
     if a.version != b.version {
         return Err(format!(
@@ -690,7 +696,7 @@ fn same_run(a: &Header, b: &Header) -> Result<(), String> {
             .iter()
             .filter(|f| !x.files.contains(f))
             .map(|(file, hash)| match x.files.iter().find(|(g, _)| g == file) {
-                Some((_, other)) => format!("{file} (sha256 {} here, {} there)", &hash[..hash.len().min(12)], &other[..other.len().min(12)]),
+                Some((_, other)) => format!("{file} (sha256 {} here, {} there)", short(hash), short(other)),
                 None => format!("{file} (only here)"),
             })
             .chain(x.files.iter().filter(|(f, _)| !y.files.iter().any(|(g, _)| g == f)).map(|(f, _)| format!("{f} (only there)")))

@@ -158,6 +158,16 @@ fn merge_refuses_what_one_run_could_not_have_written() {
     ));
     cases.push(("hash", with(1, &|r| r["rules_hash"] = "0".repeat(64).into()), "played with other rules files"));
     cases.push(("mixed", with(0, &|h| h["lab"]["rules"][0]["hash"] = "1".repeat(64).into()), "was played with other rules files"));
+    // A file's hash cut for the message where a two-byte character spans
+    // its 12th byte: it panicked (the merge fuzz target's first finding).
+    cases.push((
+        "hash-not-ascii",
+        with(0, &|h| {
+            h["lab"]["rules"][0]["hash"] = "1".repeat(64).into();
+            h["lab"]["rules"][0]["files"][0][1] = "aaaaaaaaaaa\u{293}bbbb".into();
+        }),
+        "(sha256 aaaaaaaaaaa\u{293} here, ",
+    ));
     cases.push(("winners", with(1, &|r| r["winners"] = serde_json::json!(["Z"])), "winners [Z] are not the seats ranked first"));
     cases.push(("winner-index", with(1, &|r| r["winners"] = serde_json::json!([200])), "not a game record"));
     cases.push(("ranks", with(1, &|r| r["ranks"] = serde_json::json!([1])), "`ranks` has 1 entries for 4 players"));
