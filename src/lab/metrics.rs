@@ -268,6 +268,8 @@ const GAME_FIELDS: [&str; 7] = ["margin", "tiebreak", "decisions", "battles", "o
 /// The metrics keyed by the rules' names, per key a total and one per
 /// seat: `actions.K`, `actions.K.A`, ...
 const KEYED: [&str; 3] = ["actions", "built", "tally"];
+/// The tallies' place in `KEYED`.
+const TALLY: usize = 2;
 
 /// A keyed metric's indices: its total and each seat's.
 #[derive(Clone, Debug)]
@@ -410,14 +412,14 @@ impl Names {
         }
         for (k, v) in &rec.tallies {
             let total: i128 = v.iter().map(|&x| i128::from(x)).sum::<i128>() + i128::from(rec.game_tallies.get(k).copied().unwrap_or(0));
-            let ids = self.keyed(2, k);
+            let ids = self.keyed(TALLY, k);
             out.set(ids.total, total as f64);
             for (s, &i) in ids.seats.iter().enumerate() {
                 out.set(i, *v.get(s).unwrap_or(&0) as f64);
             }
         }
         for (k, v) in &rec.game_tallies {
-            let i = self.keyed(2, k).total;
+            let i = self.keyed(TALLY, k).total;
             if !out.has(i) {
                 out.set(i, *v as f64);
             }

@@ -547,18 +547,12 @@ impl Aggregate {
             // Every metric of either record, a missing value counting 0.
             let (fa, fb) = (&flat[pair.a], &flat[pair.b]);
             let mut same = true;
-            let mut add = |i: u32, d: f64| {
+            for &i in fa.present().iter().chain(fb.present().iter().filter(|&&i| !fa.has(i))) {
+                let d = fa.value(i) - fb.value(i);
                 if d != 0.0 {
                     same = false;
                 }
                 add_to(&mut pair.diffs, i, d);
-            };
-            for &i in fa.present() {
-                let d = if fb.has(i) { fa.value(i) - fb.value(i) } else { fa.value(i) - 0.0 };
-                add(i, d);
-            }
-            for &i in fb.present().iter().filter(|&&i| !fa.has(i)) {
-                add(i, 0.0 - fb.value(i));
             }
             if same {
                 pair.identical += 1;
