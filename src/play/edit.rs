@@ -490,9 +490,11 @@ pub(crate) fn write_pile(n: &Notation, pile: &Pile, out: &mut String) {
 }
 
 /// Stages one action: `seat` performs `action` in `province` now, with
-/// the given event and special card in force, and runs it. The state must
-/// be between the decisions of a round (after setup, before the game ends);
-/// pending plans are replaced. Atomic like `Engine::apply`.
+/// the given event and special card in force, and runs it, in place of the
+/// season's round: the round's plans and bids are dropped, the staged
+/// action is its only one, and the game goes on from the round's end. The
+/// state must be before the round's actions, once the year's events are
+/// turned up (`staging_refused`). Atomic like `Engine::apply`.
 pub fn stage_action(
     engine: &Engine,
     st: &mut GameState,
@@ -506,10 +508,8 @@ pub fn stage_action(
     if st.provinces[province.index()].owner != Some(seat) {
         return Err(err(format!("{} does not hold {}", engine.rules.seat_name(seat), engine.rules.province_name(province))));
     }
-    if st.ask.is_some()
-        || matches!(st.phase, Phase::Setup | Phase::Draft | Phase::Preload | Phase::GameOver | Phase::Actions { .. } | Phase::Winter | Phase::Score)
-    {
-        return Err(err("an action can be staged only between decisions of a round (after setup, before the game ends)".into()));
+    if let Some(why) = staging_refused(st) {
+        return Err(err(format!("an action can be staged only before a round's actions, in place of the round: {why}")));
     }
     let mut next = st.clone();
     let n = engine.rules.cards.actions.len();
@@ -531,6 +531,21 @@ pub fn stage_action(
     let events = engine.resume(&mut next)?;
     *st = next;
     Ok(events)
+}
+
+/// Why an action cannot be staged at `st` (`stage_action`), if it cannot:
+/// from the round's start to the turn-order choice it replaces the round.
+fn staging_refused(st: &GameState) -> Option<&'static str> {
+    match st.phase {
+        Phase::RoundStart | Phase::Planning | Phase::Reveal | Phase::ChooseSpace { .. } => {
+            st.ask.is_some().then_some("a question is pending (answer it first)")
+        }
+        Phase::Setup | Phase::Draft | Phase::Preload => Some("the game is not set up yet"),
+        Phase::YearStart => Some("the year's events are not turned up yet (one step of chance turns them up)"),
+        Phase::Actions { .. } => Some("this round's actions have begun (stage it once the round is over)"),
+        Phase::Winter | Phase::Score => Some("it is winter (stage it once the next year's events are turned up)"),
+        Phase::GameOver => Some("the game is over"),
+    }
 }
 
 impl Notation<'_> {

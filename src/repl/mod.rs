@@ -160,7 +160,7 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     (
         "perform",
         "perform SEAT ACTION PROVINCE [event=ID] [special=ID]",
-        "what if: SEAT carries out ACTION in PROVINCE now, with that event and special in force",
+        "what if: in place of this season's round (its plans and bids are dropped), SEAT carries out ACTION in PROVINCE alone, with that event and special in force; play goes on from the round's end",
         "perform A attack_a Omi event=5",
     ),
     ("quit", "quit", "leave", "quit"),
@@ -528,8 +528,14 @@ impl Repl {
             }
             "set" | "force" | "perform" => {
                 let edit: Edit = self.notation().parse(line).map_err(|e| e.to_string())?;
+                let mark = self.game.cursor();
                 self.game.edit(edit).map_err(|e| e.to_string())?;
-                Ok(format!("done: {line}"))
+                // What a staged action did, as the viewer may see it (an
+                // edit of the position has nothing to tell), without the
+                // log's echo of the command.
+                let mut told = if cmd == "perform" { self.since(mark) } else { Vec::new() };
+                told.retain(|l| !l.starts_with("  (what if) "));
+                Ok(std::iter::once(format!("done: {line}")).chain(told).collect::<Vec<_>>().join("\n"))
             }
             "quit" | "exit" | "q" => {
                 self.done = true;

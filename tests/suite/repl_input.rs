@@ -392,3 +392,34 @@ fn a_summary_that_cannot_be_made_does_not_turn_a_command_that_took_effect_into_a
     assert!(out.contains("the summary could not be made") && out.contains("taxes fail now"), "{out}");
     assert!(r.exec("summary").unwrap_err().contains("taxes fail now"));
 }
+
+/// A new user's trial (2026-11-28): `perform` before the year's events were
+/// turned up was accepted, and the game could then not go on ("no event
+/// left to draw"); and `perform` said only `done:`. It is refused there
+/// (nothing changes), and where it is accepted it says what the action did.
+#[test]
+fn perform_is_refused_before_the_events_and_tells_what_the_action_did() {
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 1);
+    run(&mut r, &["next"]);
+    assert_eq!(r.state().phase, shogun_lab::core::Phase::YearStart);
+    let before = (r.state().clone(), r.game().len());
+    let err = r.exec("perform A taxes Settsu").unwrap_err();
+    assert!(err.contains("the year's events are not turned up yet"), "{err}");
+    assert_eq!((r.state().clone(), r.game().len()), before, "a refused perform changes nothing");
+    run(&mut r, &["next", "next"]);
+    let out = r.exec("perform A taxes Settsu").unwrap();
+    assert!(out.starts_with("done: perform A taxes Settsu\n"), "{out}");
+    assert!(out.contains("A collects 7 war chests in Settsu") && out.contains("end of round"), "{out}");
+    assert!(!out.contains("(what if)"), "the log's echo of the command is not repeated: {out}");
+    // The staged action was the season's round: the game goes on to the next.
+    r.exec("seat A greedy").unwrap();
+    r.exec("end").unwrap();
+    assert_eq!(r.state().phase, shogun_lab::core::Phase::GameOver);
+    // In the middle of a round's actions it is refused, saying why.
+    let mut r = repl(&["greedy", "greedy", "greedy", "greedy"], 1);
+    while !matches!(r.state().phase, shogun_lab::core::Phase::Actions { .. }) {
+        r.exec("step").unwrap();
+    }
+    let err = r.exec("perform A taxes Settsu").unwrap_err();
+    assert!(err.contains("this round's actions have begun"), "{err}");
+}
