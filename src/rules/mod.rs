@@ -388,20 +388,22 @@ fn apply_variant(
             pm.insert(name, opts);
         }
     }
-    // Does the result still read as a rules pack and a map?
-    let check = |diags: &mut Diagnostics| {
-        if let Err(e) = serde_yaml::from_value::<RulesFile>(docs.rules.clone()) {
-            diags.error(&vf.path, vf.pos.of("overlay/rules"), format!("after this variant's overlays, rules.yaml no longer reads: {e}"));
-        }
-        if let Err(e) = serde_yaml::from_value::<CardsFile>(docs.cards.clone()) {
-            diags.error(&vf.path, vf.pos.of("overlay/cards"), format!("after this variant's overlays, cards.yaml no longer reads: {e}"));
-        }
-        if let Err(e) = serde_yaml::from_value::<map::MapFile>(docs.map.clone()) {
-            diags.error(&vf.path, vf.pos.of("overlay/map"), format!("after this variant's overlays, the map no longer reads: {e}"));
-        }
-    };
+    // Does the result still read as a rules pack and a map? A value that
+    // does not is reported where a variant wrote it; anything else (a
+    // field the overlays removed) at this variant's overlays of the file.
     if diags.0.len() == before {
-        check(diags);
+        let [ro, co, mo] = &docs.origins;
+        for (fault, origin, key, what) in [
+            (read_fault::<RulesFile>(&docs.rules), ro, "rules", pack::RULES_FILE),
+            (read_fault::<CardsFile>(&docs.cards), co, "cards", pack::CARDS_FILE),
+            (read_fault::<map::MapFile>(&docs.map), mo, "map", "the map"),
+        ] {
+            let Some(ReadFault { at, shown, why: e }) = fault else { continue };
+            let written = origin.positions().of(&at);
+            let loc = if written.file.is_some() { written } else { vf.pos.of(&format!("overlay/{key}")) };
+            let place = if at.is_empty() { String::new() } else { format!(" at {shown}") };
+            diags.error(&vf.path, loc, format!("after this variant's overlays, {what} no longer reads{place}: {e}"));
+        }
     }
     for (i, name) in vf.value.lua.iter().enumerate() {
         match crate::files::inside(dir, name).and_then(|path| crate::files::read_text(&path).map(|source| (path, source))) {
@@ -412,6 +414,32 @@ fn apply_variant(
         }
     }
     Some(lv)
+}
+
+/// Where reading a document as its type stopped, and why.
+struct ReadFault {
+    /// The path as the position index has it (`a/0/b`).
+    at: String,
+    /// The path as a reader writes it (`a[0].b`).
+    shown: String,
+    why: String,
+}
+
+/// Whether `doc` reads as a `T`: if not, where the reading stopped and why.
+fn read_fault<T: serde::de::DeserializeOwned>(doc: &serde_yaml::Value) -> Option<ReadFault> {
+    let e = serde_path_to_error::deserialize::<_, T>(doc.clone()).err()?;
+    let mut at = String::new();
+    for segment in e.path().iter() {
+        let step = match segment {
+            serde_path_to_error::Segment::Seq { index } => index.to_string(),
+            serde_path_to_error::Segment::Map { key } => key.clone(),
+            serde_path_to_error::Segment::Enum { variant } => variant.clone(),
+            serde_path_to_error::Segment::Unknown => continue,
+        };
+        at = yaml::join(&at, &step);
+    }
+    let shown = e.path().to_string();
+    Some(ReadFault { at, shown, why: e.into_inner().to_string() })
 }
 
 /// Reads and checks the `bots:` section against the cards and params.

@@ -107,6 +107,31 @@ fn an_overlay_naming_a_missing_key_is_an_error_with_file_and_line() {
     assert!(load(&[(dir, arg("opt:n=9"))]).unwrap_err().contains("expected 0..=3"));
 }
 
+/// A new user's trial (2026-11-28): a value of the wrong type put in by an
+/// overlay was reported at the first overlay of the file (line 7 here),
+/// whichever wrote it, and without its path. It is reported at the line
+/// that wrote it, with the path; what no overlay wrote (a field one
+/// removed) stays at the file's overlays.
+#[test]
+fn a_value_of_the_wrong_type_is_reported_where_its_overlay_wrote_it() {
+    let dir = temp_variant(
+        "wrongtype",
+        "name: wrongtype\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - set: {path: scoring.per_building, value: 2}\n    - set: {path: scoring.tie_step, value: 1}\n    - set: {path: scoring.region_majority.temple, value: 2.5}\n  map:\n    - set: {path: \"provinces[name=Settsu].tax\", value: nine}\n",
+        None,
+    );
+    let err = load(&[(dir, arg("wrongtype"))]).unwrap_err();
+    assert!(err.contains("variant.yaml:9:58: error: after this variant's overlays, rules.yaml no longer reads at scoring.region_majority.temple: invalid type: floating point `2.5`, expected i64"), "{err}");
+    assert!(err.contains("variant.yaml:11:56: error: after this variant's overlays, the map no longer reads at provinces["), "{err}");
+    assert!(!err.contains("variant.yaml:7:"), "{err}");
+    let dir = temp_variant(
+        "removed",
+        "name: removed\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - set: {path: scoring.per_building, value: 2}\n    - remove: {path: scoring.tie_step}\n",
+        None,
+    );
+    let err = load(&[(dir, arg("removed"))]).unwrap_err();
+    assert!(err.contains("variant.yaml:7:5: error: after this variant's overlays, rules.yaml no longer reads at scoring: missing field `tie_step`"), "{err}");
+}
+
 /// `--variant hard-winter:loss=1.5` passed the range check and crashed the
 /// game in winter ("game.add_rice: argument 2 must be an integer", blamed
 /// on the base pack's winter.lua): an option whose default is written as
