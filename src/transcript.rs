@@ -147,6 +147,9 @@ pub fn transcript_with(engine: &Engine, players: u8, seed: u64, setup: SetupMode
 pub struct Failure {
     pub so_far: String,
     pub error: EngineError,
+    /// What the game was carrying out when the rules failed, in words
+    /// (`carrying out A's Collect taxes in Settsu`), when it is known.
+    pub doing: Option<String>,
 }
 
 impl Failure {
@@ -161,13 +164,20 @@ impl Failure {
     /// 1, autumn`) and the action heading after it, if any. Headings start
     /// their line; the rules' notes are indented and never taken for one.
     pub fn point(&self) -> Option<String> {
+        let (round, action) = self.headings()?;
+        Some(match action {
+            Some(action) => format!("{round}, {action}"),
+            None => round,
+        })
+    }
+
+    /// The transcript's last round heading, and the last action heading
+    /// after it.
+    fn headings(&self) -> Option<(String, Option<String>)> {
         let heading = |l: &str| l.strip_prefix("== ").and_then(|h| h.strip_suffix(" ==")).map(str::to_string);
         let headings: Vec<String> = self.so_far.lines().filter_map(heading).collect();
         let round = headings.iter().rposition(|h| h.starts_with("Year ") || h.starts_with("Setup"))?;
-        Some(match headings.get(round + 1..).and_then(|rest| rest.last()) {
-            Some(action) => format!("{}, {action}", headings[round]),
-            None => headings[round].clone(),
-        })
+        Some((headings[round].clone(), headings.get(round + 1..).and_then(|rest| rest.last()).cloned()))
     }
 
     /// The error with the point the game stood at, for a message: the
@@ -178,16 +188,24 @@ impl Failure {
     }
 
     /// `described` with `note` (where the transcript went) after the point.
+    /// What the game was carrying out is named where it is known (the
+    /// last action heading narrated may be an earlier action's).
     pub fn described_with(&self, note: &str) -> String {
-        match self.point().filter(|_| self.in_play()) {
-            Some(at) => format!("the rules failed in the play after {at}{note}: {}", self.error),
-            None => self.error.to_string(),
+        if !self.in_play() {
+            return self.error.to_string();
+        }
+        match (&self.doing, self.headings()) {
+            (Some(doing), Some((round, _))) => format!("the rules failed in {round}, while {doing}{note}: {}", self.error),
+            _ => match self.point() {
+                Some(at) => format!("the rules failed in the play after {at}{note}: {}", self.error),
+                None => self.error.to_string(),
+            },
         }
     }
 }
 
 /// `transcript_with`, keeping what was played when the rules fail.
-pub fn transcript_to_failure(engine: &Engine, players: u8, seed: u64, setup: SetupMode, bot_names: &[String]) -> Result<(String, Summary), Failure> {
+pub fn transcript_to_failure(engine: &Engine, players: u8, seed: u64, setup: SetupMode, bot_names: &[String]) -> Result<(String, Summary), Box<Failure>> {
     let mut out = String::new();
     let _ = writeln!(out, "# shogun-lab transcript (god view: it shows everything, every seat's secret plan included)");
     let _ = writeln!(out, "ruleset: {}", engine.rules.ruleset_name());
@@ -207,11 +225,15 @@ pub fn transcript_to_failure(engine: &Engine, players: u8, seed: u64, setup: Set
     });
     let st = match played {
         Ok(st) => st,
-        Err(error) => return Err(Failure { so_far: out, error }),
+        Err(error) => {
+            // Played again to its failure, to say what it was carrying out.
+            let doing = crate::play::failing_decision(engine, players, seed, setup, bot_names).and_then(|(st, d)| engine.failure_context(&st, &d));
+            return Err(Box::new(Failure { so_far: out, error, doing }));
+        }
     };
     let sum = match summary(engine, &st, seed, bot_names, &stats) {
         Ok(s) => s,
-        Err(error) => return Err(Failure { so_far: out, error }),
+        Err(error) => return Err(Box::new(Failure { so_far: out, error, doing: None })),
     };
     let _ = writeln!(out, "\nwinner: {}", sum.winner.join(", "));
     let _ = writeln!(

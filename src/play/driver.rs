@@ -211,6 +211,20 @@ impl<'e> Driver<'e> {
     }
 }
 
+/// The position before the decision a bots-only game fails at, and that
+/// decision, to say where it failed (`Engine::failure_context`): the game
+/// played again from its seed, each decision on a copy. None when it does
+/// not fail again (or cannot start).
+pub fn failing_decision(engine: &Engine, players: u8, seed: u64, setup: SetupMode, names: &[String]) -> Option<(GameState, Decision)> {
+    let mut d = Driver::start(engine, players, seed, setup, names).ok()?;
+    loop {
+        let decision = next_decision(engine, &d.state, &mut d.players)?;
+        if d.apply(&decision).is_err() {
+            return Some((d.state, decision));
+        }
+    }
+}
+
 /// Plays one game with bots to the end (the lab's and `bench`'s entry
 /// point): `names` names a bot per seat. `observe` sees every decision and
 /// its events. Returns the final state; the calls of the functions

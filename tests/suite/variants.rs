@@ -723,14 +723,32 @@ fn a_run_the_rules_fail_in_keeps_the_transcript_up_to_the_failure() {
     let (ok, out, err) = run(&["--transcript", "-"]);
     assert!(!ok);
     assert!(out.starts_with("# shogun-lab transcript") && out.contains("== Year 1, autumn ==") && !out.contains("winner:"), "{out}");
-    assert!(err.starts_with("error: the rules failed in the play after Year 1, autumn, action ") && err.contains("v.lua:4:"), "{err}");
+    assert!(err.starts_with("error: the rules failed in Year 1, autumn, while scoring the year (") && err.contains("v.lua:4:"), "{err}");
     assert!(err.contains("(the transcript above ends where it did): "), "{err}");
     let file = data.join("partial.txt");
     let (ok, _, err) = run(&["--transcript", &file.display().to_string()]);
     assert!(!ok && err.contains(&format!("(the transcript up to it is in {}): ", file.display())), "{err}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), out);
     let (ok, out, err) = run(&[]);
-    assert!(!ok && out.is_empty() && err.starts_with("error: the rules failed in the play after Year 1, autumn"), "{out}{err}");
+    assert!(!ok && out.is_empty() && err.starts_with("error: the rules failed in Year 1, autumn, while scoring the year: "), "{out}{err}");
+    // A new user's trial (2026-11-28): a rule failing in an action was
+    // placed after the last action heading narrated ("after Year 1, spring,
+    // action 6/10: Deploy/move 1 army"), where the failing collect came
+    // two actions later. The message names the action being carried out.
+    let lua = "shogun.modifier('boom', function(v) local t = nil return v + t.x end)\n";
+    std::fs::write(dir.join("v.lua"), lua).unwrap();
+    std::fs::write(
+        dir.join("variant.yaml"),
+        "name: failing\ndescription: t\nsource: t\nextends: base\nlua: [v.lua]\noverlay:\n  rules:\n    - add: {path: effects, value: {hook: tax_yield, modifier: boom}}\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_shogun"))
+        .args(["run", "--data", &data.display().to_string(), "--variant", "failing", "--seed", "1", "--bots", "greedy", "--transcript", "-"])
+        .output()
+        .unwrap();
+    let (ok, out, err) = (o.status.success(), String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(!ok && out.contains("== action 6/10: Deploy/move 1 army ==") && !out.contains("Collect taxes =="), "{out}");
+    assert!(err.starts_with("error: the rules failed in Year 1, spring, while carrying out C's Collect taxes in Mimasaka ("), "{err}");
     // A game that does not start is no failure of the rules in play, and
     // leaves no transcript file.
     let none = data.join("none.txt");
