@@ -29,11 +29,14 @@ use crate::rules;
     long_about = "A rules sandbox and variant lab for Dirk Henn's board game Shogun (2006).\n\n\
 The game lives in data and scripts: maps in maps/*.yaml, the rules pack in scripts/base/ \
 (YAML for every number, Lua for behaviour). Edit them and the next run plays by the new rules.",
-    after_help = "Examples:\n  shogun                                   # the REPL on the default game\n  shogun run --players 4 --seed 7 --transcript -\n  shogun run --players 3 --seed 1 --bots greedy,random,random --json\n  shogun bench --games 2000"
+    after_help = "Examples:\n  shogun                                   # the REPL on the default game\n  shogun --variant hard-winter --seed 7    # the REPL under a variant (`play`'s options)\n  shogun run --players 4 --seed 7 --transcript -\n  shogun run --players 3 --seed 1 --bots greedy,random,random --json\n  shogun bench --games 2000"
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Without a subcommand: `play`'s options (the REPL).
+    #[command(flatten)]
+    pub play: PlayArgs,
     /// Colour at a terminal: auto (when standard output is a terminal and
     /// NO_COLOR is unset or empty), always, or never.
     #[arg(long, global = true, value_enum, default_value_t = Colour::Auto)]
@@ -203,7 +206,7 @@ pub struct BotSeats {
     pub bots: Vec<String>,
 }
 
-#[derive(Args, Debug, Clone, Default)]
+#[derive(Args, Debug, Clone)]
 pub struct PlayArgs {
     #[command(flatten)]
     pub game: OneGame,
@@ -539,7 +542,7 @@ pub fn main() -> ExitCode {
     }
     let cli = Cli::parse_from(args);
     let colour = cli.color;
-    let result = match cli.command.unwrap_or(Command::Play(PlayArgs::default())) {
+    let result = match cli.command.unwrap_or(Command::Play(cli.play)) {
         Command::Play(a) => play(a, colour),
         Command::Run(a) => run(a),
         Command::Bench(a) => bench::command(a),

@@ -443,3 +443,20 @@ fn readme_sample_session_is_what_the_repl_prints() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A new user's trial (2026-11-28): `shogun` alone (README's main job)
+/// made its options from a `Default` that left the odds' simulated throws
+/// at 0, so every battle's odds read "win 0%, tie 0%, lose 0%"; and it
+/// refused `play`'s options (`shogun --variant ...`). Alone it is `play`
+/// with `play`'s defaults and options.
+#[test]
+fn shogun_alone_is_play_with_its_defaults_and_options() {
+    let script = "next\nnext\nnext\nodds Etchu from Kaga\nquit\n";
+    let (ok, alone) = session(script, &[]);
+    let (ok_play, play) = session(script, &["play"]);
+    assert!(ok && ok_play, "{alone}\n{play}");
+    assert!(alone.contains("win 52%, tie 28%, lose 20%") && !alone.contains("win 0%"), "{alone}");
+    assert_eq!(alone, play);
+    let (ok, out) = session("quit\n", &["--variant", "hard-winter", "--seed", "7"]);
+    assert!(ok && out.starts_with("shogun-lab — 4 players on the sun map, seed 7, rules base+hard-winter(loss=2)"), "{out}");
+}
