@@ -165,12 +165,8 @@ fn odds_command(a: &OddsArgs) -> Result<(), String> {
     if a.trials == 0 {
         return Err("--trials must be at least 1".into());
     }
-    if let Some(n) = a.preload
-        && (n < 2 || n as usize > crate::core::MAX_SEATS)
-    {
-        return Err(format!("--preload takes a player count 2..={}", crate::core::MAX_SEATS));
-    }
     let engine = a.data.engine()?;
+    check_preload(&engine, a.preload)?;
     let q = query(&engine, a)?;
     let o = run_odds(&engine, &q)?;
     if a.json {
@@ -211,12 +207,24 @@ fn odds_command(a: &OddsArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// `--preload N`: the setup throw of a game these rules can set up.
+fn check_preload(engine: &Engine, preload: Option<u8>) -> Result<(), String> {
+    let players = &engine.rules.rules.players;
+    match preload {
+        Some(n) if n < players.min || n > players.max => {
+            Err(format!("--preload takes a player count these rules set up, {} to {}; not {n}", players.min, players.max))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// `shogun tower table`: attacker-win chances, 1..10 against 1..10.
 fn table_command(a: &TableArgs) -> Result<(), String> {
     if a.trials == 0 {
         return Err("--trials must be at least 1".into());
     }
     let engine = a.data.engine()?;
+    check_preload(&engine, a.preload)?;
     let pre = &engine.rules.rules.tower.preload;
     let mut grid = vec![vec![0.0; 10]; 10];
     for (i, row) in grid.iter_mut().enumerate() {

@@ -260,7 +260,8 @@ impl Lab {
             for a in &arms {
                 if !a.rules.rules.towers.contains_key(t) {
                     let known: Vec<&str> = a.rules.rules.towers.keys().map(String::as_str).collect();
-                    return Err(format!("--towers: arm `{}` has no tower `{t}` (known: {})", a.name, known.join(", ")));
+                    let hint = crate::rules::map::suggest(t, a.rules.rules.towers.keys());
+                    return Err(format!("--towers: arm `{}` has no tower `{t}`{hint} (known: {})", a.name, known.join(", ")));
                 }
             }
         }

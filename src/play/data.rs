@@ -361,7 +361,8 @@ impl GameSpec {
             && !rules.rules.towers.contains_key(t)
         {
             let known: Vec<&str> = rules.rules.towers.keys().map(|s| s.as_str()).collect();
-            return Err(format!("{tower_place}: unknown tower `{t}` (known: {})", known.join(", ")));
+            let hint = crate::rules::map::suggest(t, rules.rules.towers.keys());
+            return Err(format!("{tower_place}: unknown tower `{t}`{hint} (known: {})", known.join(", ")));
         }
         if let Some(notice) = rules.map.assumption_notice() {
             // Once per map and process: the lab and `soak` load a map many times.

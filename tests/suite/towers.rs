@@ -449,3 +449,21 @@ fn tower_odds_reports_landed_cubes_and_the_setup_contents() {
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert!(json["setup"].is_null(), "no setup contents without --preload: {text}");
 }
+
+/// A new user's trial (2026-11-28): `tower odds --preload 7` was accepted
+/// (any count 2 to 8 was), though the base rules set up 3 to 5 players, and
+/// `tower table` took any count. Both take the counts the rules set up.
+#[test]
+fn preload_takes_a_player_count_the_rules_set_up() {
+    for cmd in [&["tower", "odds", "--attack", "3", "--defend", "2", "--trials", "10"][..], &["tower", "table", "--trials", "1"][..]] {
+        for bad in ["2", "7"] {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(cmd).args(["--preload", bad]).env("SHOGUN_DATA", root()).output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                !out.status.success() && err.contains(&format!("--preload takes a player count these rules set up, 3 to 5; not {bad}")),
+                "{cmd:?} {bad}: {err}"
+            );
+        }
+    }
+    assert!(shogun(&["tower", "odds", "--attack", "3", "--defend", "2", "--trials", "10", "--preload", "5"]).contains("preloaded for 5 players"));
+}

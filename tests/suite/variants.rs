@@ -756,3 +756,13 @@ fn a_run_the_rules_fail_in_keeps_the_transcript_up_to_the_failure() {
     assert!(!ok && err.starts_with("error: cannot set up the game: 7 players") && !none.exists(), "{err}");
     let _ = std::fs::remove_dir_all(&data);
 }
+
+/// A new user's trial (2026-11-28): a misspelt tower got the list of known
+/// ones but no "did you mean", unlike provinces, variants and options.
+#[test]
+fn a_misspelt_tower_gets_a_suggestion() {
+    let (ok, out) = shogun(&["run", "--tower", "two-levle", "--seed", "3"]);
+    assert!(!ok && out.contains("--tower: unknown tower `two-levle`, did you mean `two-level`? (known: "), "{out}");
+    let (ok, out) = shogun(&["lab", "--games", "2", "--towers", "two-level,thirdz"]);
+    assert!(!ok && out.contains("has no tower `thirdz`, did you mean `thirds`? (known: "), "{out}");
+}
