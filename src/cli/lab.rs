@@ -99,8 +99,9 @@ pub struct LabArgs {
     /// Game i uses seed SEED+i under every arm.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Keep playing in batches until every headline interval (seat win-rate
-    /// differences, in percentage points) is narrower than W, or --games.
+    /// Keep playing in batches (500 games per arm) until every headline
+    /// interval (seat win-rate differences, in percentage points) is
+    /// narrower than W, or --games.
     #[arg(long, value_name = "W")]
     pub until_ci: Option<f64>,
     /// Sensitivity: run every arm under each of these towers.

@@ -206,10 +206,27 @@ fn value_of(path: &Path, text: &str, diags: &mut Diagnostics) -> Option<serde_ya
     yaml::parse_again::<serde_yaml::Value>(path, text).map(|f| f.value).map_err(|d| diags.append(d)).ok()
 }
 
+/// A variant's folder given as a pack: said as such, not as two files
+/// missing.
+fn variant_as_pack(dir: &Path) -> Option<Diagnostic> {
+    if pack::is_pack(dir) || !variant::is_variant(dir) {
+        return None;
+    }
+    let name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+    Some(Diagnostic::file(
+        dir,
+        format!("is a variant, not a rules pack: play it on the base pack with `--variant {name}` (a variant of the data folder's variants/)"),
+    ))
+}
+
 /// Loads the pack and map with `variants` (folder, arguments) applied in
 /// order on top.
 pub fn load_with(pack_dir: &Path, map_path: &Path, variants: &[(PathBuf, VariantArg)]) -> Result<Rules, Diagnostics> {
     let mut diags = Diagnostics::default();
+    if let Some(d) = variant_as_pack(pack_dir) {
+        diags.0.push(d);
+        return Err(diags);
+    }
     let rules_path = pack_dir.join(pack::RULES_FILE);
     let cards_path = pack_dir.join(pack::CARDS_FILE);
     let rules_text = read(&rules_path, &mut diags);

@@ -766,3 +766,14 @@ fn a_misspelt_tower_gets_a_suggestion() {
     let (ok, out) = shogun(&["lab", "--games", "2", "--towers", "two-level,thirdz"]);
     assert!(!ok && out.contains("has no tower `thirdz`, did you mean `thirds`? (known: "), "{out}");
 }
+
+/// A new user's trial (2026-11-28): `--rules` naming a variant's folder
+/// said that rules.yaml and cards.yaml could not be read; it says the
+/// folder is a variant and how to play one.
+#[test]
+fn a_variant_given_as_a_rules_pack_is_named_as_such() {
+    let dir = vdir("hard-winter");
+    let (ok, out) = shogun(&["run", "--rules", &dir.display().to_string(), "--seed", "3"]);
+    assert!(!ok, "{out}");
+    assert!(out.contains("is a variant, not a rules pack: play it on the base pack with `--variant hard-winter`") && !out.contains("cannot be read"), "{out}");
+}
