@@ -147,9 +147,10 @@ pub fn transcript_with(engine: &Engine, players: u8, seed: u64, setup: SetupMode
 pub struct Failure {
     pub so_far: String,
     pub error: EngineError,
-    /// What the game was carrying out when the rules failed, in words
-    /// (`carrying out A's Collect taxes in Settsu`), when it is known.
-    pub doing: Option<String>,
+    /// When in the game the rules failed and what the game was carrying
+    /// out, in words (`Year 1, spring`, `carrying out A's Collect taxes in
+    /// Settsu`), when the game played again failed alike.
+    pub doing: Option<(String, String)>,
 }
 
 impl Failure {
@@ -164,20 +165,13 @@ impl Failure {
     /// 1, autumn`) and the action heading after it, if any. Headings start
     /// their line; the rules' notes are indented and never taken for one.
     pub fn point(&self) -> Option<String> {
-        let (round, action) = self.headings()?;
-        Some(match action {
-            Some(action) => format!("{round}, {action}"),
-            None => round,
-        })
-    }
-
-    /// The transcript's last round heading, and the last action heading
-    /// after it.
-    fn headings(&self) -> Option<(String, Option<String>)> {
         let heading = |l: &str| l.strip_prefix("== ").and_then(|h| h.strip_suffix(" ==")).map(str::to_string);
         let headings: Vec<String> = self.so_far.lines().filter_map(heading).collect();
         let round = headings.iter().rposition(|h| h.starts_with("Year ") || h.starts_with("Setup"))?;
-        Some((headings[round].clone(), headings.get(round + 1..).and_then(|rest| rest.last()).cloned()))
+        Some(match headings.get(round + 1..).and_then(|rest| rest.last()) {
+            Some(action) => format!("{}, {action}", headings[round]),
+            None => headings[round].clone(),
+        })
     }
 
     /// The error with the point the game stood at, for a message: the
@@ -194,12 +188,10 @@ impl Failure {
         if !self.in_play() {
             return self.error.to_string();
         }
-        match (&self.doing, self.headings()) {
-            (Some(doing), Some((round, _))) => format!("the rules failed in {round}, while {doing}{note}: {}", self.error),
-            _ => match self.point() {
-                Some(at) => format!("the rules failed in the play after {at}{note}: {}", self.error),
-                None => self.error.to_string(),
-            },
+        match (&self.doing, self.point()) {
+            (Some((when, doing)), _) => format!("the rules failed in {when}, while {doing}{note}: {}", self.error),
+            (None, Some(at)) => format!("the rules failed in the play after {at}{note}: {}", self.error),
+            (None, None) => self.error.to_string(),
         }
     }
 }
@@ -226,8 +218,11 @@ pub fn transcript_to_failure(engine: &Engine, players: u8, seed: u64, setup: Set
     let st = match played {
         Ok(st) => st,
         Err(error) => {
-            // Played again to its failure, to say what it was carrying out.
-            let doing = crate::play::failing_decision(engine, players, seed, setup, bot_names).and_then(|(st, d)| engine.failure_context(&st, &d));
+            // Played again to its failure, to say what it was carrying out:
+            // only a failure met alike (the same decision, the same error).
+            let doing = crate::play::failing_decision(engine, players, seed, setup, bot_names)
+                .filter(|f| f.after == stats.decisions && f.error.to_string() == error.to_string())
+                .and_then(|f| engine.failure_point(&f.state, &f.decision));
             return Err(Box::new(Failure { so_far: out, error, doing }));
         }
     };

@@ -557,6 +557,13 @@ impl Engine {
     /// next decision are one move, so a rule failing in that play refuses
     /// the decision too. Worked out again on a copy.
     pub fn failure_context(&self, st: &GameState, d: &Decision) -> Option<String> {
+        self.failure_point(st, d).map(|(_, doing)| doing)
+    }
+
+    /// `failure_context`, and when in the game that was, as the
+    /// transcript's headings name it (`Year 1, spring`, `Year 1, winter`,
+    /// `the setup`).
+    pub fn failure_point(&self, st: &GameState, d: &Decision) -> Option<(String, String)> {
         let mut next = st.clone();
         let mut ev = Vec::new();
         let from = self.decide_from(st, &mut next, d, &mut ev).err()?.play_from?;
@@ -564,7 +571,14 @@ impl Engine {
             Event::Action { seat, action, province } => Some((*seat, *action, *province)),
             _ => None,
         });
-        Some(match (next.phase, action) {
+        let calendar = &self.rules.rules.calendar;
+        let when = match next.phase {
+            Phase::Setup | Phase::Draft | Phase::Preload => "the setup".to_string(),
+            Phase::Winter | Phase::Score | Phase::GameOver => format!("Year {}, {}", next.year + 1, calendar.winter),
+            Phase::YearStart => format!("Year {}", next.year + 1),
+            _ => format!("Year {}, {}", next.year + 1, calendar.seasons.get(next.season as usize).map_or("?", String::as_str)),
+        };
+        let doing = match (next.phase, action) {
             (Phase::Actions { .. }, Some((seat, a, p))) => format!(
                 "carrying out {}'s {} in {}",
                 self.rules.seat_name(seat),
@@ -574,8 +588,15 @@ impl Engine {
             (Phase::Actions { .. }, None) => "carrying out the action cards".to_string(),
             (Phase::Winter, _) => "playing the winter".to_string(),
             (Phase::Score, _) => "scoring the year".to_string(),
-            (phase, _) => format!("running the game on ({phase:?})"),
-        })
+            (Phase::Setup | Phase::Draft | Phase::Preload, _) => "setting up the game".to_string(),
+            (Phase::YearStart, _) => "turning up the year's events".to_string(),
+            (Phase::RoundStart, _) => "laying out the round's cards".to_string(),
+            (Phase::Planning, _) => "planning".to_string(),
+            (Phase::Reveal, _) => "revealing the bids".to_string(),
+            (Phase::ChooseSpace { .. }, _) => "choosing the turn-order spaces".to_string(),
+            (Phase::GameOver, _) => "ending the game".to_string(),
+        };
+        Some((when, doing))
     }
 
     /// `apply` without the copy that makes it atomic: after an error the

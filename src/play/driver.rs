@@ -211,16 +211,27 @@ impl<'e> Driver<'e> {
     }
 }
 
-/// The position before the decision a bots-only game fails at, and that
-/// decision, to say where it failed (`Engine::failure_context`): the game
-/// played again from its seed, each decision on a copy. None when it does
-/// not fail again (or cannot start).
-pub fn failing_decision(engine: &Engine, players: u8, seed: u64, setup: SetupMode, names: &[String]) -> Option<(GameState, Decision)> {
+/// A bots-only game played again from its seed to where it fails, each
+/// decision on a copy: to say where it failed (`Engine::failure_point`).
+pub struct Failing {
+    /// The position before the decision that failed.
+    pub state: GameState,
+    pub decision: Decision,
+    /// How many decisions stood before it.
+    pub after: u64,
+    pub error: EngineError,
+}
+
+/// The game of `play_game` played again to its first failing decision;
+/// None when it does not fail again (or cannot start).
+pub fn failing_decision(engine: &Engine, players: u8, seed: u64, setup: SetupMode, names: &[String]) -> Option<Failing> {
     let mut d = Driver::start(engine, players, seed, setup, names).ok()?;
+    let mut after = 0;
     loop {
         let decision = next_decision(engine, &d.state, &mut d.players)?;
-        if d.apply(&decision).is_err() {
-            return Some((d.state, decision));
+        match d.apply(&decision) {
+            Ok(_) => after += 1,
+            Err(error) => return Some(Failing { state: d.state, decision, after, error }),
         }
     }
 }

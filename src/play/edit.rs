@@ -505,11 +505,11 @@ pub fn stage_action(
     special: Option<usize>,
 ) -> Result<Vec<Event>, EngineError> {
     let err = |m: String| EngineError::Illegal(m);
+    if let Some(why) = staging_refused(st) {
+        return Err(err(format!("an action can be staged only before a round's bids are revealed, in place of the round: {why}")));
+    }
     if st.provinces[province.index()].owner != Some(seat) {
         return Err(err(format!("{} does not hold {}", engine.rules.seat_name(seat), engine.rules.province_name(province))));
-    }
-    if let Some(why) = staging_refused(st) {
-        return Err(err(format!("an action can be staged only before a round's actions, in place of the round: {why}")));
     }
     let mut next = st.clone();
     let n = engine.rules.cards.actions.len();
@@ -534,16 +534,16 @@ pub fn stage_action(
 }
 
 /// Why an action cannot be staged at `st` (`stage_action`), if it cannot:
-/// from the round's start to the turn-order choice it replaces the round.
+/// from the round's start to the reveal of its bids it replaces the round
+/// (once bids are paid and the round's event drawn, it would drop them).
 fn staging_refused(st: &GameState) -> Option<&'static str> {
     match st.phase {
-        Phase::RoundStart | Phase::Planning | Phase::Reveal | Phase::ChooseSpace { .. } => {
-            st.ask.is_some().then_some("a question is pending (answer it first)")
-        }
+        Phase::RoundStart | Phase::Planning | Phase::Reveal => st.ask.is_some().then_some("a question is pending (answer it first)"),
         Phase::Setup | Phase::Draft | Phase::Preload => Some("the game is not set up yet"),
         Phase::YearStart => Some("the year's events are not turned up yet (one step of chance turns them up)"),
+        Phase::ChooseSpace { .. } => Some("the bids are revealed and paid, and the round's event drawn (stage it once the round is over)"),
         Phase::Actions { .. } => Some("this round's actions have begun (stage it once the round is over)"),
-        Phase::Winter | Phase::Score => Some("it is winter (stage it once the next year's events are turned up)"),
+        Phase::Winter | Phase::Score => Some("it is the year's end, winter and scoring (stage it once the next year's events are turned up)"),
         Phase::GameOver => Some("the game is over"),
     }
 }

@@ -22,7 +22,7 @@ pub mod preview;
 pub mod timeline;
 
 pub use data::{GameSpec, Layout};
-pub use driver::{Driver, Player, Step, Stop, failing_decision, play_game};
+pub use driver::{Driver, Failing, Player, Step, Stop, failing_decision, play_game};
 pub use edit::{Edit, EditError, stage_action};
 pub use notation::{Notated, Notation, NotationError, Until};
 pub use timeline::{Checkpoint, Entry, Game, PlayError, Replayed, SAVE_FORMAT, SaveFile, SavedEntry, fingerprint};

@@ -160,7 +160,7 @@ pub const COMMANDS: &[(&str, &str, &str, &str)] = &[
     (
         "perform",
         "perform SEAT ACTION PROVINCE [event=ID] [special=ID]",
-        "what if: in place of this season's round (its plans and bids are dropped), SEAT carries out ACTION in PROVINCE alone, with that event and special in force; play goes on from the round's end",
+        "what if: in place of this season's round (its plans and bids are dropped: stage it before the bids are revealed), SEAT carries out ACTION in PROVINCE alone, with that event and special in force; play goes on from the round's end",
         "perform A attack_a Omi event=5",
     ),
     ("quit", "quit", "leave", "quit"),

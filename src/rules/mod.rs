@@ -215,7 +215,9 @@ fn variant_as_pack(dir: &Path) -> Option<Diagnostic> {
     let name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
     Some(Diagnostic::file(
         dir,
-        format!("is a variant, not a rules pack: play it on the base pack with `--variant {name}` (a variant of the data folder's variants/)"),
+        format!(
+            "is a variant (it has a variant.yaml), not a rules pack: a variant is played with `--variant {name}` on the pack it extends, from the data folder's variants/ (`--data`)"
+        ),
     ))
 }
 
@@ -408,7 +410,8 @@ fn apply_variant(
     // Does the result still read as a rules pack and a map? A value that
     // does not is reported where a variant wrote it; anything else (a
     // field the overlays removed) at this variant's overlays of the file.
-    if diags.0.len() == before {
+    // (Once an earlier variant's overlays broke a file, it is said once.)
+    if diags.0.len() == before && !diags.has_errors() {
         let [ro, co, mo] = &docs.origins;
         for (fault, origin, key, what) in [
             (read_fault::<RulesFile>(&docs.rules), ro, "rules", pack::RULES_FILE),
@@ -416,8 +419,11 @@ fn apply_variant(
             (read_fault::<map::MapFile>(&docs.map), mo, "map", "the map"),
         ] {
             let Some(ReadFault { at, shown, why: e }) = fault else { continue };
+            // Where this variant wrote the value; anything else (a field
+            // its overlays removed, a value an earlier variant wrote) at
+            // its overlays of the file.
             let written = origin.positions().of(&at);
-            let loc = if written.file.is_some() { written } else { vf.pos.of(&format!("overlay/{key}")) };
+            let loc = if written.file.as_deref() == Some(file.as_ref()) { written } else { vf.pos.of(&format!("overlay/{key}")) };
             let place = if at.is_empty() { String::new() } else { format!(" at {shown}") };
             diags.error(&vf.path, loc, format!("after this variant's overlays, {what} no longer reads{place}: {e}"));
         }
@@ -451,7 +457,8 @@ fn read_fault<T: serde::de::DeserializeOwned>(doc: &serde_yaml::Value) -> Option
             serde_path_to_error::Segment::Seq { index } => index.to_string(),
             serde_path_to_error::Segment::Map { key } => key.clone(),
             serde_path_to_error::Segment::Enum { variant } => variant.clone(),
-            serde_path_to_error::Segment::Unknown => continue,
+            // The nearest known ancestor, rather than a wrong node.
+            serde_path_to_error::Segment::Unknown => break,
         };
         at = yaml::join(&at, &step);
     }

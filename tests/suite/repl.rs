@@ -459,4 +459,7 @@ fn shogun_alone_is_play_with_its_defaults_and_options() {
     assert_eq!(alone, play);
     let (ok, out) = session("quit\n", &["--variant", "hard-winter", "--seed", "7"]);
     assert!(ok && out.starts_with("shogun-lab — 4 players on the sun map, seed 7, rules base+hard-winter(loss=2)"), "{out}");
+    // `play`'s options before a subcommand are refused, not dropped.
+    let (ok, out) = session("", &["--seed", "3", "run"]);
+    assert!(!ok && out.contains("error:"), "{out}");
 }

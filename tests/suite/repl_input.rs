@@ -415,6 +415,12 @@ fn perform_is_refused_before_the_events_and_tells_what_the_action_did() {
     r.exec("seat A greedy").unwrap();
     r.exec("end").unwrap();
     assert_eq!(r.state().phase, shogun_lab::core::Phase::GameOver);
+    // Once the bids are revealed and paid it is refused, saying why.
+    let mut r = repl(&["human", "greedy", "greedy", "greedy"], 1);
+    run(&mut r, &["next", "next", "next", "plan auto", "plan done"]);
+    assert!(matches!(r.state().phase, shogun_lab::core::Phase::ChooseSpace { .. }), "{}", r.prompt());
+    let err = r.exec("perform A taxes Settsu").unwrap_err();
+    assert!(err.contains("the bids are revealed and paid"), "{err}");
     // In the middle of a round's actions it is refused, saying why.
     let mut r = repl(&["greedy", "greedy", "greedy", "greedy"], 1);
     while !matches!(r.state().phase, shogun_lab::core::Phase::Actions { .. }) {

@@ -119,10 +119,20 @@ fn a_value_of_the_wrong_type_is_reported_where_its_overlay_wrote_it() {
         "name: wrongtype\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - set: {path: scoring.per_building, value: 2}\n    - set: {path: scoring.tie_step, value: 1}\n    - set: {path: scoring.region_majority.temple, value: 2.5}\n  map:\n    - set: {path: \"provinces[name=Settsu].tax\", value: nine}\n",
         None,
     );
-    let err = load(&[(dir, arg("wrongtype"))]).unwrap_err();
+    let err = load(&[(dir.clone(), arg("wrongtype"))]).unwrap_err();
     assert!(err.contains("variant.yaml:9:58: error: after this variant's overlays, rules.yaml no longer reads at scoring.region_majority.temple: invalid type: floating point `2.5`, expected i64"), "{err}");
     assert!(err.contains("variant.yaml:11:56: error: after this variant's overlays, the map no longer reads at provinces["), "{err}");
     assert!(!err.contains("variant.yaml:7:"), "{err}");
+    // With a second variant on top, the value is said once, where the
+    // first wrote it.
+    let other = temp_variant(
+        "fine",
+        "name: fine\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - set: {path: scoring.per_province, value: 2}\n",
+        None,
+    );
+    let err = load(&[(dir, arg("wrongtype")), (other, arg("fine"))]).unwrap_err();
+    assert_eq!(err.matches("no longer reads at scoring.region_majority.temple").count(), 1, "{err}");
+    assert!(err.contains("wrongtype/variant.yaml:9:58"), "{err}");
     let dir = temp_variant(
         "removed",
         "name: removed\ndescription: t\nsource: t\nextends: base\noverlay:\n  rules:\n    - set: {path: scoring.per_building, value: 2}\n    - remove: {path: scoring.tie_step}\n",
@@ -723,14 +733,14 @@ fn a_run_the_rules_fail_in_keeps_the_transcript_up_to_the_failure() {
     let (ok, out, err) = run(&["--transcript", "-"]);
     assert!(!ok);
     assert!(out.starts_with("# shogun-lab transcript") && out.contains("== Year 1, autumn ==") && !out.contains("winner:"), "{out}");
-    assert!(err.starts_with("error: the rules failed in Year 1, autumn, while scoring the year (") && err.contains("v.lua:4:"), "{err}");
+    assert!(err.starts_with("error: the rules failed in Year 1, winter, while scoring the year (") && err.contains("v.lua:4:"), "{err}");
     assert!(err.contains("(the transcript above ends where it did): "), "{err}");
     let file = data.join("partial.txt");
     let (ok, _, err) = run(&["--transcript", &file.display().to_string()]);
     assert!(!ok && err.contains(&format!("(the transcript up to it is in {}): ", file.display())), "{err}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), out);
     let (ok, out, err) = run(&[]);
-    assert!(!ok && out.is_empty() && err.starts_with("error: the rules failed in Year 1, autumn, while scoring the year: "), "{out}{err}");
+    assert!(!ok && out.is_empty() && err.starts_with("error: the rules failed in Year 1, winter, while scoring the year: "), "{out}{err}");
     // A new user's trial (2026-11-28): a rule failing in an action was
     // placed after the last action heading narrated ("after Year 1, spring,
     // action 6/10: Deploy/move 1 army"), where the failing collect came
@@ -775,5 +785,9 @@ fn a_variant_given_as_a_rules_pack_is_named_as_such() {
     let dir = vdir("hard-winter");
     let (ok, out) = shogun(&["run", "--rules", &dir.display().to_string(), "--seed", "3"]);
     assert!(!ok, "{out}");
-    assert!(out.contains("is a variant, not a rules pack: play it on the base pack with `--variant hard-winter`") && !out.contains("cannot be read"), "{out}");
+    assert!(
+        out.contains("is a variant (it has a variant.yaml), not a rules pack: a variant is played with `--variant hard-winter` on the pack it extends")
+            && !out.contains("cannot be read"),
+        "{out}"
+    );
 }
