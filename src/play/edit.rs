@@ -493,8 +493,8 @@ pub(crate) fn write_pile(n: &Notation, pile: &Pile, out: &mut String) {
 /// the given event and special card in force, and runs it, in place of the
 /// season's round: the round's plans and bids are dropped, the staged
 /// action is its only one, and the game goes on from the round's end. The
-/// state must be before the round's actions, once the year's events are
-/// turned up (`staging_refused`). Atomic like `Engine::apply`.
+/// state must be between the year's events and the reveal of the round's
+/// bids (`staging_refused`). Atomic like `Engine::apply`.
 pub fn stage_action(
     engine: &Engine,
     st: &mut GameState,
