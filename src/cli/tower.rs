@@ -167,6 +167,7 @@ fn odds_command(a: &OddsArgs) -> Result<(), String> {
     }
     let engine = a.data.engine()?;
     check_preload(&engine, a.preload)?;
+    simulated(&engine)?;
     let q = query(&engine, a)?;
     let o = run_odds(&engine, &q)?;
     if a.json {
@@ -207,6 +208,17 @@ fn odds_command(a: &OddsArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// A tower that throws only outcomes forced on it has no odds to simulate.
+fn simulated(engine: &Engine) -> Result<(), String> {
+    match engine.tower().name() {
+        "scripted" => Err(format!(
+            "tower `{}` throws only the outcomes forced on it (`force` in the REPL or a scenario), so it has no odds: choose another with --tower",
+            engine.runtime().tower_name()
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// `--preload N`: the setup throw of a game these rules can set up.
 fn check_preload(engine: &Engine, preload: Option<u8>) -> Result<(), String> {
     let players = &engine.rules.rules.players;
@@ -225,6 +237,7 @@ fn table_command(a: &TableArgs) -> Result<(), String> {
     }
     let engine = a.data.engine()?;
     check_preload(&engine, a.preload)?;
+    simulated(&engine)?;
     let pre = &engine.rules.rules.tower.preload;
     let mut grid = vec![vec![0.0; 10]; 10];
     for (i, row) in grid.iter_mut().enumerate() {

@@ -452,7 +452,8 @@ fn tower_odds_reports_landed_cubes_and_the_setup_contents() {
 
 /// A new user's trial (2026-11-28): `tower odds --preload 7` was accepted
 /// (any count 2 to 8 was), though the base rules set up 3 to 5 players, and
-/// `tower table` took any count. Both take the counts the rules set up.
+/// `tower table` took any count. Both take the counts the rules set up,
+/// and refuse the scripted tower, which has no odds, saying so.
 #[test]
 fn preload_takes_a_player_count_the_rules_set_up() {
     for cmd in [&["tower", "odds", "--attack", "3", "--defend", "2", "--trials", "10"][..], &["tower", "table", "--trials", "1"][..]] {
@@ -466,4 +467,13 @@ fn preload_takes_a_player_count_the_rules_set_up() {
         }
     }
     assert!(shogun(&["tower", "odds", "--attack", "3", "--defend", "2", "--trials", "10", "--preload", "5"]).contains("preloaded for 5 players"));
+    // The scripted tower said "force one first", which these commands cannot.
+    for cmd in [&["tower", "odds", "--attack", "3", "--defend", "2"][..], &["tower", "table", "--trials", "1"][..]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogun")).args(cmd).args(["--tower", "scripted"]).env("SHOGUN_DATA", root()).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains("tower `scripted` throws only the outcomes forced on it") && !err.contains("force one first"),
+            "{cmd:?}: {err}"
+        );
+    }
 }
