@@ -182,7 +182,7 @@ impl Dimensions {
         let mut variants: Vec<Option<String>> = vec![None];
         variants.extend(layout.known_variants().into_iter().map(Some));
         let mut towers: Vec<Option<String>> = vec![None];
-        towers.extend(engine.rules.rules.towers.iter().filter(|(_, t)| t.model != "scripted").map(|(n, _)| Some(n.clone())));
+        towers.extend(engine.rules.rules.towers.iter().filter(|(_, t)| !t.forced_only()).map(|(n, _)| Some(n.clone())));
         Dimensions { variants, towers, maps: layout.known_maps() }
     }
 

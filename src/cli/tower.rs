@@ -210,10 +210,10 @@ fn odds_command(a: &OddsArgs) -> Result<(), String> {
 
 /// A tower that throws only outcomes forced on it has no odds to simulate.
 fn simulated(engine: &Engine) -> Result<(), String> {
-    match engine.tower().name() {
-        "scripted" => Err(format!(
-            "tower `{}` throws only the outcomes forced on it (`force` in the REPL or a scenario), so it has no odds: choose another with --tower",
-            engine.runtime().tower_name()
+    let name = engine.runtime().tower_name();
+    match engine.rules.rules.towers.get(&name) {
+        Some(spec) if spec.forced_only() => Err(format!(
+            "tower `{name}` throws only the outcomes forced on it (`force` in the REPL or a scenario), so it has no odds: choose another with --tower"
         )),
         _ => Ok(()),
     }
@@ -223,9 +223,7 @@ fn simulated(engine: &Engine) -> Result<(), String> {
 fn check_preload(engine: &Engine, preload: Option<u8>) -> Result<(), String> {
     let players = &engine.rules.rules.players;
     match preload {
-        Some(n) if n < players.min || n > players.max => {
-            Err(format!("--preload takes a player count these rules set up, {} to {}; not {n}", players.min, players.max))
-        }
+        Some(n) if !players.takes(n) => Err(format!("--preload takes a player count these rules set up, {} to {}; not {n}", players.min, players.max)),
         _ => Ok(()),
     }
 }
@@ -296,7 +294,7 @@ fn fit_command(a: &FitArgs) -> Result<(), String> {
     }
     let mut presets = Vec::new();
     for (name, spec) in &engine.rules.rules.towers {
-        if spec.model == "scripted" {
+        if spec.forced_only() {
             continue;
         }
         engine.runtime().set_tower(name)?;

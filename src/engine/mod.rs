@@ -280,7 +280,7 @@ impl Engine {
 
     pub fn new_game_with(&self, players: u8, seed: u64, setup: SetupMode) -> Result<GameState, EngineError> {
         let r = &self.rules.rules;
-        if players < r.players.min || players > r.players.max {
+        if !r.players.takes(players) {
             return Err(EngineError::Setup(format!("{players} players: this ruleset is for {} to {}", r.players.min, r.players.max)));
         }
         if setup == SetupMode::Preset && !self.rules.map.presets.contains_key(&players) {
@@ -571,12 +571,11 @@ impl Engine {
             Event::Action { seat, action, province } => Some((*seat, *action, *province)),
             _ => None,
         });
-        let calendar = &self.rules.rules.calendar;
         let when = match next.phase {
             Phase::Setup | Phase::Draft | Phase::Preload => "the setup".to_string(),
-            Phase::Winter | Phase::Score | Phase::GameOver => format!("Year {}, {}", next.year + 1, calendar.winter),
+            Phase::Winter | Phase::Score | Phase::GameOver => self.round_name(next.year, None),
             Phase::YearStart => format!("Year {}", next.year + 1),
-            _ => format!("Year {}, {}", next.year + 1, calendar.seasons.get(next.season as usize).map_or("?", String::as_str)),
+            _ => self.round_name(next.year, Some(next.season)),
         };
         let doing = match (next.phase, action) {
             (Phase::Actions { .. }, Some((seat, a, p))) => format!(
@@ -597,6 +596,17 @@ impl Engine {
             (Phase::GameOver, _) => "ending the game".to_string(),
         };
         Some((when, doing))
+    }
+
+    /// A round as the transcript's headings name it: `Year 1, spring`, or
+    /// with no season the year's winter (`Year 1, winter`).
+    fn round_name(&self, year: u8, season: Option<u8>) -> String {
+        let calendar = &self.rules.rules.calendar;
+        let name = match season {
+            Some(s) => calendar.seasons.get(usize::from(s)).map_or("?", String::as_str),
+            None => calendar.winter.as_str(),
+        };
+        format!("Year {}, {name}", year + 1)
     }
 
     /// `apply` without the copy that makes it atomic: after an error the
@@ -795,7 +805,7 @@ impl Engine {
                     p.revealed_bid = None;
                     p.space = None;
                 }
-                self.heading(ev, || format!("Year {}, {}", st.year + 1, r.calendar.seasons[st.season as usize]));
+                self.heading(ev, || self.round_name(st.year, Some(st.season)));
                 self.note(ev, || {
                     let open: Vec<&str> =
                         st.action_row[..st.actions_revealed as usize].iter().map(|&a| self.rules.cards.actions[a as usize].name.as_str()).collect();
@@ -818,7 +828,7 @@ impl Engine {
             }
             Phase::Reveal => self.reveal(st, ev)?,
             Phase::Winter => {
-                self.heading(ev, || format!("Year {}, {}", st.year + 1, r.calendar.winter));
+                self.heading(ev, || self.round_name(st.year, None));
                 st.phase = Phase::Score;
                 let res = self.runtime.call_phase(st, ev, PhaseHandler::Winter)?;
                 st.ask = res.ask;

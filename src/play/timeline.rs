@@ -13,6 +13,10 @@ use crate::core::*;
 use crate::engine::{Engine, EngineError};
 use crate::transcript;
 
+/// How the log echoes a what-if edit, before its text (the REPL leaves
+/// the echo out of what it shows after the command).
+pub(crate) const WHAT_IF: &str = "  (what if) ";
+
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum PlayError {
     #[error(transparent)]
@@ -342,7 +346,7 @@ impl Game {
     pub fn edit(&mut self, e: Edit) -> Result<Vec<String>, PlayError> {
         let mut st = self.state().clone();
         let events = e.apply(&self.engine, &mut st)?;
-        let text = if self.verbose { format!("  (what if) {}\n", self.notation().text(&e)) } else { String::new() };
+        let text = if self.verbose { format!("{WHAT_IF}{}\n", self.notation().text(&e)) } else { String::new() };
         let mut lines = public(&text);
         lines.extend(self.render(st.seats(), &events));
         let players = self.players().to_vec();

@@ -534,7 +534,7 @@ impl Repl {
                 // edit of the position has nothing to tell), without the
                 // log's echo of the command.
                 let mut told = if cmd == "perform" { self.since(mark) } else { Vec::new() };
-                told.retain(|l| !l.starts_with("  (what if) "));
+                told.retain(|l| !l.starts_with(crate::play::timeline::WHAT_IF));
                 Ok(std::iter::once(format!("done: {line}")).chain(told).collect::<Vec<_>>().join("\n"))
             }
             "quit" | "exit" | "q" => {
@@ -994,7 +994,7 @@ impl Repl {
             None => CheckMode::Every,
         };
         let (min, max) = (loaded.rules.players.min, loaded.rules.players.max);
-        if file.players < min || file.players > max {
+        if !loaded.rules.players.takes(file.players) {
             return Err(at("players", &format!("{} players: expected {min} to {max} (what these rules are for)", file.players)));
         }
         if file.seats.len() != file.players as usize {

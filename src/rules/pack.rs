@@ -135,6 +135,13 @@ pub struct PlayerRange {
     pub max: u8,
 }
 
+impl PlayerRange {
+    /// Whether a game of `n` players is one these rules are for.
+    pub fn takes(&self, n: u8) -> bool {
+        (self.min..=self.max).contains(&n)
+    }
+}
+
 #[derive(Deserialize, Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct SeatRow {
@@ -187,6 +194,14 @@ pub struct TowerSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub script: Option<String>,
     pub provenance: String,
+}
+
+impl TowerSpec {
+    /// Whether the tower throws only outcomes forced on it (`scripted`):
+    /// it has no chances to simulate, fit or soak.
+    pub fn forced_only(&self) -> bool {
+        self.model == "scripted"
+    }
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone, Copy)]
