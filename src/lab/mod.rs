@@ -259,9 +259,7 @@ impl Lab {
         for t in towers {
             for a in &arms {
                 if !a.rules.rules.towers.contains_key(t) {
-                    let known: Vec<&str> = a.rules.rules.towers.keys().map(String::as_str).collect();
-                    let hint = crate::rules::map::suggest(t, a.rules.rules.towers.keys());
-                    return Err(format!("--towers: arm `{}` has no tower `{t}`{hint} (known: {})", a.name, known.join(", ")));
+                    return Err(format!("--towers: arm `{}` has no tower `{t}`{}", a.name, a.rules.rules.towers_for(t)));
                 }
             }
         }
@@ -664,14 +662,14 @@ pub fn run(lab: &Lab, sink: &mut dyn FnMut(&GameRecord) -> Result<(), LabError>,
 /// line number (a line number or place in each error).
 pub type Records<'a> = Box<dyn Iterator<Item = Result<(usize, GameRecord), String>> + 'a>;
 
-/// Whether `b` is the same lab run as `a` (all but the range and the games
-/// played); the reason when it is not.
 /// A hash's first 12 characters, for a message (a file's header is
 /// anybody's text: characters, not bytes, so that no cut falls inside one).
 fn short(hash: &str) -> String {
     hash.chars().take(12).collect()
 }
 
+/// Whether `b` is the same lab run as `a` (all but the range and the games
+/// played); the reason when it is not.
 fn same_run(a: &Header, b: &Header) -> Result<(), String> {
     if a.version != b.version {
         return Err(format!(

@@ -360,9 +360,7 @@ impl GameSpec {
         if let Some(t) = &self.tower
             && !rules.rules.towers.contains_key(t)
         {
-            let known: Vec<&str> = rules.rules.towers.keys().map(|s| s.as_str()).collect();
-            let hint = crate::rules::map::suggest(t, rules.rules.towers.keys());
-            return Err(format!("{tower_place}: unknown tower `{t}`{hint} (known: {})", known.join(", ")));
+            return Err(format!("{tower_place}: unknown tower `{t}`{}", rules.rules.towers_for(t)));
         }
         if let Some(notice) = rules.map.assumption_notice() {
             // Once per map and process: the lab and `soak` load a map many times.

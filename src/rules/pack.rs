@@ -53,6 +53,15 @@ pub struct RulesFile {
     pub bots: Option<BotInfo>,
 }
 
+impl RulesFile {
+    /// What to say after a tower name these rules do not have: the closest
+    /// names, then every one (`, did you mean `two-level`? (known: ...)`).
+    pub fn towers_for(&self, name: &str) -> String {
+        let known: Vec<&str> = self.towers.keys().map(String::as_str).collect();
+        format!("{} (known: {})", super::map::suggest(name, self.towers.keys()), known.join(", "))
+    }
+}
+
 /// What the bots know of the rules: they read nothing else of the pack's
 /// handler names and params. Checked at load (`rules::check_bots`).
 #[derive(Deserialize, Serialize, Debug, Clone)]

@@ -656,8 +656,7 @@ impl Runtime {
     pub fn set_tower(&self, name: &str) -> Result<(), String> {
         let rules = &self.shared.rules;
         let Some(spec) = rules.rules.towers.get(name) else {
-            let known: Vec<&str> = rules.rules.towers.keys().map(|s| s.as_str()).collect();
-            return Err(format!("unknown tower `{name}` (known: {})", known.join(", ")));
+            return Err(format!("unknown tower `{name}`{}", rules.rules.towers_for(name)));
         };
         let model: Rc<dyn TowerModel> = if spec.model == "lua" {
             let script = spec.script.clone().unwrap_or_default();
